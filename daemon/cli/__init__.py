@@ -1,0 +1,59 @@
+"""The `jantaku` console command.
+
+Each subcommand lives in its own module under `daemon.cli` and is imported only when it runs, so
+that quick commands (`jantaku wall`) start fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Sequence
+
+#: subcommand -> (module under daemon.cli, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "rulesets": ("rulesets", "list rulesets, or show one's resolved values"),
+    "wall": ("wall", "wall geometry for a dealer and dice: break, ring, deal, dead wall"),
+    "replay": ("replay", "replay an mjai or tenhou.net/6 record through the rules engine"),
+    "export": ("export", "write a hand history as mjai JSONL or tenhou.net/6 JSON"),
+    "link": ("link", "table-link protocol analyzer: encode/decode frames"),
+    "tiles": ("tiles", "tile sensors: RFID enrolment, camera detection"),
+    "timers": ("timers", "WMC timers: replay a hand's timing for a protest review"),
+    "run": ("run", "run the table daemon with a config file"),
+    "status": ("status", "show the daemon's health: links, broker, outbox, last event"),
+    "log": ("log", "event log tools: export a game"),
+    "demo": ("demo", "run the daemon against the built-in table simulator, with the overlay"),
+    "referee": ("referee", "send referee commands to a table"),
+}
+
+
+def _usage() -> str:
+    lines = ["usage: jantaku COMMAND [ARGS...]", "", "commands:"]
+    for name, (_, text) in COMMANDS.items():
+        lines.append(f"  {name:<10} {text}")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help", "help"):
+        print(_usage())
+        return 0 if args else 2
+    name, rest = args[0], args[1:]
+    if name not in COMMANDS:
+        print(f"jantaku: unknown command {name!r} (try 'jantaku --help')", file=sys.stderr)
+        return 2
+    module_name, _ = COMMANDS[name]
+    try:
+        module = importlib.import_module(f"daemon.cli.{module_name}")
+    except ModuleNotFoundError as exc:
+        if exc.name == f"daemon.cli.{module_name}":
+            print(f"jantaku: command {name!r} is not available in this build", file=sys.stderr)
+            return 2
+        raise
+    result: int = module.main(rest)
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(main())
