@@ -1,0 +1,372 @@
+"""Inputs to the rules engine: everything that happens at the table, as plain values.
+
+The daemon writes each input to the event log *before* the reducer sees it, so the inputs are the
+game's source of truth: ``state = fold(reduce, inputs)``. Every input therefore has a stable JSON
+form (:func:`input_to_json` / :func:`input_from_json`) with a ``"type"`` key; the field names below
+are that contract (``docs/inputs.md``).
+
+Tiles are physical :class:`~rules.tiles.Tile` ids, or ``None`` where nothing saw the tile (a table
+without sensors still reports draws and discards through buttons or the referee). In JSON a tile is
+its mjai name with a copy suffix where it matters: we use the integer id (``"tile": 53``) so that
+"one tile in two places" can be detected exactly; importers allocate ids with
+:class:`~rules.tiles.TileAllocator`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass
+from typing import Any, Literal, get_args, get_origin
+
+from rules.seats import Seat, Wind
+from rules.tiles import Tile
+from rules.wall import Position
+
+
+class InputError(ValueError):
+    """A JSON object that is not a well-formed input; the message says which field and why."""
+
+
+# --- table and hand flow --------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class GameStart:
+    """A new game: ruleset, the seat of the first dealer (起家), names and starting scores."""
+
+    ruleset: str
+    first_dealer: Seat
+    names: tuple[str, str, str, str] = ("", "", "", "")
+    scores: tuple[int, int, int, int] | None = None  # None: the ruleset's start points
+    aka: bool | None = None  # None: the ruleset's red-five setting (records override it)
+    rounds: int | None = None  # None: the ruleset's game length (records: East-only games)
+
+
+@dataclass(frozen=True, slots=True)
+class HandStart:
+    """Start button pressed / a new hand begins. Round, honba, deposits and scores come from the
+    game state; a record's own values are given to cross-check (``None`` = take the state's)."""
+
+    dealer: Seat | None = None
+    round_wind: Wind | None = None
+    honba: int | None = None
+    deposits: int | None = None
+    scores: tuple[int, int, int, int] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class WallRaised:
+    """The table raised the wall. ``wall``: the 136 tiles in ring order when the table or the
+    sensors read them (a wall manifest), relative to the break that the dice will call."""
+
+    wall: tuple[Tile, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DiceRolled:
+    """One roll (two dice). WMC rolls twice: the dealer, then the breaker (W 开门-1,2)."""
+
+    seat: Seat
+    dice: tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class BreakOpened:
+    """The table (or a player) opened the wall: ``count`` stacks left on ``seat``'s right."""
+
+    seat: Seat
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class IndicatorShown:
+    """A dora indicator turned face up at ``position`` (the first one, or a kan's)."""
+
+    position: Position
+    tile: Tile | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DealDone:
+    """The deal is complete. ``hands`` as read by sensors (the dealer's 14th included where the
+    ruleset deals it), or ``None`` when nothing read them."""
+
+    hands: tuple[tuple[Tile, ...], tuple[Tile, ...], tuple[Tile, ...], tuple[Tile, ...]] | None = (
+        None
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Draw:
+    """``seat`` draws from the live wall (``position`` when a sensor saw where from)."""
+
+    seat: Seat
+    tile: Tile | None = None
+    position: Position | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Discard:
+    seat: Seat
+    tile: Tile | None = None
+    riichi: bool = False
+    tsumogiri: bool | None = None  # the drawn tile itself, where known
+
+
+CallKind = Literal["chi", "pon", "daiminkan"]
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """``seat`` calls the last discard, showing ``tiles`` from its hand (2 for chi/pon, 3 for a
+    daiminkan). The called tile is the last discard."""
+
+    seat: Seat
+    kind: CallKind
+    tiles: tuple[Tile, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Ankan:
+    seat: Seat
+    tiles: tuple[Tile, Tile, Tile, Tile] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Kakan:
+    """``seat`` adds ``tile`` to its own pon."""
+
+    seat: Seat
+    tile: Tile | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RinshanDraw:
+    seat: Seat
+    tile: Tile | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Tsumo:
+    seat: Seat
+
+
+@dataclass(frozen=True, slots=True)
+class Ron:
+    """``seat`` declares ron on the last discard (or, for chankan, the kakan tile)."""
+
+    seat: Seat
+
+
+@dataclass(frozen=True, slots=True)
+class WinShown:
+    """The winner's hand as shown (for a table without sensors: entered by the referee), so the
+    engine can score it. ``hand`` excludes melds; ``win_tile`` is the winning tile."""
+
+    seat: Seat
+    hand: tuple[Tile, ...]
+    win_tile: Tile
+
+
+@dataclass(frozen=True, slots=True)
+class ExhaustiveDraw:
+    """The houtei discard passed unclaimed; ``tenpai`` lists the seats that declare tenpai."""
+
+    tenpai: tuple[Seat, ...] = ()
+
+
+AbortKind = Literal["nine_terminals", "four_winds", "four_riichi", "four_kans", "triple_ron"]
+
+
+@dataclass(frozen=True, slots=True)
+class AbortiveDraw:
+    kind: AbortKind
+    seat: Seat | None = None
+
+
+# --- referee ----------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class RefereeOverride:
+    """A referee decision that the engine applies as given (audited by ``by``).
+
+    ``action`` names what is overridden; ``args`` carries its values (see docs/inputs.md), e.g.
+    ``accept_violation`` (clear a pending violation), ``set_scores``, ``dead_hand`` (a seat loses
+    the right to win), ``chombo``, ``penalty``, ``manual_result``, ``undo``.
+    """
+
+    action: str
+    by: str = "referee"
+    args: typing.Mapping[str, Any] = dataclasses.field(default_factory=dict)
+
+
+Input = (
+    GameStart
+    | HandStart
+    | WallRaised
+    | DiceRolled
+    | BreakOpened
+    | IndicatorShown
+    | DealDone
+    | Draw
+    | Discard
+    | Call
+    | Ankan
+    | Kakan
+    | RinshanDraw
+    | Tsumo
+    | Ron
+    | WinShown
+    | ExhaustiveDraw
+    | AbortiveDraw
+    | RefereeOverride
+)
+
+_TYPES: dict[str, type[Any]] = {
+    "game_start": GameStart,
+    "hand_start": HandStart,
+    "wall_raised": WallRaised,
+    "dice": DiceRolled,
+    "break_opened": BreakOpened,
+    "indicator": IndicatorShown,
+    "deal_done": DealDone,
+    "draw": Draw,
+    "discard": Discard,
+    "call": Call,
+    "ankan": Ankan,
+    "kakan": Kakan,
+    "rinshan_draw": RinshanDraw,
+    "tsumo": Tsumo,
+    "ron": Ron,
+    "win_shown": WinShown,
+    "exhaustive_draw": ExhaustiveDraw,
+    "abortive_draw": AbortiveDraw,
+    "referee": RefereeOverride,
+}
+_NAMES: dict[type[Any], str] = {v: k for k, v in _TYPES.items()}
+INPUT_TYPES: tuple[str, ...] = tuple(_TYPES)
+
+
+def input_type(value: Input) -> str:
+    return _NAMES[type(value)]
+
+
+def _enc(value: Any) -> Any:
+    if isinstance(value, Tile):
+        return value.id
+    if isinstance(value, Seat | Wind):
+        return int(value)
+    if isinstance(value, Position):
+        return value.to_json()
+    if isinstance(value, tuple | list):
+        return [_enc(v) for v in value]
+    if isinstance(value, typing.Mapping):
+        return {str(k): _enc(v) for k, v in value.items()}
+    return value
+
+
+def input_to_json(value: Input) -> dict[str, Any]:
+    """The stable JSON form: ``{"type": ..., field: value, ...}`` (fields at their defaults are
+    kept, so a reader never has to know the defaults)."""
+    out: dict[str, Any] = {"type": input_type(value)}
+    for f in dataclasses.fields(value):
+        out[f.name] = _enc(getattr(value, f.name))
+    return out
+
+
+def _dec(tp: Any, value: Any, where: str) -> Any:
+    origin = get_origin(tp)
+    if origin in (types.UnionType, typing.Union):
+        args = get_args(tp)
+        if value is None and type(None) in args:
+            return None
+        errors = []
+        for a in args:
+            if a is type(None):
+                continue
+            try:
+                return _dec(a, value, where)
+            except InputError as exc:
+                errors.append(str(exc))
+        raise InputError(errors[0] if errors else f"{where}: bad value {value!r}")
+    if origin is Literal:
+        if value not in get_args(tp):
+            raise InputError(f"{where}: expected one of {list(get_args(tp))}, got {value!r}")
+        return value
+    if origin is tuple:
+        if not isinstance(value, list | tuple):
+            raise InputError(f"{where}: expected a list, got {value!r}")
+        args = get_args(tp)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_dec(args[0], v, f"{where}[{i}]") for i, v in enumerate(value))
+        if len(value) != len(args):
+            raise InputError(f"{where}: expected {len(args)} items, got {len(value)}")
+        return tuple(_dec(a, v, f"{where}[{i}]") for i, (a, v) in enumerate(zip(args, value)))
+    if (origin is not None and origin is typing.Mapping) or tp is typing.Mapping:
+        if not isinstance(value, dict):
+            raise InputError(f"{where}: expected an object, got {value!r}")
+        return types.MappingProxyType(dict(value))
+    if origin is not None and issubclass(origin, typing.Mapping):
+        if not isinstance(value, dict):
+            raise InputError(f"{where}: expected an object, got {value!r}")
+        return types.MappingProxyType(dict(value))
+    try:
+        if tp is Tile:
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ValueError(f"tile id must be an integer 0..135, got {value!r}")
+            return Tile(value)
+        if tp is Seat:
+            return Seat.of(value)
+        if tp is Wind:
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 3:
+                raise ValueError(f"wind must be 0..3, got {value!r}")
+            return Wind(value)
+        if tp is Position:
+            return Position.from_json(value)
+    except ValueError as exc:
+        raise InputError(f"{where}: {exc}") from exc
+    if tp is bool:
+        if not isinstance(value, bool):
+            raise InputError(f"{where}: expected true/false, got {value!r}")
+        return value
+    if tp is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise InputError(f"{where}: expected an integer, got {value!r}")
+        return value
+    if tp is str:
+        if not isinstance(value, str):
+            raise InputError(f"{where}: expected a string, got {value!r}")
+        return value
+    if tp is Any:
+        return value
+    raise InputError(f"{where}: unsupported field type {tp!r}")  # pragma: no cover
+
+
+_HINTS: dict[type[Any], dict[str, Any]] = {}
+
+
+def input_from_json(obj: Any) -> Input:
+    """Parse the JSON form; raises :class:`InputError` naming the field for anything malformed."""
+    if not isinstance(obj, dict):
+        raise InputError(f"an input must be a JSON object, got {type(obj).__name__}")
+    kind = obj.get("type")
+    cls = _TYPES.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise InputError(f"unknown input type {kind!r} (known: {', '.join(INPUT_TYPES)})")
+    hints = _HINTS.get(cls)
+    if hints is None:
+        hints = _HINTS[cls] = typing.get_type_hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    unknown = sorted(set(obj) - set(fields) - {"type"})
+    if unknown:
+        raise InputError(f"{kind}: unknown field {unknown[0]!r}")
+    values: dict[str, Any] = {}
+    for name, f in fields.items():
+        if name not in obj:
+            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                raise InputError(f"{kind}: missing field {name!r}")
+            continue
+        values[name] = _dec(hints[name], obj[name], f"{kind}.{name}")
+    try:
+        return typing.cast(Input, cls(**values))
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{kind}: {exc}") from exc

@@ -1,0 +1,306 @@
+"""The 136 physical tiles and their notations.
+
+A physical tile is identified by its id ``0..135``, the same numbering as the ``mahjong`` package's
+136-array: ``id = kind * 4 + copy``. Kinds ``0..33`` are 1m..9m, 1p..9p, 1s..9s, E S W N, P F C
+(haku, hatsu, chun). When a game plays with red fives, the red ones are copy 0 of each five:
+ids 16 (5m), 52 (5p) and 88 (5s) — again the ``mahjong`` package's convention.
+
+Notations converted losslessly here:
+
+* mjai: ``1m``..``9m``, ``5mr`` (red), ``E S W N P F C``, ``?`` (hidden, not a tile);
+* tenhou.net/6 numbers: 11..19, 21..29, 31..39, 41..47, and 51/52/53 for red 5m/5p/5s;
+* the ``mahjong`` package's 136 ids (identity) and 34 kinds.
+
+Whether a game uses red fives is a property of the game (ruleset or record), so conversions that
+depend on it take ``aka``; with ``aka=False`` copy 0 of a five is an ordinary five.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from enum import IntEnum
+
+
+class TileError(ValueError):
+    """A tile notation or id that does not name a tile."""
+
+
+class Suit(IntEnum):
+    MAN = 0
+    PIN = 1
+    SOU = 2
+    HONOR = 3
+
+
+_SUIT_LETTER = "mps"
+_HONOR_MJAI = ("E", "S", "W", "N", "P", "F", "C")
+
+
+class Kind(IntEnum):
+    """The 34 kinds of tile, numbered as the ``mahjong`` package's 34-array."""
+
+    M1 = 0
+    M2 = 1
+    M3 = 2
+    M4 = 3
+    M5 = 4
+    M6 = 5
+    M7 = 6
+    M8 = 7
+    M9 = 8
+    P1 = 9
+    P2 = 10
+    P3 = 11
+    P4 = 12
+    P5 = 13
+    P6 = 14
+    P7 = 15
+    P8 = 16
+    P9 = 17
+    S1 = 18
+    S2 = 19
+    S3 = 20
+    S4 = 21
+    S5 = 22
+    S6 = 23
+    S7 = 24
+    S8 = 25
+    S9 = 26
+    EAST = 27
+    SOUTH = 28
+    WEST = 29
+    NORTH = 30
+    HAKU = 31
+    HATSU = 32
+    CHUN = 33
+
+    @property
+    def suit(self) -> Suit:
+        return Suit(min(self.value // 9, 3))
+
+    @property
+    def number(self) -> int:
+        """1..9 for suited tiles; 1..7 for honors (E S W N P F C)."""
+        return self.value % 9 + 1 if self.value < 27 else self.value - 26
+
+    @property
+    def is_honor(self) -> bool:
+        return self.value >= 27
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.value < 27 and self.number in (1, 9)
+
+    @property
+    def is_yaochu(self) -> bool:
+        return self.is_honor or self.is_terminal
+
+    @property
+    def is_wind(self) -> bool:
+        return 27 <= self.value <= 30
+
+    @property
+    def is_dragon(self) -> bool:
+        return self.value >= 31
+
+    @property
+    def mjai(self) -> str:
+        if self.value >= 27:
+            return _HONOR_MJAI[self.value - 27]
+        return f"{self.number}{_SUIT_LETTER[self.suit]}"
+
+    @property
+    def tenhou(self) -> int:
+        return (self.suit + 1) * 10 + self.number
+
+    def dora_from_indicator(self) -> Kind:
+        """The dora that this kind indicates: 9→1, E→S→W→N→E, P→F→C→P (S §24-3, M 2-6-1)."""
+        v = self.value
+        if v < 27:
+            return Kind(v - 8 if v % 9 == 8 else v + 1)
+        if v <= 30:
+            return Kind(27 if v == 30 else v + 1)
+        return Kind(31 if v == 33 else v + 1)
+
+    @classmethod
+    def from_mjai(cls, text: str) -> Kind:
+        kind, _ = parse_mjai(text)
+        return kind
+
+    def __repr__(self) -> str:
+        return f"Kind.{self.name}"
+
+
+RED_IDS: frozenset[int] = frozenset({16, 52, 88})
+"""Physical ids of the red fives when a game plays with them (copy 0 of 5m, 5p, 5s)."""
+
+_RED_KIND_OF_TENHOU = {51: Kind.M5, 52: Kind.P5, 53: Kind.S5}
+
+
+def parse_mjai(text: str) -> tuple[Kind, bool]:
+    """``"5mr"`` → ``(Kind.M5, True)``; raises :class:`TileError` for anything else."""
+    if not isinstance(text, str):
+        raise TileError(f"mjai tile must be a string, got {text!r}")
+    if len(text) == 1 and text in _HONOR_MJAI:
+        return Kind(27 + _HONOR_MJAI.index(text)), False
+    red = False
+    body = text
+    if len(text) == 3 and text.endswith("r"):
+        red, body = True, text[:2]
+    if len(body) == 2 and body[0] in "123456789" and body[1] in _SUIT_LETTER:
+        number = int(body[0])
+        if red and number != 5:
+            raise TileError(f"only fives can be red: {text!r}")
+        return Kind(_SUIT_LETTER.index(body[1]) * 9 + number - 1), red
+    raise TileError(f"not an mjai tile: {text!r} (expected e.g. '1m', '5pr', 'E', 'P', 'C')")
+
+
+def parse_tenhou(code: int) -> tuple[Kind, bool]:
+    """tenhou.net/6 number → ``(kind, red)``. 11..19 man, 21..29 pin, 31..39 sou, 41..47 honors,
+    51..53 red 5m/5p/5s."""
+    if isinstance(code, bool) or not isinstance(code, int):
+        raise TileError(f"tenhou tile must be an integer, got {code!r}")
+    if code in _RED_KIND_OF_TENHOU:
+        return _RED_KIND_OF_TENHOU[code], True
+    suit, number = divmod(code, 10)
+    if 1 <= suit <= 3 and 1 <= number <= 9:
+        return Kind((suit - 1) * 9 + number - 1), False
+    if suit == 4 and 1 <= number <= 7:
+        return Kind(26 + number), False
+    raise TileError(f"not a tenhou.net/6 tile: {code!r}")
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Tile:
+    """One physical tile, by its id 0..135 (``mahjong`` package numbering)."""
+
+    id: int
+
+    def __post_init__(self) -> None:
+        if isinstance(self.id, bool) or not isinstance(self.id, int) or not 0 <= self.id < 136:
+            raise TileError(f"tile id must be 0..135, got {self.id!r}")
+
+    @property
+    def kind(self) -> Kind:
+        return Kind(self.id // 4)
+
+    @property
+    def copy(self) -> int:
+        return self.id % 4
+
+    def is_red(self, aka: bool = True) -> bool:
+        return aka and self.id in RED_IDS
+
+    def mjai(self, aka: bool = True) -> str:
+        return self.kind.mjai + ("r" if self.is_red(aka) else "")
+
+    def tenhou(self, aka: bool = True) -> int:
+        if self.is_red(aka):
+            return 51 + self.kind.suit
+        return self.kind.tenhou
+
+    def __repr__(self) -> str:
+        return f"Tile({self.id})"
+
+    def __str__(self) -> str:
+        return self.mjai()
+
+
+ALL_TILES: tuple[Tile, ...] = tuple(Tile(i) for i in range(136))
+
+
+def copies_of(kind: Kind, *, red: bool | None = None, aka: bool = True) -> tuple[Tile, ...]:
+    """The physical tiles of ``kind``; with ``red`` set, only the red (or only the plain) ones."""
+    tiles = tuple(Tile(kind.value * 4 + c) for c in range(4))
+    if red is None:
+        return tiles
+    return tuple(t for t in tiles if t.is_red(aka) == red)
+
+
+class TileAllocator:
+    """Gives physical tiles to notations that only name kinds (mjai, tenhou.net/6 records).
+
+    Records name ``5m`` four times; a physical model needs four distinct tiles. The allocator hands
+    out the plain copies of a kind in order and the red copy only for a red name (with ``aka``), and
+    refuses a fifth copy: that is how an impossible record is caught at import.
+    """
+
+    __slots__ = ("_aka", "_used")
+
+    def __init__(self, *, aka: bool = True) -> None:
+        self._aka = aka
+        self._used: set[int] = set()
+
+    @property
+    def aka(self) -> bool:
+        return self._aka
+
+    def take(self, kind: Kind, red: bool = False) -> Tile:
+        if red and not self._aka:
+            raise TileError(f"red {kind.mjai} in a game without red fives")
+        for tile in copies_of(kind):
+            if tile.id in self._used:
+                continue
+            if tile.is_red(self._aka) != red:
+                continue
+            self._used.add(tile.id)
+            return tile
+        what = f"red {kind.mjai}" if red else kind.mjai
+        raise TileError(f"no {what} left: all copies are already in play")
+
+    def take_mjai(self, text: str) -> Tile:
+        kind, red = parse_mjai(text)
+        return self.take(kind, red)
+
+    def take_tenhou(self, code: int) -> Tile:
+        kind, red = parse_tenhou(code)
+        return self.take(kind, red)
+
+    def release(self, tile: Tile) -> None:
+        self._used.discard(tile.id)
+
+    def remaining(self) -> Iterator[Tile]:
+        return (t for t in ALL_TILES if t.id not in self._used)
+
+
+def tiles_from_mjai(texts: Iterable[str], *, aka: bool = True) -> list[Tile]:
+    alloc = TileAllocator(aka=aka)
+    return [alloc.take_mjai(t) for t in texts]
+
+
+def kinds_to_34(tiles: Iterable[Tile]) -> list[int]:
+    """Counts per kind (the ``mahjong`` package's 34-array)."""
+    counts = [0] * 34
+    for t in tiles:
+        counts[t.id // 4] += 1
+    return counts
+
+
+def parse_compact(text: str) -> list[tuple[Kind, bool]]:
+    """``"123m0p55s777z"`` style (0 = red five, z = honors 1..7 = E S W N P F C) → kinds.
+
+    Used by tests, the referee CLI and the console to write hands compactly.
+    """
+    out: list[tuple[Kind, bool]] = []
+    digits: list[str] = []
+    for ch in text.replace(" ", ""):
+        if ch.isdigit():
+            digits.append(ch)
+            continue
+        if ch not in "mpsz" or not digits:
+            raise TileError(f"bad compact hand {text!r} at {ch!r}")
+        for d in digits:
+            n = int(d)
+            if ch == "z":
+                if not 1 <= n <= 7:
+                    raise TileError(f"honor number must be 1..7 in {text!r}")
+                out.append((Kind(26 + n), False))
+            elif n == 0:
+                out.append((Kind("mps".index(ch) * 9 + 4), True))
+            else:
+                out.append((Kind("mps".index(ch) * 9 + n - 1), False))
+        digits = []
+    if digits:
+        raise TileError(f"compact hand {text!r} ends without a suit letter")
+    return out
