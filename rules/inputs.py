@@ -80,10 +80,18 @@ class BreakOpened:
 
 @dataclass(frozen=True, slots=True)
 class IndicatorShown:
-    """A dora indicator turned face up at ``position`` (the first one, or a kan's)."""
+    """A dora indicator turned face up at ``position`` (the first one, or a kan's). Records know
+    the tile but not the position (``position=None``); a table knows the position."""
 
-    position: Position
+    position: Position | None = None
     tile: Tile | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class UraRevealed:
+    """The ura indicators under the turned indicators, shown after a riichi win (S §24-7)."""
+
+    tiles: tuple[Tile, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,6 +214,7 @@ Input = (
     | DiceRolled
     | BreakOpened
     | IndicatorShown
+    | UraRevealed
     | DealDone
     | Draw
     | Discard
@@ -228,6 +237,7 @@ _TYPES: dict[str, type[Any]] = {
     "dice": DiceRolled,
     "break_opened": BreakOpened,
     "indicator": IndicatorShown,
+    "ura": UraRevealed,
     "deal_done": DealDone,
     "draw": Draw,
     "discard": Discard,
