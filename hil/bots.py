@@ -122,9 +122,10 @@ class Bot:
         has_yakuhai_meld = any(m.tiles[0].kind in yakuhai for m in melds if m.kind != "chi")
         if not (has_yakuhai_meld or open_tanyao):
             return False
-        if not has_yakuhai_meld:
-            if any(t.kind.is_yaochu for t in hand) or called.kind.is_yaochu:
-                return False
+        if not has_yakuhai_meld and (
+            any(t.kind.is_yaochu for t in hand) or called.kind.is_yaochu
+        ):
+            return False
         closed = not any(m.is_open for m in melds)
         before = shanten_of(kinds_to_34(hand), closed)
         return before > 0 and self.rng.random() < self.style.call_tanyao
