@@ -147,6 +147,9 @@ class PointRules:
 class LimitRules:
     # M 6-4-2, 6-6-1: 30 fu 6 han and 60 fu 5 han (ba-zoro included) round up to mangan.
     kiriage: bool
+    # Fu for a pair of the wind that is both the round and the seat wind: 4 (Tenhou), or 2 as
+    # for any other value pair (M 6-3-2 note "連風牌の対子も2符", μ §56(2)1).
+    double_wind_pair_fu: int
     yakuman_stacking: bool
     kazoe_yakuman: bool
     double_yakuman_patterns: bool
