@@ -35,6 +35,9 @@ class Meta:
     family: Literal["riichi", "zung_jung"]
     sources: tuple[str, ...]
     description: str
+    # The rulebook's article notation (RULESETS.md): violations cite articles in it. "T" = Tenhou
+    # (RULESETS.md §7, no article numbers).
+    notation: Literal["S", "M", "μ", "W", "T"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,6 +183,9 @@ class ZungJungRules:
     minimum: int
     chicken_points: int
     patterns: Mapping[str, int] = field(default_factory=dict)
+    # Whether 1.2 Concealed Hand is also added to the irregular hands (Seven Pairs, Thirteen
+    # Terminals): MT-old v1.03 did ([MTN]: WSoM "redefined: not added to irregular hands").
+    concealed_hand_irregular: bool = False
 
 
 @dataclass(frozen=True, slots=True)
