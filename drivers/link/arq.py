@@ -1,0 +1,502 @@
+"""The link's reliable-delivery state machine, one per end (docs/protocol/table-link.md §7).
+
+Pure in the python-chess sense: no I/O and no clock. Bytes and the time arrive as arguments
+(``receive(data, now)``, ``tick(now)``); the bytes to write and what happened are collected and
+handed out by :meth:`Endpoint.drain`. The asyncio session (``drivers/table/session.py``) and the
+table-controller emulator (``hil/table_controller.py``) both drive this one class.
+
+Delivery is stop-and-wait per direction: one sequenced frame outstanding, acknowledged by seq,
+retransmitted after ``ack_timeout`` up to ``max_retries`` times; a repeated seq is acknowledged
+again but not delivered again. Sequence state survives a reconnect (the hello/welcome exchange says
+which seq each side last delivered), so an event is delivered exactly once across unplug/replug.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from enum import Enum, StrEnum
+
+from drivers.link.errors import UnsupportedCommandError
+from drivers.link.frame import Decoder, ErrorSpan, Frame, encode_frame
+from drivers.link.messages import (
+    Ack,
+    Capability,
+    Command,
+    Direction,
+    Heartbeat,
+    Hello,
+    Message,
+    Nak,
+    NakReason,
+    TableEvent,
+    Welcome,
+    direction_of,
+)
+
+PROTOCOL_VERSIONS = (1, 1)
+
+
+class Role(Enum):
+    HOST = "host"
+    CONTROLLER = "controller"
+
+
+class LossReason(StrEnum):
+    SILENCE = "silence"  # nothing valid heard for link_timeout
+    NO_ACK = "no_ack"  # a frame went unacknowledged max_retries times
+    TRANSPORT = "transport"  # the port or device went away
+
+
+@dataclass(frozen=True, slots=True)
+class LinkTimings:
+    """Every timing of the link, in seconds. Defaults suit 115200 baud (a 150-byte wall manifest
+    is 13 ms on the wire); tests pass shorter ones instead of patching constants."""
+
+    heartbeat_interval: float = 0.25
+    link_timeout: float = 1.0
+    ack_timeout: float = 0.15
+    max_retries: int = 4
+    hello_interval: float = 0.2
+    nak_holdoff: float = 0.02
+    backoff_initial: float = 0.05
+    backoff_max: float = 0.5
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if not value > 0:
+                raise ValueError(f"LinkTimings.{f.name} must be > 0, got {value!r}")
+        if self.link_timeout < 2 * self.heartbeat_interval:
+            raise ValueError(f"link_timeout ({self.link_timeout}) must be at least two "
+                             f"heartbeat intervals ({self.heartbeat_interval})")
+        if self.backoff_max < self.backoff_initial:
+            raise ValueError(f"backoff_max ({self.backoff_max}) < backoff_initial "
+                             f"({self.backoff_initial})")
+
+    def backoff(self, attempt: int) -> float:
+        """Delay before reopening the transport after ``attempt`` failed opens (0-based)."""
+        return float(min(self.backoff_max, self.backoff_initial * 2 ** min(attempt, 32)))
+
+    @property
+    def replug_bound(self) -> float:
+        """Longest time from a replug to the next open attempt plus one hello retry: the
+        reconnect budget the 2 s requirement is checked against (docs §7.7)."""
+        return self.backoff_max + self.hello_interval
+
+
+@dataclass(frozen=True, slots=True)
+class LinkCounters:
+    frames_rx: int = 0
+    frames_tx: int = 0
+    delivered: int = 0
+    duplicates: int = 0
+    retransmits: int = 0
+    naks_rx: int = 0
+    naks_tx: int = 0
+    errors: int = 0
+    rejected_rx: int = 0  # frames we refused (NAK rejected sent)
+    rejected_tx: int = 0  # our frames the peer refused
+    ignored: int = 0  # data frames heard while not connected
+    connects: int = 0
+    link_losses: int = 0
+
+
+# --- what an endpoint reports -----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Delivered:
+    """A sequenced message from the peer, delivered once (then acknowledged)."""
+
+    message: TableEvent | Command
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class Acked:
+    handle: int
+
+
+@dataclass(frozen=True, slots=True)
+class Rejected:
+    handle: int
+    message: TableEvent | Command
+
+
+@dataclass(frozen=True, slots=True)
+class Connected:
+    version: int
+    capabilities: frozenset[Capability]
+    firmware: str
+    peer_boot_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class Incompatible:
+    """The controller answered our hello with version 0: no common protocol version."""
+
+    offered: tuple[int, int]
+    firmware: str
+
+
+@dataclass(frozen=True, slots=True)
+class Lost:
+    reason: LossReason
+
+
+@dataclass(frozen=True, slots=True)
+class Garbled:
+    span: ErrorSpan
+
+
+Output = Delivered | Acked | Rejected | Connected | Incompatible | Lost | Garbled
+
+
+@dataclass(slots=True)
+class _Pending:
+    handle: int
+    message: TableEvent | Command
+    seq: int
+    sent_at: float
+    retries: int = 0
+
+
+class Endpoint:
+    """One end of the table link. ``accept`` may refuse a sequenced message (it is then answered
+    with NAK ``rejected`` instead of being delivered)."""
+
+    def __init__(
+        self,
+        role: Role,
+        *,
+        boot_id: int,
+        timings: LinkTimings | None = None,
+        capabilities: frozenset[Capability] = frozenset(),
+        firmware: str = "",
+        versions: tuple[int, int] = PROTOCOL_VERSIONS,
+        accept: Callable[[Message], bool] | None = None,
+    ) -> None:
+        if not 1 <= boot_id <= 0xFFFFFFFF:
+            raise ValueError(f"boot_id must be 1..2**32-1, got {boot_id!r}")
+        self.role = role
+        self.boot_id = boot_id
+        self.timings = timings or LinkTimings()
+        self.versions = versions
+        self._accept = accept
+        self._own_caps = capabilities
+        self._own_firmware = firmware
+        # what the handshake told us
+        self.version = 0
+        self.capabilities: frozenset[Capability] = capabilities if role is Role.CONTROLLER \
+            else frozenset()
+        self.firmware = firmware if role is Role.CONTROLLER else ""
+        self.peer_boot_id: int | None = None
+        # link state
+        self._attached = False
+        self._connected = False
+        self._decoder = Decoder()
+        self._last_rx = 0.0
+        self._last_tx = -math.inf
+        self._last_hello = -math.inf
+        self._last_nak = -math.inf
+        # sequencing: survives detach/attach, reset when the peer's boot id changes
+        self._tx_seq = 0
+        self._rx_last: int | None = None
+        self._queue: deque[tuple[int, TableEvent | Command]] = deque()
+        self._outstanding: _Pending | None = None
+        self._handles = itertools.count(1)
+        self.last_data_frame: bytes | None = None  # for fault injection (duplicates)
+        # outputs
+        self._tx = bytearray()
+        self._out: list[Output] = []
+        self._n = {f.name: 0 for f in fields(LinkCounters)}
+
+    def __repr__(self) -> str:
+        state = "connected" if self._connected else "attached" if self._attached else "detached"
+        return (f"<Endpoint {self.role.value} {state} boot_id={self.boot_id:#010x} "
+                f"pending={self.pending} rx_last={self._rx_last}>")
+
+    # --- state ---------------------------------------------------------------------------------
+
+    @property
+    def connected(self) -> bool:
+        return self._connected
+
+    @property
+    def attached(self) -> bool:
+        return self._attached
+
+    @property
+    def pending(self) -> int:
+        """Sequenced messages not yet acknowledged (outstanding + queued)."""
+        return len(self._queue) + (self._outstanding is not None)
+
+    @property
+    def counters(self) -> LinkCounters:
+        return LinkCounters(**self._n)
+
+    def drain(self) -> tuple[bytes, list[Output]]:
+        """The bytes to write and the outputs produced since the last drain."""
+        data, out = bytes(self._tx), self._out
+        self._tx.clear()
+        self._out = []
+        return data, out
+
+    def next_deadline(self) -> float | None:
+        """When :meth:`tick` has something to do next (``None``: only input can change state)."""
+        if not self._attached:
+            return None
+        t = self.timings
+        if self._connected:
+            deadline = min(self._last_rx + t.link_timeout, self._last_tx + t.heartbeat_interval)
+            if self._outstanding is not None:
+                deadline = min(deadline, self._outstanding.sent_at + t.ack_timeout)
+            return deadline
+        if self.role is Role.HOST:
+            return self._last_hello + t.hello_interval
+        return None
+
+    # --- inputs --------------------------------------------------------------------------------
+
+    def attach(self, now: float) -> None:
+        """The transport was (re)opened: start a fresh byte stream; a host says hello."""
+        if self._attached:
+            self.detach(now)
+        self._attached = True
+        self._decoder = Decoder()
+        self._last_rx = now
+        self._last_hello = -math.inf
+        if self.role is Role.HOST:
+            self._send_hello(now)
+
+    def detach(self, now: float) -> None:
+        """The transport is gone. Queued and outstanding messages are kept for the next attach."""
+        if self._connected:
+            self._lose(LossReason.TRANSPORT)
+        self._attached = False
+        self._tx.clear()
+
+    def send(self, message: TableEvent | Command, now: float) -> int:
+        """Queue a sequenced message; returns the handle its Acked/Rejected output will carry."""
+        wanted = Direction.COMMAND if self.role is Role.HOST else Direction.EVENT
+        if direction_of(message.TYPE) is not wanted:
+            raise UnsupportedCommandError(
+                f"a {self.role.value} cannot send {message.TYPE.json_name!r} "
+                f"(expected a {wanted.value} message)")
+        handle = next(self._handles)
+        self._queue.append((handle, message))
+        self._pump(now)
+        return handle
+
+    def receive(self, data: bytes, now: float) -> None:
+        if not self._attached:
+            return
+        for item in self._decoder.feed(data):
+            if isinstance(item, Frame):
+                self._on_frame(item, now)
+            else:
+                self._on_error(item, now)
+
+    def tick(self, now: float) -> None:
+        if not self._attached:
+            return
+        t = self.timings
+        if self._connected:
+            pending = self._outstanding
+            if now - self._last_rx >= t.link_timeout:
+                self._lose(LossReason.SILENCE)
+            elif pending is not None and now - pending.sent_at >= t.ack_timeout:
+                if pending.retries >= t.max_retries:
+                    self._lose(LossReason.NO_ACK)
+                else:
+                    pending.retries += 1
+                    self._retransmit(now)
+        if self._connected and now - self._last_tx >= t.heartbeat_interval:
+            self._write(encode_frame(Heartbeat()), now)
+        if (not self._connected and self.role is Role.HOST
+                and now - self._last_hello >= t.hello_interval):
+            self._send_hello(now)
+
+    # --- internals -----------------------------------------------------------------------------
+
+    def _count(self, name: str) -> None:
+        self._n[name] += 1
+
+    def _write(self, frame: bytes, now: float) -> None:
+        self._tx += frame
+        self._last_tx = now
+        self._count("frames_tx")
+
+    def _send_hello(self, now: float) -> None:
+        lo, hi = self.versions
+        self._write(encode_frame(Hello(lo, hi, self.boot_id, self.peer_boot_id, self._rx_last)),
+                    now)
+        self._last_hello = now
+
+    def _lose(self, reason: LossReason) -> None:
+        self._connected = False
+        self._last_hello = -math.inf
+        if self._outstanding is not None:
+            self._outstanding.retries = 0
+        self._count("link_losses")
+        self._out.append(Lost(reason))
+
+    def _connect(self, now: float) -> None:
+        was = self._connected
+        self._connected = True
+        self._last_rx = now
+        if not was:
+            self._count("connects")
+            self._out.append(Connected(self.version, self.capabilities, self.firmware,
+                                       self.peer_boot_id or 0))
+        if self._outstanding is not None:
+            self._outstanding.retries = 0
+            self._retransmit(now)
+        else:
+            self._pump(now)
+
+    def _pump(self, now: float) -> None:
+        if not self._connected or self._outstanding is not None or not self._queue:
+            return
+        handle, message = self._queue.popleft()
+        seq = self._tx_seq
+        self._tx_seq = (seq + 1) & 0xFF
+        self._outstanding = _Pending(handle, message, seq, now)
+        frame = encode_frame(message, seq)
+        self.last_data_frame = frame
+        self._write(frame, now)
+
+    def _retransmit(self, now: float) -> None:
+        pending = self._outstanding
+        assert pending is not None
+        frame = encode_frame(pending.message, pending.seq, retransmit=True)
+        self.last_data_frame = frame
+        pending.sent_at = now
+        self._count("retransmits")
+        self._write(frame, now)
+
+    def _settle(self, now: float, *, rejected: bool, pump: bool = True) -> None:
+        pending = self._outstanding
+        assert pending is not None
+        self._outstanding = None
+        if rejected:
+            self._count("rejected_tx")
+            self._out.append(Rejected(pending.handle, pending.message))
+        else:
+            self._out.append(Acked(pending.handle))
+        if pump:
+            self._pump(now)
+
+    def _on_error(self, span: ErrorSpan, now: float) -> None:
+        self._count("errors")
+        self._out.append(Garbled(span))
+        if not self._connected:
+            return
+        if span.reason.intact:
+            # read intact but unusable: refuse it for good, unless it is an (unsequenced)
+            # control frame of a newer protocol, which is ignored
+            if span.seq is not None and span.message_type is not None \
+                    and span.message_type >= 0x10:
+                self._reject(span.seq, now)
+        elif now - self._last_nak >= self.timings.nak_holdoff:
+            self._last_nak = now
+            self._count("naks_tx")
+            self._write(encode_frame(Nak(NakReason.CORRUPT)), now)
+
+    def _reject(self, seq: int, now: float) -> None:
+        self._count("rejected_rx")
+        self._count("naks_tx")
+        self._write(encode_frame(Nak(NakReason.REJECTED), seq), now)
+
+    def _on_frame(self, frame: Frame, now: float) -> None:
+        self._count("frames_rx")
+        message = frame.message
+        if isinstance(message, Hello):
+            if self.role is Role.CONTROLLER:
+                self._on_hello(message, now)
+            return
+        if isinstance(message, Welcome):
+            if self.role is Role.HOST and self._attached and not self._connected:
+                self._on_welcome(message, now)
+            return
+        if not self._connected:
+            if direction_of(message.TYPE) is not Direction.CONTROL:
+                self._count("ignored")
+            return
+        self._last_rx = now
+        if isinstance(message, Heartbeat):
+            return
+        pending = self._outstanding
+        if isinstance(message, Ack):
+            if pending is not None and frame.seq == pending.seq:
+                self._settle(now, rejected=False)
+            return
+        if isinstance(message, Nak):
+            self._count("naks_rx")
+            if pending is None:
+                return
+            if message.reason is NakReason.REJECTED:
+                if frame.seq == pending.seq:
+                    self._settle(now, rejected=True)
+            else:
+                # the receiver rate-limits its corrupt NAKs (nak_holdoff), which bounds these
+                self._retransmit(now)
+            return
+        self._on_data(message, frame.seq, now)
+
+    def _on_data(self, message: TableEvent | Command, seq: int, now: float) -> None:
+        wanted = Direction.EVENT if self.role is Role.HOST else Direction.COMMAND
+        if seq == self._rx_last:
+            self._count("duplicates")
+            self._write(encode_frame(Ack(), seq), now)
+            return
+        if direction_of(message.TYPE) is not wanted or (
+            self._accept is not None and not self._accept(message)
+        ):
+            self._reject(seq, now)
+            return
+        self._rx_last = seq
+        self._count("delivered")
+        self._out.append(Delivered(message, seq))
+        self._write(encode_frame(Ack(), seq), now)
+
+    def _on_hello(self, hello: Hello, now: float) -> None:
+        lo, hi = self.versions
+        if hello.max_version < lo or hello.min_version > hi:
+            self._write(encode_frame(Welcome(0, self._own_caps, self.boot_id, None,
+                                             self._own_firmware)), now)
+            return
+        self.version = min(hi, hello.max_version)
+        if hello.boot_id != self.peer_boot_id:
+            # a new host process: its sequence numbers start afresh
+            self.peer_boot_id = hello.boot_id
+            self._rx_last = None
+        self._write(encode_frame(Welcome(self.version, self._own_caps, self.boot_id,
+                                         self._rx_last, self._own_firmware)), now)
+        pending = self._outstanding
+        if (pending is not None and hello.rx_boot_id == self.boot_id
+                and hello.rx_last == pending.seq):
+            # delivered before the link broke, only the ack was lost
+            self._settle(now, rejected=False, pump=False)
+        self._connect(now)
+
+    def _on_welcome(self, welcome: Welcome, now: float) -> None:
+        lo, hi = self.versions
+        if not lo <= welcome.version <= hi:
+            self._out.append(Incompatible(self.versions, welcome.firmware))
+            return
+        if welcome.boot_id != self.peer_boot_id:
+            # a rebooted controller: its sequence numbers start afresh
+            self.peer_boot_id = welcome.boot_id
+            self._rx_last = None
+        self.version = welcome.version
+        self.capabilities = welcome.capabilities
+        self.firmware = welcome.firmware
+        pending = self._outstanding
+        if pending is not None and welcome.rx_last == pending.seq:
+            self._settle(now, rejected=False, pump=False)
+        self._connect(now)

@@ -1,0 +1,27 @@
+"""Errors of the table link. Each leaf also subclasses a builtin, so callers may catch either."""
+
+from __future__ import annotations
+
+
+class LinkError(Exception):
+    """Root of every table-link error."""
+
+
+class MalformedMessageError(LinkError, ValueError):
+    """A message (JSON object or frame payload) that does not follow docs/protocol/table-link.md."""
+
+
+class UnsupportedCommandError(LinkError, ValueError):
+    """A command the connected table cannot carry out (capability not announced in its welcome)."""
+
+
+class CommandRejectedError(LinkError, ValueError):
+    """The table answered a command with NAK ``rejected``."""
+
+
+class LinkClosedError(LinkError, ConnectionError):
+    """The link was closed before the operation completed."""
+
+
+class IncompatibleTableError(LinkError, ConnectionError):
+    """The table speaks no protocol version in common with us."""

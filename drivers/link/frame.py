@@ -1,0 +1,212 @@
+"""Frames on the wire and the incremental decoder (docs/protocol/table-link.md §2-§4).
+
+Pure: no I/O, no clock. A frame body is::
+
+    offset 0  u8   frame format version (1)
+    offset 1  u8   flags (bit 0: retransmission)
+    offset 2  u8   sequence number
+    offset 3  u8   message type
+    offset 4  u16  payload length N (little-endian)
+    offset 6  N    payload
+    offset 6+N u32 CRC-32C of bytes 0..5+N (little-endian)
+
+and goes on the wire as ``00 || COBS(body) || 00``. The decoder never raises on input: each chunk
+between two 0x00 is either one :class:`Frame` or one :class:`ErrorSpan`, so damage never reaches
+past the next delimiter and every frame that damage did not touch is recovered.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from enum import StrEnum
+
+from drivers.link.cobs import cobs_decode, cobs_encode
+from drivers.link.crc import crc32c
+from drivers.link.errors import MalformedMessageError
+from drivers.link.messages import MESSAGE_CLASSES, Message, MessageType, message_from_payload
+
+FRAME_VERSION = 1
+FLAG_RETRANSMIT = 0x01
+HEADER = struct.Struct("<BBBBH")
+HEADER_SIZE = HEADER.size  # 6
+CRC_SIZE = 4
+MAX_PAYLOAD = 1024
+MAX_BODY = HEADER_SIZE + MAX_PAYLOAD + CRC_SIZE
+#: longest COBS chunk a valid frame can produce; longer runs without 0x00 are discarded
+MAX_ENCODED = MAX_BODY + MAX_BODY // 254 + 1
+DELIMITER = b"\x00"
+
+
+class ErrorReason(StrEnum):
+    """Why a span of the byte stream was not a usable frame."""
+
+    OVERSIZE = "oversize"  # more than MAX_ENCODED bytes without a delimiter
+    COBS = "cobs"  # not valid COBS
+    SHORT = "short"  # decodes to fewer bytes than a header and a CRC
+    CRC = "crc"  # CRC-32C mismatch: damaged, truncated, spliced or garbage
+    VERSION = "version"  # intact, but a frame format this decoder does not know
+    LENGTH = "length"  # intact, but the length field disagrees with the body
+    UNKNOWN_TYPE = "unknown_type"  # intact, but a message type this decoder does not know
+    PAYLOAD = "payload"  # intact, but the payload is not valid for its type
+    TRUNCATED = "truncated"  # the stream ended inside a chunk
+
+    @property
+    def intact(self) -> bool:
+        """The frame passed its CRC: the sender really sent it, its seq is trustworthy."""
+        return self in (ErrorReason.UNKNOWN_TYPE, ErrorReason.PAYLOAD)
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """A decoded frame; ``offset``/``length`` locate it in the stream (COBS bytes + delimiter)."""
+
+    message: Message
+    seq: int
+    retransmit: bool = False
+    offset: int = 0
+    length: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorSpan:
+    """``length`` bytes from ``offset`` (counting the closing delimiter, when there was one) that
+    are no frame. ``seq`` and ``message_type`` are known only for intact frames
+    (:attr:`ErrorReason.intact`)."""
+
+    reason: ErrorReason
+    offset: int
+    length: int
+    seq: int | None = None
+    message_type: int | None = None
+
+
+Decoded = Frame | ErrorSpan
+
+
+def frame_body(message: Message, seq: int = 0, *, retransmit: bool = False) -> bytes:
+    """The unstuffed frame body (header, payload, CRC)."""
+    payload = message.payload()
+    if not 0 <= seq <= 255:
+        raise MalformedMessageError(f"seq must be 0..255, got {seq!r}")
+    head = HEADER.pack(FRAME_VERSION, FLAG_RETRANSMIT if retransmit else 0, seq,
+                       message.TYPE, len(payload))
+    body = head + payload
+    return body + crc32c(body).to_bytes(4, "little")
+
+
+def encode_frame(message: Message, seq: int = 0, *, retransmit: bool = False) -> bytes:
+    """The bytes that carry ``message`` on the wire, delimiters included.
+
+    >>> from drivers.link.messages import Dice
+    >>> encode_frame(Dice((3, 4)), seq=7).hex(" ")
+    '00 02 01 04 07 12 02 07 03 04 8c 91 47 f0 00'
+    """
+    return DELIMITER + cobs_encode(frame_body(message, seq, retransmit=retransmit)) + DELIMITER
+
+
+def encode(message: Message) -> bytes:
+    """``encode_frame`` with seq 0: the frame of one message."""
+    return encode_frame(message)
+
+
+def parse_body(body: bytes) -> Frame | ErrorReason:
+    """A frame from an unstuffed body, or why it is none (``offset``/``length`` left at 0)."""
+    if len(body) < HEADER_SIZE + CRC_SIZE:
+        return ErrorReason.SHORT
+    if crc32c(memoryview(body)[:-CRC_SIZE]) != int.from_bytes(body[-CRC_SIZE:], "little"):
+        return ErrorReason.CRC
+    version, flags, seq, kind, size = HEADER.unpack_from(body)
+    if version != FRAME_VERSION:
+        return ErrorReason.VERSION
+    if size != len(body) - HEADER_SIZE - CRC_SIZE:
+        return ErrorReason.LENGTH
+    if kind not in MESSAGE_CLASSES:
+        return ErrorReason.UNKNOWN_TYPE
+    try:
+        message = message_from_payload(MessageType(kind), body[HEADER_SIZE:-CRC_SIZE])
+    except MalformedMessageError:
+        return ErrorReason.PAYLOAD
+    return Frame(message, seq, bool(flags & FLAG_RETRANSMIT))
+
+
+class Decoder:
+    """Incremental decoder: :meth:`feed` it byte chunks of any size, in order; it returns what
+    each chunk completed. :meth:`flush` at the end of a stream reports an unfinished tail."""
+
+    def __init__(self) -> None:
+        self._buf = bytearray()
+        self._start = 0  # stream offset of the first byte of the current chunk
+        self._fed = 0  # bytes fed so far
+        self._discarding = False  # current chunk exceeded MAX_ENCODED: skip to the next 0x00
+
+    @property
+    def offset(self) -> int:
+        """How many bytes have been fed."""
+        return self._fed
+
+    def feed(self, data: bytes | bytearray | memoryview) -> list[Decoded]:
+        data = bytes(data)
+        out: list[Decoded] = []
+        base = self._fed
+        self._fed += len(data)
+        pos = 0
+        while True:
+            end = data.find(0, pos)
+            if end == -1:
+                self._extend(data[pos:])
+                return out
+            if self._discarding:
+                out.append(ErrorSpan(ErrorReason.OVERSIZE, self._start,
+                                     base + end + 1 - self._start))
+                self._discarding = False
+            else:
+                if self._buf:
+                    self._buf += data[pos:end]
+                    chunk = bytes(self._buf)
+                    self._buf.clear()
+                else:
+                    chunk = data[pos:end]
+                if chunk:
+                    out.append(self._decode_chunk(chunk, self._start))
+            pos = end + 1
+            self._start = base + pos
+
+    def flush(self) -> list[Decoded]:
+        """End of stream: the unfinished chunk, if any, is a ``truncated`` span."""
+        out: list[Decoded] = []
+        if self._discarding or self._buf:
+            out.append(ErrorSpan(ErrorReason.TRUNCATED, self._start, self._fed - self._start))
+        self._buf.clear()
+        self._discarding = False
+        self._start = self._fed
+        return out
+
+    def _extend(self, tail: bytes) -> None:
+        if self._discarding or not tail:
+            return
+        self._buf += tail
+        if len(self._buf) > MAX_ENCODED:
+            self._discarding = True
+            self._buf.clear()
+
+    @staticmethod
+    def _decode_chunk(chunk: bytes, offset: int) -> Decoded:
+        length = len(chunk) + 1
+        if len(chunk) > MAX_ENCODED:
+            return ErrorSpan(ErrorReason.OVERSIZE, offset, length)
+        body = cobs_decode(chunk)
+        if body is None:
+            return ErrorSpan(ErrorReason.COBS, offset, length)
+        parsed = parse_body(body)
+        if isinstance(parsed, Frame):
+            return Frame(parsed.message, parsed.seq, parsed.retransmit, offset, length)
+        if parsed.intact:
+            return ErrorSpan(parsed, offset, length, body[2], body[3])
+        return ErrorSpan(parsed, offset, length)
+
+
+def decode_all(data: bytes) -> list[Decoded]:
+    """Every frame and error span of a complete stream."""
+    decoder = Decoder()
+    return decoder.feed(data) + decoder.flush()
