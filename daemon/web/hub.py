@@ -1,0 +1,52 @@
+"""The latest overlay view and its subscribers.
+
+The daemon publishes a complete view after every applied event (and on timer ticks); each browser
+connection waits for a newer version than the one it has. Views are complete, never deltas, so a
+subscriber that missed versions (a slow browser, a reconnect) is correct as soon as it gets one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+
+class ViewHub:
+    def __init__(self, initial: dict[str, Any] | None = None) -> None:
+        self._view: dict[str, Any] = initial or {"status": "waiting", "seats": []}
+        self._text = json.dumps(self._view, ensure_ascii=False, separators=(",", ":"))
+        self._version = 0
+        self._changed = asyncio.Condition()
+
+    @property
+    def version(self) -> int:
+        return self._version
+
+    @property
+    def view(self) -> dict[str, Any]:
+        return self._view
+
+    @property
+    def text(self) -> str:
+        return self._text
+
+    async def publish(self, view: dict[str, Any]) -> None:
+        text = json.dumps(view, ensure_ascii=False, separators=(",", ":"))
+        if text == self._text:
+            return
+        async with self._changed:
+            self._view, self._text = view, text
+            self._version += 1
+            self._changed.notify_all()
+
+    async def wait_newer(self, version: int, timeout: float) -> tuple[int, str] | None:
+        """The current (version, text) once it is newer than ``version``; ``None`` on timeout."""
+        async with self._changed:
+            try:
+                await asyncio.wait_for(
+                    self._changed.wait_for(lambda: self._version > version), timeout
+                )
+            except TimeoutError:
+                return None
+            return self._version, self._text

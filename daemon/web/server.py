@@ -1,0 +1,96 @@
+"""The daemon's web server: the broadcast overlay and its live view stream.
+
+Why the daemon serves the overlay itself (docs/overlay.md): it needs no broker, no websockets
+listener and nothing on the internet; a broker restart cannot blank the stream; and a page that
+(re)connects gets the complete current view in its first message. Venues that prefer the broker can
+subscribe to the retained ``jantaku/v1/<table>/state`` topic over MQTT websockets instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from importlib import resources
+from pathlib import Path
+
+from aiohttp import web
+
+from daemon.web.hub import ViewHub
+
+STATIC = Path(str(resources.files("daemon") / "web" / "static"))
+HUB_KEY: web.AppKey[ViewHub] = web.AppKey("hub", ViewHub)
+KEEPALIVE_S = 15.0
+
+
+async def _index(request: web.Request) -> web.StreamResponse:
+    raise web.HTTPFound("/overlay/")
+
+
+async def _overlay_index(request: web.Request) -> web.StreamResponse:
+    return web.FileResponse(STATIC / "overlay" / "index.html")
+
+
+async def _view(request: web.Request) -> web.Response:
+    hub = request.app[HUB_KEY]
+    return web.Response(
+        text=hub.text,
+        content_type="application/json",
+        headers={"Cache-Control": "no-store", "X-View-Version": str(hub.version)},
+    )
+
+
+async def _stream(request: web.Request) -> web.StreamResponse:
+    """Server-Sent Events: the current view at once, then every newer one."""
+    hub = request.app[HUB_KEY]
+    resp = web.StreamResponse(
+        headers={
+            "Content-Type": "text/event-stream",
+            "Cache-Control": "no-store",
+            "X-Accel-Buffering": "no",
+        }
+    )
+    await resp.prepare(request)
+    version, text = hub.version, hub.text
+    await resp.write(f"retry: 1000\nid: {version}\nevent: view\ndata: {text}\n\n".encode())
+    try:
+        while True:
+            newer = await hub.wait_newer(version, KEEPALIVE_S)
+            if newer is None:
+                await resp.write(b": keepalive\n\n")
+                continue
+            version, text = newer
+            await resp.write(f"id: {version}\nevent: view\ndata: {text}\n\n".encode())
+    except (ConnectionResetError, asyncio.CancelledError):
+        pass
+    return resp
+
+
+def make_app(hub: ViewHub) -> web.Application:
+    app = web.Application()
+    app[HUB_KEY] = hub
+    app.router.add_get("/", _index)
+    app.router.add_get("/overlay/", _overlay_index)
+    app.router.add_static("/overlay/", STATIC / "overlay")
+    app.router.add_static("/tiles/", STATIC / "tiles")
+    app.router.add_get("/api/view", _view)
+    app.router.add_get("/api/stream", _stream)
+    return app
+
+
+@contextlib.asynccontextmanager
+async def serve(hub: ViewHub, host: str, port: int) -> AsyncIterator[int]:
+    """Run the web server; yields the bound port (``port=0`` picks a free one)."""
+    runner = web.AppRunner(make_app(hub), handle_signals=False, shutdown_timeout=1.0)
+    await runner.setup()
+    site = web.TCPSite(runner, host, port)
+    await site.start()
+    bound = port
+    for address in runner.addresses:
+        if isinstance(address, tuple) and len(address) >= 2:
+            bound = int(address[1])
+            break
+    try:
+        yield bound
+    finally:
+        await runner.cleanup()
