@@ -1,0 +1,23 @@
+"""Errors of the tile sensors. Each leaf also subclasses a builtin, so callers may catch either."""
+
+from __future__ import annotations
+
+
+class TileSensorError(Exception):
+    """Root of every tile-sensor error."""
+
+
+class SensorConfigError(TileSensorError, ValueError):
+    """A sensor configuration (readers, zones, detector) that does not follow docs/tiles.md."""
+
+
+class EnrolmentError(TileSensorError, ValueError):
+    """An enrolment step that was refused (duplicate tag, tile already enrolled, bad state file)."""
+
+
+class FrameSourceError(TileSensorError, OSError):
+    """A camera that could not be opened or stopped delivering frames."""
+
+
+class DetectorError(TileSensorError, ValueError):
+    """A detector model that cannot be loaded or whose output does not have the expected shape."""
