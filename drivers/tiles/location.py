@@ -18,7 +18,7 @@ reason. Misreads must not move tiles.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from types import MappingProxyType
 from typing import Final
@@ -64,7 +64,7 @@ def may_move(source: Place, target: Place, moves: frozenset[Move] = MOVES) -> bo
 class Locations:
     """Immutable map tile → place; :meth:`move` returns the next state or says why not."""
 
-    places: Mapping[Tile, Place] = MappingProxyType({})
+    places: Mapping[Tile, Place] = field(default_factory=lambda: MappingProxyType({}))
     moves: frozenset[Move] = MOVES
 
     def where(self, tile: Tile) -> Place | None:

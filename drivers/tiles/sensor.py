@@ -35,7 +35,7 @@ class TileSensor:
     places: Mapping[str, Place]  # reader name → place
     window_ns: int = DEFAULT_WINDOW_NS
     locations: Locations = field(default_factory=Locations)
-    last_seen: Mapping[tuple[str, str], int] = MappingProxyType({})
+    last_seen: Mapping[tuple[str, str], int] = field(default_factory=lambda: MappingProxyType({}))
 
     def feed(self, seen: TagSeen) -> tuple[TileSensor, TileRead | Rejection]:
         def reject(reason: RejectReason, detail: str) -> Rejection:
