@@ -1,0 +1,67 @@
+"""The one interface the daemon uses for a table, whatever connects it (link session or GPIO).
+
+    async with open_table_link("serial:///dev/serial/by-id/usb-jantaku-ctl") as link:
+        async for event in link.events():      # TableEvent messages and LinkChange
+            ...
+        await link.send(HonbaDisplay(1, 0))    # returns once the table acknowledged it
+        link.state                              # status, capabilities, counters
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from enum import StrEnum
+from types import TracebackType
+from typing import Protocol, Self
+
+from drivers.link.arq import LinkCounters
+from drivers.link.messages import Capability, Command, TableEvent
+
+
+class LinkStatus(StrEnum):
+    CONNECTING = "connecting"  # no handshake yet since open
+    CONNECTED = "connected"
+    LOST = "lost"  # was connected; reconnecting
+    INCOMPATIBLE = "incompatible"  # the table speaks no protocol version we know
+    CLOSED = "closed"
+
+
+@dataclass(frozen=True, slots=True)
+class LinkChange:
+    """Yielded by ``events()`` when the link's status changes; ``reason`` says why it was lost
+    (``silence``, ``no_ack``, ``transport``)."""
+
+    status: LinkStatus
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LinkState:
+    status: LinkStatus
+    transport: str
+    version: int = 0
+    capabilities: frozenset[Capability] = frozenset()
+    firmware: str = ""
+    counters: LinkCounters = field(default_factory=LinkCounters)
+    opens: int = 0  # how many times the transport was opened (1 + reconnects)
+
+    @property
+    def connected(self) -> bool:
+        return self.status is LinkStatus.CONNECTED
+
+
+class TableLink(Protocol):
+    async def __aenter__(self) -> Self: ...
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None: ...
+
+    def events(self) -> AsyncIterator[TableEvent | LinkChange]: ...
+
+    async def send(self, command: Command, *, timeout: float | None = None) -> None: ...
+
+    @property
+    def state(self) -> LinkState: ...

@@ -1,0 +1,116 @@
+"""Serial transport (pyserial) for the table link and the serial display.
+
+Design choice: no reader thread. The port is opened non-blocking (``timeout=0``) and the event loop
+watches its file descriptor with ``loop.add_reader``; each wake-up reads what the kernel has
+buffered. This keeps every byte on the loop's thread (no ``call_soon_threadsafe`` hand-off), costs
+nothing while idle, and an unplugged USB-serial adapter or a closed pty shows up at once as a
+readable descriptor whose read fails (EIO), which becomes :class:`TransportError`. It needs a
+selectable descriptor, which every POSIX serial device has (this daemon runs on Linux).
+
+Writes go straight to pyserial: table-link frames are far smaller than the kernel's tty buffer, so
+``write`` does not block in practice; ``write_timeout`` bounds the pathological case.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+import serial
+
+from drivers.table.transport import TransportError
+
+READ_CHUNK = 4096
+
+
+class SerialTransport:
+    """A serial port by path (udev's ``/dev/serial/by-id/...`` symlink survives a replug)."""
+
+    def __init__(self, port: str, baudrate: int = 115200, *, write_timeout: float = 1.0) -> None:
+        self.port = port
+        self.baudrate = baudrate
+        self.write_timeout = write_timeout
+        self._serial: serial.Serial | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._buffer = bytearray()
+        self._error: TransportError | None = None
+        self._waiter: asyncio.Future[None] | None = None
+
+    def __repr__(self) -> str:
+        state = "open" if self._serial is not None else "closed"
+        return f"<SerialTransport {self.port} {self.baudrate} baud {state}>"
+
+    @property
+    def name(self) -> str:
+        return f"serial:{self.port}"
+
+    async def open(self) -> None:
+        if self._serial is not None:
+            return
+        try:
+            port = serial.Serial(self.port, self.baudrate, timeout=0,
+                                 write_timeout=self.write_timeout, exclusive=True)
+        except (serial.SerialException, OSError, ValueError) as exc:
+            raise TransportError(f"cannot open serial port {self.port!r}: {exc}") from exc
+        self._loop = asyncio.get_running_loop()
+        self._serial = port
+        self._buffer.clear()
+        self._error = None
+        self._loop.add_reader(port.fileno(), self._on_readable)
+
+    def _on_readable(self) -> None:
+        port = self._serial
+        if port is None:
+            return
+        try:
+            data = port.read(READ_CHUNK)
+        except (serial.SerialException, OSError) as exc:
+            self._fail(TransportError(f"serial port {self.port!r} went away: {exc}"))
+            return
+        if data:
+            self._buffer += data
+            self._wake()
+
+    def _fail(self, error: TransportError) -> None:
+        self._error = error
+        if self._serial is not None and self._loop is not None:
+            self._loop.remove_reader(self._serial.fileno())
+        self._wake()
+
+    def _wake(self) -> None:
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
+
+    async def read(self) -> bytes:
+        while not self._buffer:
+            if self._error is not None:
+                raise self._error
+            if self._serial is None:
+                raise TransportError(f"serial port {self.port!r} is closed")
+            self._waiter = asyncio.get_running_loop().create_future()
+            await self._waiter
+        data = bytes(self._buffer)
+        self._buffer.clear()
+        return data
+
+    async def write(self, data: bytes) -> None:
+        port = self._serial
+        if port is None or self._error is not None:
+            raise self._error or TransportError(f"serial port {self.port!r} is closed")
+        try:
+            port.write(data)
+        except (serial.SerialException, OSError) as exc:
+            self._fail(TransportError(f"write to {self.port!r} failed: {exc}"))
+            raise TransportError(f"write to {self.port!r} failed: {exc}") from exc
+
+    async def close(self) -> None:
+        port, self._serial = self._serial, None
+        if port is None:
+            return
+        if self._loop is not None and self._error is None:
+            self._loop.remove_reader(port.fileno())
+        self._error = self._error or TransportError(f"serial port {self.port!r} is closed")
+        self._wake()
+        # a port that vanished cannot be closed cleanly; its fd is released anyway
+        with contextlib.suppress(serial.SerialException, OSError):
+            port.close()

@@ -1,0 +1,249 @@
+"""The asyncio link session: drives one :class:`drivers.link.arq.Endpoint` (the pure state
+machine) over a reopenable :class:`Transport`, and reconnects with backoff when the transport
+fails. Timings come from :class:`LinkTimings`; nothing here reads a constant timing of its own.
+
+Tasks per connection: a reader (bytes in -> endpoint -> outputs dispatched at once, so an event
+is on the events queue before its ACK is written) and a ticker (the only writer: sends what the
+endpoint produced, wakes at the endpoint's next deadline or when kicked).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+from collections.abc import AsyncIterator
+from types import TracebackType
+from typing import Self
+
+from drivers.link.arq import (
+    PROTOCOL_VERSIONS,
+    Acked,
+    Connected,
+    Delivered,
+    Endpoint,
+    Garbled,
+    Incompatible,
+    LinkTimings,
+    Lost,
+    Rejected,
+    Role,
+)
+from drivers.link.errors import CommandRejectedError, LinkClosedError, UnsupportedCommandError
+from drivers.link.messages import REQUIRED_CAPABILITY, Command, TableEvent
+from drivers.table.link import LinkChange, LinkState, LinkStatus
+from drivers.table.transport import Transport, TransportError
+
+log = logging.getLogger("jantaku.table")
+
+
+def new_boot_id() -> int:
+    return secrets.randbits(32) or 1
+
+
+class LinkSession:
+    """A :class:`~drivers.table.link.TableLink` over the table-link protocol."""
+
+    def __init__(
+        self,
+        transport: Transport,
+        *,
+        timings: LinkTimings | None = None,
+        boot_id: int | None = None,
+        versions: tuple[int, int] = PROTOCOL_VERSIONS,
+    ) -> None:
+        self._transport = transport
+        self.timings = timings or LinkTimings()
+        self._endpoint = Endpoint(Role.HOST, boot_id=boot_id or new_boot_id(),
+                                  timings=self.timings, versions=versions)
+        self._events: asyncio.Queue[TableEvent | LinkChange | None] = asyncio.Queue()
+        self._futures: dict[int, asyncio.Future[None]] = {}
+        self._tx = bytearray()
+        self._kick = asyncio.Event()
+        self._connected = asyncio.Event()
+        self._status = LinkStatus.CONNECTING
+        self._attempt = 0
+        self._opens = 0
+        self._runner: asyncio.Task[None] | None = None
+        self._closed = False
+
+    def __repr__(self) -> str:
+        return f"<LinkSession {self._transport.name} {self._status.value}>"
+
+    # --- the TableLink interface ---------------------------------------------------------------
+
+    async def __aenter__(self) -> Self:
+        if self._runner is not None or self._closed:
+            raise RuntimeError(f"{self!r} is not reentrant and cannot be reopened")
+        self._runner = asyncio.create_task(self._run(), name=f"table-link {self._transport.name}")
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        """Stop the session (idempotent). Unacknowledged ``send`` calls raise LinkClosedError."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._runner is not None:
+            self._runner.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._runner
+        await self._transport.close()
+        self._set_status(LinkStatus.CLOSED, None)
+        for future in self._futures.values():
+            if not future.done():
+                future.set_exception(LinkClosedError(f"{self._transport.name} closed"))
+        self._futures.clear()
+        self._events.put_nowait(None)
+
+    async def events(self) -> AsyncIterator[TableEvent | LinkChange]:
+        """Table events in the order the table sent them, each exactly once, and link changes.
+        Ends when the session is closed. One consumer."""
+        while True:
+            item = await self._events.get()
+            if item is None:
+                self._events.put_nowait(None)
+                return
+            yield item
+
+    async def send(self, command: Command, *, timeout: float | None = None) -> None:
+        """Queue ``command`` and wait until the table acknowledged it. While the link is down it
+        waits for the reconnect (bound it with ``timeout``; the command stays queued).
+
+        Raises UnsupportedCommandError (the table announced no capability for it),
+        CommandRejectedError (the table refused it), LinkClosedError, TimeoutError."""
+        if self._closed:
+            raise LinkClosedError(f"{self._transport.name} is closed")
+        needed = REQUIRED_CAPABILITY.get(command.TYPE)
+        if needed is not None and self._endpoint.version and \
+                needed not in self._endpoint.capabilities:
+            raise UnsupportedCommandError(
+                f"{command.TYPE.json_name} needs capability {needed.value!r}; the table "
+                f"announced {sorted(c.value for c in self._endpoint.capabilities)}")
+        loop = asyncio.get_running_loop()
+        handle = self._endpoint.send(command, loop.time())
+        future: asyncio.Future[None] = loop.create_future()
+        self._futures[handle] = future
+        self._service()
+        async with asyncio.timeout(timeout):
+            await asyncio.shield(future)
+
+    @property
+    def state(self) -> LinkState:
+        e = self._endpoint
+        return LinkState(self._status, self._transport.name, e.version, e.capabilities,
+                         e.firmware, e.counters, self._opens)
+
+    async def wait_connected(self) -> LinkState:
+        """Wait until the handshake has completed (again)."""
+        await self._connected.wait()
+        return self.state
+
+    # --- the machinery -------------------------------------------------------------------------
+
+    def _set_status(self, status: LinkStatus, reason: str | None) -> None:
+        if status is self._status:
+            return
+        self._status = status
+        if status is LinkStatus.CONNECTED:
+            self._connected.set()
+        else:
+            self._connected.clear()
+        level = logging.INFO if status is LinkStatus.CONNECTED else logging.WARNING
+        log.log(level, json.dumps({"event": "table_link", "transport": self._transport.name,
+                                   "status": status.value, "reason": reason}))
+        self._events.put_nowait(LinkChange(status, reason))
+
+    def _service(self) -> None:
+        """Dispatch what the endpoint produced; keep its bytes for the ticker; wake the ticker."""
+        data, outputs = self._endpoint.drain()
+        self._tx += data
+        for out in outputs:
+            if isinstance(out, Delivered):
+                if not isinstance(out.message, Command):  # the endpoint refuses commands
+                    self._events.put_nowait(out.message)
+            elif isinstance(out, Acked | Rejected):
+                future = self._futures.pop(out.handle, None)
+                if future is None or future.done():
+                    continue
+                if isinstance(out, Acked):
+                    future.set_result(None)
+                else:
+                    future.set_exception(CommandRejectedError(
+                        f"the table rejected {out.message.to_json()}"))
+            elif isinstance(out, Connected):
+                self._attempt = 0
+                self._set_status(LinkStatus.CONNECTED, None)
+            elif isinstance(out, Lost):
+                self._set_status(LinkStatus.LOST, out.reason.value)
+            elif isinstance(out, Incompatible):
+                self._set_status(LinkStatus.INCOMPATIBLE,
+                                 f"table firmware {out.firmware!r} supports none of protocol "
+                                 f"versions {out.offered[0]}..{out.offered[1]}")
+            elif isinstance(out, Garbled):
+                log.debug(json.dumps({"event": "table_link_garbled",
+                                      "reason": out.span.reason.value,
+                                      "offset": out.span.offset, "length": out.span.length}))
+        self._kick.set()
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            try:
+                await self._transport.open()
+            except TransportError as exc:
+                log.debug(json.dumps({"event": "table_link_open_failed", "error": str(exc)}))
+                await self._backoff()
+                continue
+            self._opens += 1
+            self._tx.clear()
+            self._endpoint.attach(loop.time())
+            self._service()
+            try:
+                async with asyncio.TaskGroup() as group:
+                    group.create_task(self._reader())
+                    group.create_task(self._ticker())
+            except* TransportError:
+                pass
+            self._endpoint.detach(loop.time())
+            self._service()
+            self._tx.clear()
+            await self._transport.close()
+            await self._backoff()
+
+    async def _backoff(self) -> None:
+        delay = self.timings.backoff(self._attempt)
+        self._attempt += 1
+        await asyncio.sleep(delay)
+
+    async def _reader(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            data = await self._transport.read()
+            self._endpoint.receive(data, loop.time())
+            self._service()
+
+    async def _ticker(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            if self._tx:
+                data = bytes(self._tx)
+                self._tx.clear()
+                await self._transport.write(data)
+                continue
+            deadline = self._endpoint.next_deadline()
+            self._kick.clear()
+            try:
+                async with asyncio.timeout_at(deadline):
+                    await self._kick.wait()
+            except TimeoutError:
+                pass
+            self._endpoint.tick(loop.time())
+            self._service()
