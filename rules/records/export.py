@@ -1,0 +1,521 @@
+"""A hand history as mjai JSON Lines or tenhou.net/6 JSON, for review tools (mjai-reviewer,
+Mortal, the tenhou.net/6 viewer).
+
+The history is what a table's event log holds: the :mod:`rules.inputs` in order (a record's
+imported inputs, or the daemon's), plus one :class:`~rules.records.model.RecordedHand` per hand for
+what the inputs do not say — round, honba, deposits and scores where the ``HandStart`` leaves them
+to the engine, and the results (deltas, han/fu/yaku) as the engine computed them (``jantaku
+replay`` and the daemon build these from the reducer's hand-end events) or as a record gave them.
+
+Importing what is exported gives back the same inputs and the same recorded results: the exporters
+write every tile in the order the importers allocate physical tiles, and keep optional fields
+absent where the history has no value (``tsumogiri`` unknown, scores not given).
+Inputs that no record format can hold (wall, dice, break, referee decisions) are left out.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rules.inputs import (
+    AbortiveDraw,
+    Ankan,
+    Call,
+    DealDone,
+    Discard,
+    Draw,
+    ExhaustiveDraw,
+    GameStart,
+    HandStart,
+    IndicatorShown,
+    Input,
+    Kakan,
+    RinshanDraw,
+    Ron,
+    Tsumo,
+    UraRevealed,
+)
+from rules.records.mjai import NAGASHI_REASON, REASON_OF
+from rules.records.model import RecordedHand, RecordedWin, Scores
+from rules.records.tenhou6 import ABORT_WORD_OF, NAGASHI_WORD
+from rules.seats import SEATS, Seat, Wind
+from rules.tiles import Tile
+
+
+class ExportError(ValueError):
+    """A history that cannot be written in the asked format (the message says why)."""
+
+
+@dataclass(slots=True)
+class _Hand:
+    """One hand of the history, split out of the input list."""
+
+    start: HandStart
+    info: RecordedHand | None
+    inputs: list[Input] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _Game:
+    start: GameStart
+    hands: list[_Hand]
+
+
+def _split(inputs: Sequence[Input], hands: Sequence[RecordedHand] | None) -> _Game:
+    game: GameStart | None = None
+    out: list[_Hand] = []
+    for inp in inputs:
+        if isinstance(inp, GameStart):
+            if game is not None:
+                raise ExportError("the history holds more than one game")
+            game = inp
+        elif isinstance(inp, HandStart):
+            info = hands[len(out)] if hands is not None and len(out) < len(hands) else None
+            out.append(_Hand(inp, info))
+        elif out:
+            out[-1].inputs.append(inp)
+    if game is None:
+        raise ExportError("the history has no game_start")
+    if not out:
+        raise ExportError("the history has no hand")
+    return _Game(game, out)
+
+
+def _hand_place(g: _Game, hand: _Hand) -> tuple[Wind, Seat, int]:
+    """Round wind, dealer and hand number in the round (1..4)."""
+    info = hand.info
+    dealer = hand.start.dealer
+    wind = hand.start.round_wind
+    if info is not None:
+        dealer = info.dealer if dealer is None else dealer
+        wind = info.round_wind if wind is None else wind
+    if dealer is None or wind is None:
+        raise ExportError("a hand's dealer and round are unknown (give the replayed hands)")
+    return wind, dealer, (int(dealer) - int(g.start.first_dealer)) % 4 + 1
+
+
+def _pick(a: int | None, b: int | None) -> int | None:
+    return a if a is not None else b
+
+
+def _scores_of(hand: _Hand) -> Scores | None:
+    if hand.start.scores is not None:
+        return hand.start.scores
+    return hand.info.scores if hand.info is not None else None
+
+
+# --- mjai --------------------------------------------------------------------------------------
+def _m(tile: Tile | None, aka: bool) -> str:
+    return "?" if tile is None else tile.mjai(aka)
+
+
+def to_mjai_events(
+    inputs: Sequence[Input],
+    hands: Sequence[RecordedHand] | None = None,
+    *,
+    final_scores: Scores | None = None,
+) -> list[dict[str, Any]]:
+    """The history as mjai events (Mortal/mjai-reviewer dialect: ``ura_markers``,
+    ``kyoku_first``/``aka_flag``; plus the original mjai's ``reason`` and ``yakus`` where known)."""
+    g = _split(inputs, hands)
+    aka = bool(g.start.aka) if g.start.aka is not None else True
+    events: list[dict[str, Any]] = [
+        {
+            "type": "start_game",
+            "names": list(g.start.names),
+            "kyoku_first": 4 if g.start.rounds == 1 else 0,
+            "aka_flag": aka,
+        }
+    ]
+    for hand in g.hands:
+        events.extend(_mjai_hand(g, hand, aka))
+    end: dict[str, Any] = {"type": "end_game"}
+    if final_scores is not None:
+        end["scores"] = list(final_scores)
+    events.append(end)
+    return events
+
+
+def _mjai_hand(g: _Game, hand: _Hand, aka: bool) -> list[dict[str, Any]]:
+    wind, dealer, number = _hand_place(g, hand)
+    deal = next((i for i in hand.inputs if isinstance(i, DealDone)), None)
+    if deal is None or deal.hands is None:
+        raise ExportError(f"hand {wind.mjai}{number}: no dealt tiles (mjai needs the tehais)")
+    indicators = [i for i in hand.inputs if isinstance(i, IndicatorShown)]
+    if not indicators:
+        raise ExportError(f"hand {wind.mjai}{number}: no dora indicator")
+    info = hand.info
+    start: dict[str, Any] = {
+        "type": "start_kyoku",
+        "bakaze": wind.mjai,
+        "kyoku": number,
+        "oya": int(dealer),
+        "dora_marker": _m(indicators[0].tile, aka),
+        "tehais": [[_m(t, aka) for t in h] for h in deal.hands],
+    }
+    honba = _pick(hand.start.honba, info.honba if info else None)
+    deposits = _pick(hand.start.deposits, info.deposits if info else None)
+    if honba is not None:
+        start["honba"] = honba
+    if deposits is not None:
+        start["kyotaku"] = deposits
+    scores = _scores_of(hand)
+    if scores is not None:
+        start["scores"] = list(scores)
+    out: list[dict[str, Any]] = [start]
+    first_indicator = indicators[0]
+    last_draw: list[Tile | None] = [None, None, None, None]
+    last_discard: tuple[Seat, Tile | None] | None = None
+    pons: dict[tuple[int, int], list[Tile]] = {}
+    pending_reach: Seat | None = None
+    wins: list[dict[str, Any]] = []
+    win_infos = list(info.wins) if info is not None else []
+
+    def accept() -> None:
+        nonlocal pending_reach
+        if pending_reach is not None:
+            out.append({"type": "reach_accepted", "actor": int(pending_reach)})
+            pending_reach = None
+
+    for inp in hand.inputs:
+        if isinstance(inp, DealDone) or inp is first_indicator:
+            continue
+        if not isinstance(inp, Ron | UraRevealed | IndicatorShown):
+            accept()
+        if isinstance(inp, Draw | RinshanDraw):
+            last_draw[inp.seat] = inp.tile
+            out.append({"type": "tsumo", "actor": int(inp.seat), "pai": _m(inp.tile, aka)})
+        elif isinstance(inp, Discard):
+            if inp.riichi:
+                out.append({"type": "reach", "actor": int(inp.seat)})
+                pending_reach = inp.seat
+            ev: dict[str, Any] = {"type": "dahai", "actor": int(inp.seat), "pai": _m(inp.tile, aka)}
+            if inp.tsumogiri is not None:
+                ev["tsumogiri"] = inp.tsumogiri
+            out.append(ev)
+            last_discard = (inp.seat, inp.tile)
+        elif isinstance(inp, Call):
+            if last_discard is None:
+                raise ExportError(f"hand {wind.mjai}{number}: a call with no discard before it")
+            src, tile = last_discard
+            consumed = list(inp.tiles or ())
+            out.append(
+                {
+                    "type": inp.kind,
+                    "actor": int(inp.seat),
+                    "target": int(src),
+                    "pai": _m(tile, aka),
+                    "consumed": [_m(t, aka) for t in consumed],
+                }
+            )
+            if inp.kind == "pon" and tile is not None:
+                pons[(int(inp.seat), tile.kind)] = [*consumed, tile]
+            last_discard = None
+        elif isinstance(inp, Ankan):
+            out.append(
+                {
+                    "type": "ankan",
+                    "actor": int(inp.seat),
+                    "consumed": [_m(t, aka) for t in (inp.tiles or ())],
+                }
+            )
+        elif isinstance(inp, Kakan):
+            kind = inp.tile.kind if inp.tile is not None else None
+            pon = pons.get((int(inp.seat), kind)) if kind is not None else None
+            out.append(
+                {
+                    "type": "kakan",
+                    "actor": int(inp.seat),
+                    "pai": _m(inp.tile, aka),
+                    "consumed": [_m(t, aka) for t in (pon or [])],
+                }
+            )
+            last_discard = (inp.seat, inp.tile)
+        elif isinstance(inp, IndicatorShown):
+            out.append({"type": "dora", "dora_marker": _m(inp.tile, aka)})
+        elif isinstance(inp, Tsumo | Ron):
+            if isinstance(inp, Tsumo):
+                target, pai = inp.seat, last_draw[inp.seat]
+            else:
+                if last_discard is None:
+                    raise ExportError(f"hand {wind.mjai}{number}: ron with no discard")
+                target, pai = last_discard
+            ev = {"type": "hora", "actor": int(inp.seat), "target": int(target)}
+            ev["pai"] = _m(pai, aka)
+            w = _match_win(win_infos, inp.seat, None if isinstance(inp, Tsumo) else target)
+            if w is not None:
+                _mjai_win_fields(ev, w)
+            wins.append(ev)
+            out.append(ev)
+        elif isinstance(inp, UraRevealed):
+            for ev in wins:
+                ev["ura_markers"] = [_m(t, aka) for t in inp.tiles]
+        elif isinstance(inp, ExhaustiveDraw):
+            nagashi = info is not None and info.result == "nagashi"
+            ev = {
+                "type": "ryukyoku",
+                "reason": NAGASHI_REASON if nagashi else "fanpai",
+                "tenpais": [s in inp.tenpai for s in SEATS],
+            }
+            if info is not None and info.deltas is not None:
+                ev["deltas"] = list(info.deltas)
+            out.append(ev)
+        elif isinstance(inp, AbortiveDraw):
+            ev = {"type": "ryukyoku", "reason": REASON_OF[inp.kind]}
+            if info is not None and info.deltas is not None:
+                ev["deltas"] = list(info.deltas)
+            out.append(ev)
+    accept()
+    out.append({"type": "end_kyoku"})
+    return out
+
+
+def _match_win(wins: list[RecordedWin], winner: Seat, loser: Seat | None) -> RecordedWin | None:
+    for i, w in enumerate(wins):
+        if w.winner == winner and w.loser == loser:
+            return wins.pop(i)
+    return None
+
+
+def _mjai_win_fields(ev: dict[str, Any], w: RecordedWin) -> None:
+    if w.deltas is not None:
+        ev["deltas"] = list(w.deltas)
+    if w.yaku:
+        ev["yakus"] = [[n, h] for n, h in w.yaku]
+    if w.yakuman:
+        ev["fan"] = 13 * w.yakuman
+    elif w.han is not None:
+        ev["fan"] = w.han
+    if w.fu is not None:
+        ev["fu"] = w.fu
+    if w.points_text is not None:
+        ev["hora_points"] = w.points_text
+
+
+def export_mjai(
+    inputs: Sequence[Input],
+    hands: Sequence[RecordedHand] | None = None,
+    *,
+    final_scores: Scores | None = None,
+) -> str:
+    """mjai JSON Lines text (one event per line, ending with a newline)."""
+    events = to_mjai_events(inputs, hands, final_scores=final_scores)
+    return "".join(json.dumps(e, ensure_ascii=False, separators=(",", ":")) + "\n" for e in events)
+
+
+# --- tenhou.net/6 ------------------------------------------------------------------------------
+def _t(tile: Tile | None, aka: bool) -> int:
+    if tile is None:
+        raise ExportError("tenhou.net/6 cannot hold an unseen tile")
+    return tile.tenhou(aka)
+
+
+def _s(tile: Tile | None, aka: bool) -> str:
+    return str(_t(tile, aka))
+
+
+def to_tenhou6(
+    inputs: Sequence[Input],
+    hands: Sequence[RecordedHand] | None = None,
+    *,
+    final: tuple[Scores, tuple[float, float, float, float]] | None = None,
+    title: str = "",
+) -> dict[str, Any]:
+    """The history as a tenhou.net/6 object. tenhou.net/6 numbers seats from the first dealer, so
+    seats are rotated when the first dealer is not seat 0."""
+    g = _split(inputs, hands)
+    aka = bool(g.start.aka) if g.start.aka is not None else True
+    shift = int(g.start.first_dealer)
+    names = [g.start.names[(i + shift) % 4] for i in range(4)]
+    length = {1: "東", 2: "南"}.get(g.start.rounds or 0, "")
+    flag = 1 if aka else 0
+    rule = {"disp": f"般{length}喰{'赤' if aka else ''}", "aka": flag}
+    rule.update({"aka51": flag, "aka52": flag, "aka53": flag})
+    out: dict[str, Any] = {
+        "title": [title, ""],
+        "name": names,
+        "rule": rule,
+        "log": [_tenhou_hand(g, h, aka, shift) for h in g.hands],
+    }
+    if final is not None:
+        points, pts = final
+        sc: list[float] = []
+        for i in range(4):
+            sc += [points[(i + shift) % 4], pts[(i + shift) % 4]]
+        out["sc"] = sc
+    return out
+
+
+def _tenhou_hand(g: _Game, hand: _Hand, aka: bool, shift: int) -> list[Any]:
+    wind, _, number = _hand_place(g, hand)
+    info = hand.info
+
+    def rel(seat: Seat) -> int:
+        return (int(seat) - shift) % 4
+
+    honba = _pick(hand.start.honba, info.honba if info else None)
+    deposits = _pick(hand.start.deposits, info.deposits if info else None)
+    scores = _scores_of(hand)
+    deal = next((i for i in hand.inputs if isinstance(i, DealDone)), None)
+    if deal is None or deal.hands is None:
+        raise ExportError(f"hand {wind.mjai}{number}: no dealt tiles")
+    haipai: list[list[int]] = [[], [], [], []]
+    for s in SEATS:
+        haipai[rel(s)] = [_t(t, aka) for t in deal.hands[s]]
+    takes: list[list[Any]] = [[], [], [], []]
+    discards: list[list[Any]] = [[], [], [], []]
+    dora: list[int] = []
+    ura: list[int] = []
+    last_discard: tuple[Seat, Tile | None] | None = None
+    pons: dict[tuple[int, int], tuple[int, str, str, str]] = {}
+    wins: list[tuple[Seat, Seat]] = []
+    last_draw: list[Tile | None] = [None, None, None, None]
+    end: Input | None = None
+    for inp in hand.inputs:
+        if isinstance(inp, IndicatorShown):
+            dora.append(_t(inp.tile, aka))
+        elif isinstance(inp, UraRevealed):
+            ura = [_t(t, aka) for t in inp.tiles]
+        elif isinstance(inp, Draw | RinshanDraw):
+            takes[rel(inp.seat)].append(_t(inp.tile, aka))
+            last_draw[inp.seat] = inp.tile
+        elif isinstance(inp, Discard):
+            code = 60 if inp.tsumogiri else _t(inp.tile, aka)
+            if inp.tsumogiri and inp.tile != last_draw[inp.seat]:
+                raise ExportError("a tsumogiri discard that is not the drawn tile")
+            discards[rel(inp.seat)].append(f"r{code}" if inp.riichi else code)
+            last_discard = (inp.seat, inp.tile)
+            last_draw[inp.seat] = None
+        elif isinstance(inp, Call):
+            if last_discard is None:
+                raise ExportError("a call with no discard before it")
+            src, tile = last_discard
+            called = _s(tile, aka)
+            cs = [_s(t, aka) for t in (inp.tiles or ())]
+            r = inp.seat.relative(src)  # 1 right, 2 opposite, 3 left
+            if inp.kind == "chi":
+                text = "c" + called + "".join(cs)
+            elif inp.kind == "pon":
+                if len(cs) != 2:
+                    raise ExportError("a pon needs two tiles from the hand")
+                text = {3: "p" + called + cs[0] + cs[1], 2: cs[0] + "p" + called + cs[1]}.get(
+                    r, cs[0] + cs[1] + "p" + called
+                )
+                if tile is not None:
+                    pons[(int(inp.seat), tile.kind)] = (r, called, cs[0], cs[1])
+            else:
+                if len(cs) != 3:
+                    raise ExportError("a daiminkan needs three tiles from the hand")
+                text = {3: "m" + called + "".join(cs), 2: cs[0] + "m" + called + cs[1] + cs[2]}.get(
+                    r, "".join(cs) + "m" + called
+                )
+            takes[rel(inp.seat)].append(text)
+            if inp.kind == "daiminkan":
+                discards[rel(inp.seat)].append(0)
+            last_discard = None
+            last_draw[inp.seat] = None
+        elif isinstance(inp, Ankan):
+            cs = [_s(t, aka) for t in (inp.tiles or ())]
+            if len(cs) != 4:
+                raise ExportError("an ankan needs its four tiles")
+            discards[rel(inp.seat)].append(cs[0] + cs[1] + cs[2] + "a" + cs[3])
+        elif isinstance(inp, Kakan):
+            kind = inp.tile.kind if inp.tile is not None else None
+            pon = pons.get((int(inp.seat), kind)) if kind is not None else None
+            if pon is None:
+                raise ExportError("a kakan without its pon")
+            r, called, c0, c1 = pon
+            added = _s(inp.tile, aka)
+            text = {3: "k" + added + called + c0 + c1, 2: c0 + "k" + added + called + c1}.get(
+                r, c0 + c1 + "k" + added + called
+            )
+            discards[rel(inp.seat)].append(text)
+            last_discard = (inp.seat, inp.tile)
+        elif isinstance(inp, Tsumo):
+            wins.append((inp.seat, inp.seat))
+        elif isinstance(inp, Ron):
+            if last_discard is None:
+                raise ExportError("ron with no discard")
+            wins.append((inp.seat, last_discard[0]))
+        elif isinstance(inp, ExhaustiveDraw | AbortiveDraw):
+            end = inp
+    result = _tenhou_result(wins, end, info, rel)
+    kyoku = int(wind) * 4 + number - 1
+    entry: list[Any] = [
+        [kyoku, honba, deposits],
+        None if scores is None else [scores[(i + shift) % 4] for i in range(4)],
+        dora,
+        ura,
+    ]
+    for i in range(4):
+        entry += [haipai[i], takes[i], discards[i]]
+    entry.append(result)
+    return entry
+
+
+def _yaku_text(name: str, han: int, yakuman: bool) -> str:
+    if yakuman and han == 13:
+        return f"{name}(役満)"
+    if yakuman and han == 26:
+        return f"{name}(ダブル役満)"
+    return f"{name}({han}飜)"
+
+
+def _tenhou_result(
+    wins: list[tuple[Seat, Seat]], end: Input | None, info: RecordedHand | None, rel: Any
+) -> list[Any]:
+    def rot(d: Scores | None) -> list[int] | None:
+        if d is None:
+            return None
+        out = [0, 0, 0, 0]
+        for s in SEATS:
+            out[rel(s)] = d[s]
+        return out
+
+    if wins:
+        infos = list(info.wins) if info is not None else []
+        result: list[Any] = ["和了"]
+        for winner, src in wins:
+            w = _match_win(infos, winner, None if src == winner else src)
+            line: list[Any] = [rel(winner), rel(src), rel(winner)]
+            if w is not None:
+                if w.pao is not None:
+                    line[2] = rel(w.pao)
+                line.append(w.points_text if w.points_text is not None else "")
+                for name, han in w.yaku:
+                    line.append(_yaku_text(name, han, bool(w.yakuman)))
+            result += [rot(w.deltas) if w is not None else None, line]
+        return result
+    if isinstance(end, AbortiveDraw):
+        out: list[Any] = [ABORT_WORD_OF[end.kind]]
+        if info is not None and info.deltas is not None:
+            out.append(rot(info.deltas))
+        return out
+    if isinstance(end, ExhaustiveDraw):
+        if info is not None and info.result == "nagashi":
+            return [NAGASHI_WORD, rot(info.deltas)]
+        if info is not None and info.result_text in ("全員聴牌", "全員不聴"):
+            return [info.result_text]
+        if info is not None and info.deltas is not None:
+            return ["流局", rot(info.deltas)]
+        if len(end.tenpai) in (0, 4):
+            return ["全員聴牌" if end.tenpai else "全員不聴"]
+        return ["流局"]
+    raise ExportError("a hand without a result")
+
+
+def export_tenhou6(
+    inputs: Sequence[Input],
+    hands: Sequence[RecordedHand] | None = None,
+    *,
+    final: tuple[Scores, tuple[float, float, float, float]] | None = None,
+    title: str = "",
+) -> str:
+    return json.dumps(
+        to_tenhou6(inputs, hands, final=final, title=title),
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )

@@ -1,0 +1,141 @@
+"""What an imported game record holds: the inputs to replay and the record's own results.
+
+An importer turns a record (mjai JSONL, tenhou.net/6 JSON) into the same :mod:`rules.inputs` values
+a table would produce, so a record replays through the same reducer as a live game. The record's
+own results (deltas, han/fu/yaku text, tenpai) are kept aside, never fed to the engine: they are
+what ``jantaku replay --verify`` compares the engine's results with.
+
+Importers are lenient and the model is strict: a problem in a record is collected as an
+:class:`ImportIssue` (hand, position, reason) and the import goes on, in the manner of
+python-chess's PGN reader; only a file that is not a record at all raises :class:`RecordError`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from rules.inputs import Input
+from rules.seats import Seat, Wind
+
+RecordFormat = Literal["mjai", "tenhou6"]
+FORMATS: tuple[RecordFormat, ...] = ("mjai", "tenhou6")
+
+ResultKind = Literal["win", "exhaustive", "nagashi", "abortive", "unknown"]
+Scores = tuple[int, int, int, int]
+
+
+class RecordError(ValueError):
+    """A file that is not a readable record (not JSON, no hands, wrong shape): one clear line."""
+
+
+@dataclass(frozen=True, slots=True)
+class ImportIssue:
+    """One problem found while importing. ``hand`` is the 0-based hand number in the record
+    (``None``: the file as a whole); ``index`` is the position inside it (tenhou.net/6: the move
+    number in the hand; mjai: the line number in the file)."""
+
+    hand: int | None
+    index: int | None
+    reason: str
+
+    def __str__(self) -> str:
+        where = []
+        if self.hand is not None:
+            where.append(f"hand {self.hand + 1}")
+        if self.index is not None:
+            where.append(f"at {self.index}")
+        return (", ".join(where) + ": " if where else "") + self.reason
+
+    def to_json(self) -> dict[str, Any]:
+        return {"hand": self.hand, "index": self.index, "reason": self.reason}
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedWin:
+    """One win as the record tells it (for verification only)."""
+
+    winner: Seat
+    loser: Seat | None  # None: tsumo
+    pao: Seat | None = None
+    deltas: Scores | None = None
+    han: int | None = None  # the sum of the yaku han, when the record lists them
+    fu: int | None = None
+    yakuman: int = 0  # yakuman count (double yakuman = 2)
+    points_text: str | None = None
+    yaku: tuple[tuple[str, int], ...] = ()  # (name as recorded, han; yakuman: 13 per yakuman)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "winner": int(self.winner),
+            "loser": None if self.loser is None else int(self.loser),
+            "pao": None if self.pao is None else int(self.pao),
+            "deltas": None if self.deltas is None else list(self.deltas),
+            "han": self.han,
+            "fu": self.fu,
+            "yakuman": self.yakuman,
+            "points_text": self.points_text,
+            "yaku": [[n, h] for n, h in self.yaku],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedHand:
+    """One hand of the record: where it sits, what the record says happened, and the slice of
+    :attr:`ImportedRecord.inputs` that plays it (``first_input`` .. ``end_input``)."""
+
+    number: int  # 0-based, in the record
+    round_wind: Wind
+    dealer: Seat
+    hand_in_round: int  # 1..4 (E1 = 1)
+    honba: int | None
+    deposits: int | None
+    scores: Scores | None  # at the start of the hand, as recorded
+    result: ResultKind
+    result_text: str  # the record's own word: 和了, 流局, hora, ryukyoku, ...
+    deltas: Scores | None = None  # all payments of the hand summed, as recorded
+    wins: tuple[RecordedWin, ...] = ()
+    tenpai: tuple[Seat, ...] | None = None  # as recorded (or derived from the deltas)
+    abort_kind: str | None = None
+    first_input: int = 0
+    end_input: int = 0
+
+    @property
+    def label(self) -> str:
+        honba = "?" if self.honba is None else str(self.honba)
+        return f"{self.round_wind.mjai}{self.hand_in_round}-{honba}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "number": self.number,
+            "label": self.label,
+            "round_wind": int(self.round_wind),
+            "dealer": int(self.dealer),
+            "hand_in_round": self.hand_in_round,
+            "honba": self.honba,
+            "deposits": self.deposits,
+            "scores": None if self.scores is None else list(self.scores),
+            "result": self.result,
+            "result_text": self.result_text,
+            "deltas": None if self.deltas is None else list(self.deltas),
+            "wins": [w.to_json() for w in self.wins],
+            "tenpai": None if self.tenpai is None else [int(s) for s in self.tenpai],
+            "abort_kind": self.abort_kind,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ImportedRecord:
+    format: RecordFormat
+    ruleset: str
+    names: tuple[str, str, str, str]
+    aka: bool
+    rounds: int | None  # 1 East-only, 2 East-South; None: the record does not say
+    first_dealer: Seat
+    start_scores: Scores | None
+    inputs: tuple[Input, ...]
+    hands: tuple[RecordedHand, ...]
+    issues: tuple[ImportIssue, ...] = ()
+    final_scores: Scores | None = None  # the record's end-of-game points, when it has them
+    title: str = ""
+    notes: tuple[str, ...] = field(default=())  # harmless oddities (e.g. red codes, no aka)

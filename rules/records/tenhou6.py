@@ -1,0 +1,567 @@
+"""tenhou.net/6 JSON records → :mod:`rules.inputs`.
+
+A record is ``{"title", "name", "rule", "log": [hand, ...]}``; each hand is
+``[[kyoku, honba, kyotaku], scores, dora indicators, ura indicators, haipai0, takes0, discards0,
+... haipai3, takes3, discards3, result]``. Seats are absolute (seat 0 is the first dealer, 起家);
+``kyoku`` 0..3 is East 1..4, 4..7 South 1..4 (8.. West, for extensions), so the dealer is
+``kyoku % 4``. Tiles are 11..19 (man), 21..29 (pin), 31..39 (sou), 41..47 (E S W N P F C) and
+51..53 for red 5m/5p/5s.
+
+Each seat's moves are listed apart: ``takes`` (a draw, or a call string: ``c`` chi, ``p`` pon,
+``m`` daiminkan, the letter's place telling whom it was called from) and ``discards`` (a tile,
+``60`` for the drawn tile, ``r``+tile for a riichi discard, ``0`` after a daiminkan, or a kan
+string: ``a`` ankan, ``k`` kakan). The play order is rebuilt here: after each discard the next to
+act is whoever's next take calls that tile from that seat (pon/kan before chi), else the next
+seat draws. When two identical discards make that ambiguous the search backtracks.
+
+Red fives follow the record (``rule.aka51..53``, ``rule.aka``, or a Tenhou room code in
+``rule.disp`` without 赤): in a game without them, red codes are read as ordinary fives.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from rules.inputs import AbortKind, GameStart, HandStart, Input
+from rules.records.builder import HandBuilder, KanDoraTiming, TileName, name_str
+from rules.records.model import (
+    ImportedRecord,
+    ImportIssue,
+    RecordedHand,
+    RecordedWin,
+    RecordError,
+    ResultKind,
+    Scores,
+)
+from rules.ruleset import Ruleset
+from rules.seats import SEATS, Seat, Wind
+from rules.tiles import TileError, parse_tenhou
+
+ABORT_WORDS: dict[str, AbortKind] = {
+    "九種九牌": "nine_terminals",
+    "四風連打": "four_winds",
+    "四家立直": "four_riichi",
+    "四槓散了": "four_kans",
+    "三家和了": "triple_ron",
+}
+ABORT_WORD_OF: dict[str, str] = {v: k for k, v in ABORT_WORDS.items()}
+DRAW_WORDS = ("流局", "全員聴牌", "全員不聴")
+NAGASHI_WORD = "流し満貫"
+WIN_WORD = "和了"
+
+
+@dataclass(frozen=True, slots=True)
+class _Take:
+    kind: Literal["draw", "chi", "pon", "daiminkan"]
+    tile: TileName  # the drawn or the called tile
+    consumed: tuple[TileName, ...] = ()
+    rel: int = 0  # the source seat, counted from the taker: 1 right, 2 opposite, 3 left
+
+    def calls(self, taker: int, src: int, tile: TileName) -> bool:
+        return self.kind != "draw" and (taker + self.rel) % 4 == src and self.tile == tile
+
+
+@dataclass(frozen=True, slots=True)
+class _Discard:
+    kind: Literal["discard", "ankan", "kakan", "skip"]
+    tile: TileName | None = None  # None: the drawn tile (60)
+    riichi: bool = False
+    consumed: tuple[TileName, ...] = ()
+
+
+class _Bad(ValueError):
+    pass
+
+
+def _tile(code: Any, aka: bool, notes: set[str]) -> TileName:
+    try:
+        kind, red = parse_tenhou(code)
+    except TileError as exc:
+        raise _Bad(str(exc)) from exc
+    if red and not aka:
+        notes.add("red-five codes in a game without red fives are read as ordinary fives")
+        red = False
+    return kind, red
+
+
+def _codes(text: str, letter_at: int) -> list[int]:
+    digits = text[:letter_at] + text[letter_at + 1 :]
+    if len(digits) % 2 or not digits.isdigit():
+        raise _Bad(f"bad call string {text!r}")
+    return [int(digits[i : i + 2]) for i in range(0, len(digits), 2)]
+
+
+def _parse_take(item: Any, aka: bool, notes: set[str]) -> _Take:
+    if isinstance(item, int) and not isinstance(item, bool):
+        return _Take("draw", _tile(item, aka, notes))
+    if not isinstance(item, str):
+        raise _Bad(f"bad take {item!r}")
+    for letter, kind, places in (
+        ("c", "chi", {0: 3}),
+        ("p", "pon", {0: 3, 2: 2, 4: 1}),
+        ("m", "daiminkan", {0: 3, 2: 2, 6: 1}),
+    ):
+        at = item.find(letter)
+        if at < 0:
+            continue
+        if at not in places:
+            raise _Bad(f"bad call string {item!r}: {letter!r} at {at}")
+        codes = _codes(item, at)
+        if len(codes) != (4 if kind == "daiminkan" else 3):
+            raise _Bad(f"bad call string {item!r}")
+        called = at // 2
+        tiles = [_tile(c, aka, notes) for c in codes]
+        consumed = tuple(t for i, t in enumerate(tiles) if i != called)
+        return _Take(kind, tiles[called], consumed, places[at])  # type: ignore[arg-type]
+    raise _Bad(f"bad take {item!r}")
+
+
+def _parse_discard(item: Any, aka: bool, notes: set[str]) -> _Discard:
+    if isinstance(item, int) and not isinstance(item, bool):
+        if item == 60:
+            return _Discard("discard", None)
+        if item == 0:
+            return _Discard("skip")
+        return _Discard("discard", _tile(item, aka, notes))
+    if not isinstance(item, str):
+        raise _Bad(f"bad discard {item!r}")
+    if item.startswith("r") and len(item) == 3 and item[1:].isdigit():
+        code = int(item[1:])
+        return _Discard("discard", None if code == 60 else _tile(code, aka, notes), riichi=True)
+    at = item.find("a")
+    if at >= 0:
+        codes = _codes(item, at)
+        if len(codes) != 4:
+            raise _Bad(f"bad ankan string {item!r}")
+        return _Discard("ankan", consumed=tuple(_tile(c, aka, notes) for c in codes))
+    at = item.find("k")
+    if at >= 0:
+        if at not in (0, 2, 4):
+            raise _Bad(f"bad kakan string {item!r}")
+        codes = _codes(item, at)
+        if len(codes) != 4:
+            raise _Bad(f"bad kakan string {item!r}")
+        added = codes[at // 2]
+        return _Discard("kakan", _tile(added, aka, notes))
+    raise _Bad(f"bad discard {item!r}")
+
+
+Step = tuple[Literal["t", "d"], int]
+
+
+def _order(takes: list[list[_Take]], discards: list[list[_Discard]], dealer: int) -> list[Step]:
+    """The play order of the four seats' moves; raises :class:`_Bad` when none fits."""
+    n_takes = [len(t) for t in takes]
+    n_discards = [len(d) for d in discards]
+    budget = [20000]
+
+    def done(ti: list[int], di: list[int]) -> bool:
+        return ti == n_takes and di == n_discards
+
+    def turn(
+        actor: int, ti: list[int], di: list[int], last: tuple[int, TileName] | None
+    ) -> list[Step] | None:
+        budget[0] -= 1
+        if budget[0] < 0:
+            return None
+        seq: list[Step] = []
+        drawn: TileName | None = None
+        while True:
+            if ti[actor] >= n_takes[actor]:
+                return None
+            take = takes[actor][ti[actor]]
+            if take.kind != "draw" and (last is None or not take.calls(actor, *last)):
+                return None
+            ti[actor] += 1
+            seq.append(("t", actor))
+            drawn = take.tile if take.kind == "draw" else None
+            last = None
+            if take.kind == "daiminkan":
+                if di[actor] < n_discards[actor] and discards[actor][di[actor]].kind == "skip":
+                    di[actor] += 1
+                    seq.append(("d", actor))
+                continue
+            if di[actor] >= n_discards[actor]:
+                return seq if done(ti, di) else None  # tsumo or nine terminals
+            d = discards[actor][di[actor]]
+            if d.kind == "skip":
+                return None
+            if d.kind == "discard" and d.tile is None and drawn is None:
+                return None
+            di[actor] += 1
+            seq.append(("d", actor))
+            if d.kind in ("ankan", "kakan"):
+                if done(ti, di):
+                    return seq  # robbed kakan (chankan)
+                continue  # the replacement draw
+            tile = d.tile if d.tile is not None else drawn
+            assert tile is not None
+            if done(ti, di):
+                return seq  # ron, exhaustive or abortive draw on this discard
+            break
+        # Who acts next: a caller of this tile (pon/kan first), else the next seat draws.
+        cands: list[tuple[int, int]] = []
+        for a in range(4):
+            if a == actor or ti[a] >= n_takes[a]:
+                continue
+            nxt = takes[a][ti[a]]
+            if nxt.calls(a, actor, tile):
+                cands.append((0 if nxt.kind != "chi" else 1, a))
+        cands.sort()
+        following = (actor + 1) % 4
+        options = [a for _, a in cands]
+        if following not in options:
+            options.append(following)
+        for a in options:
+            rest = turn(a, list(ti), list(di), (actor, tile))
+            if rest is not None:
+                return seq + rest
+        return None
+
+    result = turn(dealer, [0, 0, 0, 0], [0, 0, 0, 0], None)
+    if result is None:
+        raise _Bad("the four seats' takes and discards do not fit one play order")
+    return result
+
+
+_FU = re.compile(r"(\d+)符")
+_HAN = re.compile(r"(\d+)飜")
+_YAKU = re.compile(r"^(.*)\((\d+)飜\)$")
+
+
+def _recorded_win(info: Any, deltas: Scores | None) -> RecordedWin:
+    if not isinstance(info, list) or len(info) < 2:
+        raise _Bad(f"bad win entry {info!r}")
+    winner, loser = Seat.of(info[0]), Seat.of(info[1])
+    pao = Seat.of(info[2]) if len(info) > 2 and isinstance(info[2], int) else winner
+    text = info[3] if len(info) > 3 and isinstance(info[3], str) else None
+    yaku: list[tuple[str, int]] = []
+    yakuman = 0
+    han: int | None = None
+    for entry in info[4:]:
+        if not isinstance(entry, str):
+            continue
+        m = _YAKU.match(entry)
+        if m:
+            yaku.append((m.group(1), int(m.group(2))))
+        elif entry.endswith("(役満)"):
+            yaku.append((entry[: -len("(役満)")], 13))
+            yakuman += 1
+        elif entry.endswith("(ダブル役満)"):
+            yaku.append((entry[: -len("(ダブル役満)")], 26))
+            yakuman += 2
+    if yaku and not yakuman:
+        han = sum(h for _, h in yaku)
+    fu = None
+    if text is not None:
+        m = _FU.search(text)
+        fu = int(m.group(1)) if m else None
+        m = _HAN.search(text)
+        if m and han is None:
+            han = int(m.group(1))
+    return RecordedWin(
+        winner=winner,
+        loser=None if loser == winner else loser,
+        pao=None if pao == winner else pao,
+        deltas=deltas,
+        han=han,
+        fu=fu,
+        yakuman=yakuman,
+        points_text=text,
+        yaku=tuple(yaku),
+    )
+
+
+def _scores(value: Any, what: str) -> Scores | None:
+    if value is None:
+        return None
+    if (
+        not isinstance(value, list)
+        or len(value) != 4
+        or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    ):
+        raise _Bad(f"{what} must be 4 integers, got {value!r}")
+    return (value[0], value[1], value[2], value[3])
+
+
+def record_aka(rule: Mapping[str, Any]) -> bool:
+    """Red fives as the record says: ``aka51..53``, then ``aka``, then a room code without 赤."""
+    per_five = [rule[k] for k in ("aka51", "aka52", "aka53") if k in rule]
+    if per_five:
+        return any(bool(v) for v in per_five)
+    if "aka" in rule and not rule["aka"]:
+        return False
+    disp = rule.get("disp")
+    if isinstance(disp, str) and any(ch in disp for ch in "般上特鳳技喰"):
+        return "赤" in disp
+    return True
+
+
+def record_rounds(rule: Mapping[str, Any]) -> int | None:
+    disp = rule.get("disp")
+    if not isinstance(disp, str):
+        return None
+    low = disp.lower()
+    if "東" in disp or "east" in low:
+        return 1
+    if "南" in disp or "south" in low:
+        return 2
+    return None
+
+
+def load_json(source: str | bytes | Mapping[str, Any]) -> Mapping[str, Any]:
+    if isinstance(source, Mapping):
+        return source
+    try:
+        data = json.loads(source)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise RecordError(f"not a tenhou.net/6 record: not valid JSON ({exc})") from exc
+    if not isinstance(data, dict):
+        raise RecordError("not a tenhou.net/6 record: the top level is not a JSON object")
+    return data
+
+
+def import_tenhou6(source: str | bytes | Mapping[str, Any], ruleset: Ruleset) -> ImportedRecord:
+    """Import a tenhou.net/6 record (text or parsed JSON). Raises :class:`RecordError` only for a
+    file that is not a record; problems inside hands are collected in ``issues``."""
+    data = load_json(source)
+    log = data.get("log")
+    if not isinstance(log, list) or not log:
+        raise RecordError("not a tenhou.net/6 record: no 'log' list of hands")
+    rule = data.get("rule") if isinstance(data.get("rule"), Mapping) else {}
+    assert isinstance(rule, Mapping)
+    names_raw = data.get("name", ["", "", "", ""])
+    if isinstance(names_raw, list) and len(names_raw) == 3:
+        raise RecordError("three-player (sanma) records are not supported")
+    if isinstance(rule.get("disp"), str) and "三" in rule["disp"]:
+        raise RecordError("three-player (sanma) records are not supported")
+    names = tuple(str(n) for n in names_raw) if isinstance(names_raw, list) else ()
+    if len(names) != 4:
+        names = ("", "", "", "")
+    aka = record_aka(rule)
+    rounds = record_rounds(rule)
+    title_raw = data.get("title")
+    title = " ".join(str(t) for t in title_raw if t) if isinstance(title_raw, list) else ""
+    timing = KanDoraTiming(ruleset.dora.kan_dora_closed, ruleset.dora.kan_dora_open)
+
+    issues: list[ImportIssue] = []
+    notes: set[str] = set()
+    inputs: list[Input] = []
+    hands: list[RecordedHand] = []
+    start_scores: Scores | None = None
+    for h, entry in enumerate(log):
+        if not isinstance(entry, list) or len(entry) != 17:
+            issues.append(ImportIssue(h, None, "a hand must be a list of 17 entries"))
+            continue
+        try:
+            meta = entry[0]
+            if not isinstance(meta, list) or len(meta) != 3 or not isinstance(meta[0], int):
+                raise _Bad(f"bad [kyoku, honba, deposits] entry {meta!r}")
+            kyoku = meta[0]
+            if not 0 <= kyoku < 16:
+                raise _Bad(f"kyoku {kyoku} out of range")
+            honba = meta[1] if isinstance(meta[1], int) else None
+            deposits = meta[2] if isinstance(meta[2], int) else None
+            scores = _scores(entry[1], "scores")
+        except _Bad as exc:
+            issues.append(ImportIssue(h, None, str(exc)))
+            continue
+        if h == 0:
+            start_scores = scores
+            inputs.append(
+                GameStart(
+                    ruleset=ruleset.name,
+                    first_dealer=Seat.S0,
+                    names=(names[0], names[1], names[2], names[3]),
+                    scores=scores,
+                    aka=aka,
+                    rounds=rounds,
+                )
+            )
+        dealer = Seat(kyoku % 4)
+        wind = Wind(kyoku // 4 % 4)
+        first = len(inputs)
+        inputs.append(
+            HandStart(dealer=dealer, round_wind=wind, honba=honba, deposits=deposits, scores=scores)
+        )
+        hands.append(
+            _import_hand(
+                h,
+                entry,
+                aka,
+                timing,
+                issues,
+                notes,
+                inputs,
+                dealer,
+                wind,
+                honba,
+                deposits,
+                scores,
+                kyoku,
+                first,
+            )
+        )
+    if not hands:
+        raise RecordError("not a tenhou.net/6 record: no readable hand in 'log'")
+    if not any(isinstance(i, GameStart) for i in inputs):
+        raise RecordError("not a tenhou.net/6 record: the first hand is unreadable")
+    final: Scores | None = None
+    sc = data.get("sc")
+    if isinstance(sc, list) and len(sc) == 8 and all(isinstance(v, int | float) for v in sc):
+        final = (int(sc[0]), int(sc[2]), int(sc[4]), int(sc[6]))
+    return ImportedRecord(
+        format="tenhou6",
+        ruleset=ruleset.name,
+        names=(names[0], names[1], names[2], names[3]),
+        aka=aka,
+        rounds=rounds,
+        first_dealer=Seat.S0,
+        start_scores=start_scores,
+        inputs=tuple(inputs),
+        hands=tuple(hands),
+        issues=tuple(issues),
+        final_scores=final,
+        title=title,
+        notes=tuple(sorted(notes)),
+    )
+
+
+def _import_hand(
+    h: int,
+    entry: list[Any],
+    aka: bool,
+    timing: KanDoraTiming,
+    issues: list[ImportIssue],
+    notes: set[str],
+    inputs: list[Input],
+    dealer: Seat,
+    wind: Wind,
+    honba: int | None,
+    deposits: int | None,
+    scores: Scores | None,
+    kyoku: int,
+    first: int,
+) -> RecordedHand:
+    def recorded(kind: ResultKind, text: str, **kw: Any) -> RecordedHand:
+        return RecordedHand(
+            number=h,
+            round_wind=wind,
+            dealer=dealer,
+            hand_in_round=kyoku % 4 + 1,
+            honba=honba,
+            deposits=deposits,
+            scores=scores,
+            result=kind,
+            result_text=text,
+            first_input=first,
+            end_input=len(inputs),
+            **kw,
+        )
+
+    try:
+        dora = [_tile(c, aka, notes) for c in entry[2]]
+        ura = [_tile(c, aka, notes) for c in entry[3]] if isinstance(entry[3], list) else []
+        haipai = [[_tile(c, aka, notes) for c in entry[4 + 3 * s]] for s in SEATS]
+        takes = [[_parse_take(x, aka, notes) for x in entry[5 + 3 * s]] for s in SEATS]
+        discards = [[_parse_discard(x, aka, notes) for x in entry[6 + 3 * s]] for s in SEATS]
+        order = _order(takes, discards, int(dealer))
+    except (_Bad, TypeError, ValueError) as exc:
+        issues.append(ImportIssue(h, None, str(exc)))
+        return recorded("unknown", "unreadable")
+    if not dora:
+        issues.append(ImportIssue(h, None, "no dora indicator"))
+    b = HandBuilder(
+        aka=aka, hand=h, issues=issues, out=inputs, kan_dora=timing, indicators=dora[1:]
+    )
+    b.deal(haipai, dora[0] if dora else None)
+    ti = [0, 0, 0, 0]
+    di = [0, 0, 0, 0]
+    for n, (what, s) in enumerate(order):
+        seat = Seat(s)
+        b.where = n
+        if what == "t":
+            take = takes[s][ti[s]]
+            ti[s] += 1
+            if take.kind == "draw":
+                b.draw(seat, take.tile)
+            else:
+                b.call(seat, take.kind, take.tile, take.consumed, seat.plus(take.rel))
+            continue
+        d = discards[s][di[s]]
+        di[s] += 1
+        if d.kind == "discard":
+            b.discard(seat, d.tile, riichi=d.riichi, tsumogiri=d.tile is None)
+        elif d.kind == "ankan":
+            b.ankan(seat, d.consumed)
+        elif d.kind == "kakan":
+            assert d.tile is not None
+            b.kakan(seat, d.tile)
+    b.where = len(order)
+
+    result = entry[16]
+    if not isinstance(result, list) or not result or not isinstance(result[0], str):
+        issues.append(ImportIssue(h, None, f"bad result entry {result!r}"))
+        return recorded("unknown", "unreadable")
+    word = result[0]
+    try:
+        if word == WIN_WORD:
+            wins: list[RecordedWin] = []
+            rest = result[1:]
+            for i in range(0, len(rest), 2):
+                deltas = _scores(rest[i], "win deltas") if rest[i] != [] else None
+                info = rest[i + 1] if i + 1 < len(rest) else None
+                wins.append(_recorded_win(info, deltas))
+            if not wins:
+                raise _Bad("a win result without winners")
+            for w in wins:
+                if w.loser is None:
+                    b.tsumo(w.winner)
+                else:
+                    b.ron(w.winner)
+            if ura:
+                b.ura(ura)
+            total: Scores | None = None
+            if all(w.deltas is not None for w in wins):
+                sums = [sum(w.deltas[s] for w in wins if w.deltas is not None) for s in range(4)]
+                total = (sums[0], sums[1], sums[2], sums[3])
+            return recorded("win", word, deltas=total, wins=tuple(wins))
+        if word in DRAW_WORDS or word == NAGASHI_WORD:
+            deltas = _scores(result[1], "draw deltas") if len(result) > 1 else None
+            tenpai = b.tenpai_seats()
+            told: tuple[Seat, ...] | None = None
+            if word == "全員聴牌":
+                told = SEATS
+            elif word == "全員不聴":
+                told = ()
+            elif word == "流局" and deltas is not None and any(deltas):
+                told = tuple(s for s in SEATS if deltas[s] > 0)
+            if told is not None and tuple(told) != tenpai:
+                b.issue(
+                    f"the record's tenpai seats {[int(s) for s in told]} differ from the tiles' "
+                    f"{[int(s) for s in tenpai]}"
+                )
+            b.exhaustive(tenpai)
+            kind: ResultKind = "nagashi" if word == NAGASHI_WORD else "exhaustive"
+            return recorded(kind, word, deltas=deltas, tenpai=told)
+        if word in ABORT_WORDS:
+            abort = ABORT_WORDS[word]
+            b.abort(abort, b.last_actor if abort == "nine_terminals" else None)
+            deltas = _scores(result[1], "draw deltas") if len(result) > 1 else None
+            return recorded("abortive", word, deltas=deltas, abort_kind=abort)
+    except (_Bad, ValueError) as exc:
+        issues.append(ImportIssue(h, len(order), str(exc)))
+        return recorded("unknown", word)
+    issues.append(ImportIssue(h, len(order), f"unknown result {word!r}"))
+    return recorded("unknown", word)
+
+
+def describe_tile(name: TileName) -> str:
+    return name_str(name)
+
+
+__all__: Sequence[str] = ("ABORT_WORDS", "import_tenhou6", "record_aka", "record_rounds")
