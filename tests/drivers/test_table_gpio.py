@@ -1,0 +1,64 @@
+"""GPIO-only table profile on gpiozero's MockFactory."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+from gpiozero.pins.mock import MockFactory
+
+from drivers.link.errors import MalformedMessageError, UnsupportedCommandError
+from drivers.link.messages import Buzzer, Dice, PressStart, StartPressed, WallRaised
+from drivers.table.gpio import GpioTableLink
+from drivers.table.link import LinkChange, LinkStatus
+
+
+async def next_item(events: AsyncIterator[object]) -> object:
+    async with asyncio.timeout(10):
+        return await anext(events)
+
+
+@pytest.fixture
+def factory() -> MockFactory:
+    return MockFactory()
+
+
+async def test_gpio_profile_produces_the_same_events(factory: MockFactory) -> None:
+    async with GpioTableLink(relay_pin=17, wall_pin=27, pin_factory=factory,
+                             pulse_seconds=0.01, wall_pull_up=False,
+                             wall_bounce_seconds=None) as link:
+        events = link.events()
+        assert await next_item(events) == LinkChange(LinkStatus.CONNECTED)
+        relay = factory.pin(17)
+        await link.send(PressStart())
+        assert [s.state for s in relay.states] == [False, True, False]  # one pulse
+        assert await next_item(events) == StartPressed(None)
+
+        factory.pin(27).drive_high()  # the optocoupler sees the wall-up signal
+        assert await next_item(events) == WallRaised()
+
+        link.enter_dice(3, 5)
+        assert await next_item(events) == Dice((3, 5))
+        assert link.state.connected and link.state.capabilities == frozenset()
+    assert link.state.status is LinkStatus.CLOSED
+
+
+async def test_gpio_profile_refuses_what_it_cannot_do(factory: MockFactory) -> None:
+    async with GpioTableLink(relay_pin=5, wall_pin=6, pin_factory=factory) as link:
+        with pytest.raises(UnsupportedCommandError, match="buzzer"):
+            await link.send(Buzzer(100))
+        with pytest.raises(MalformedMessageError, match="values"):
+            link.enter_dice(0, 7)
+
+
+def test_open_table_link_builds_each_kind_from_a_url() -> None:
+    from drivers.table import open_table_link
+    from drivers.table.session import LinkSession
+
+    assert isinstance(open_table_link("serial:///dev/ttyUSB0?baud=57600"), LinkSession)
+    assert isinstance(open_table_link("usb://1209:4a54"), LinkSession)
+    assert isinstance(open_table_link("gpio://?relay=17&wall=27"), GpioTableLink)
+    for bad in ("", "tcp://x", "usb://zz", "gpio://?relay=1"):
+        with pytest.raises(ValueError, match="bad table link URL"):
+            open_table_link(bad)
