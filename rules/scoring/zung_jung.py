@@ -145,7 +145,8 @@ def zung_jung_payments(
     if loser == winner:
         raise ZungJungError(f"seat {int(winner)} cannot win on its own discard")
     deltas = [0, 0, 0, 0]
-    payer = responsible if responsible is not None else loser
+    # A self-draw has nobody responsible, whatever ``responsible`` says.
+    payer = None if loser is None else (responsible if responsible is not None else loser)
     if payer == winner:
         payer = None  # [WDs]: the winner discarded the tile first: paid as a self-draw
     if payer is None or value <= threshold:

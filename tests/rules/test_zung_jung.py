@@ -562,6 +562,8 @@ def test_json_view() -> None:
         (20, S0, S3, 25, (-20, 60, -20, -20)),
         # ... and if that was the winner himself, it is paid as a self-draw.
         (40, S0, S1, 25, (-40, 120, -40, -40)),
+        # A self-draw ignores any responsible seat.
+        (40, None, S3, 25, (-40, 120, -40, -40)),
         # WSOM 2008 [RM08]: threshold 30; "for a 35 point hand, the other two players will pay
         # just 30 points and the player throwing the winning tile will pay 45".
         (35, S2, None, 30, (-30, 105, -45, -30)),

@@ -14,7 +14,13 @@ from mahjong.agari import Agari
 
 from rules.outcome import HandContext, Meld, MeldKind, Win
 from rules.ruleset import load_ruleset
-from rules.scoring.zung_jung import FalseWin, ZungJungValue, pattern_values, zung_jung_value
+from rules.scoring.zung_jung import (
+    FalseWin,
+    ZungJungValue,
+    pattern_values,
+    zung_jung_payments,
+    zung_jung_value,
+)
 from rules.scoring.zung_jung_patterns import BY_KEY
 from rules.scoring.zung_jung_shape import YAOCHU, arrangements
 from rules.seats import Seat, Wind
@@ -238,3 +244,29 @@ def test_random_tiles_either_score_or_are_a_false_win(kinds: list[int]) -> None:
     else:
         assert Agari.is_agari(counts) or quad_pairs
         check_value(value)
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(
+    st.integers(0, 2000),
+    st.sampled_from(list(Seat)),
+    st.one_of(st.none(), st.sampled_from(list(Seat))),
+    st.one_of(st.none(), st.sampled_from(list(Seat))),
+    st.integers(0, 100),
+)
+def test_payments_balance_and_never_charge_the_winner(
+    value: int, winner: Seat, loser: Seat | None, responsible: Seat | None, threshold: int
+) -> None:
+    if loser == winner:
+        return
+    deltas = zung_jung_payments(value, winner, loser, responsible, threshold)
+    assert sum(deltas) == 0
+    assert deltas[winner] == 3 * value
+    paid = sorted(-deltas[s] for s in Seat if s != winner)
+    assert all(p >= 0 for p in paid)
+    payer = None if loser is None else (loser if responsible is None else responsible)
+    if payer is None or payer == winner or value <= threshold:
+        assert paid == [value] * 3
+    else:
+        assert -deltas[payer] == 3 * value - 2 * threshold > threshold
+        assert paid[:2] == [threshold, threshold]
