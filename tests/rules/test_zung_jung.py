@@ -603,3 +603,28 @@ def test_scored_win_to_payments_end_to_end() -> None:
         value.total, win.winner, win.loser, win.responsible, WMC.zung_jung.discard_threshold
     )
     assert deltas == (-25, 480, -430, -25)
+
+
+def test_irregular_hands_take_the_tile_patterns_but_not_the_set_patterns() -> None:
+    # Seven Pairs of seven honors: All Honors and Mixed Greater Terminals (tiles), no Value Honor
+    # (no triplets); capped at 320.
+    honors = score(make_win("11223344556677z", "7z", ron_from=S2))
+    assert pats(honors) == {
+        "seven_pairs": 25,
+        "concealed_hand": 5,
+        "all_honors": 320,
+        "mixed_greater_terminals": 100,
+    }
+    assert honors.total == 320
+    # Seven Pairs in one suit with no terminals.
+    pure = score(make_win("22223344556688m", "8m"))  # 2222 as two pairs
+    assert pats(pure) == {
+        "seven_pairs": 25,
+        "concealed_hand": 5,
+        "no_terminals": 5,
+        "pure_one_suit": 100,
+    }
+    # Thirteen Terminals is not also Mixed Greater Terminals ([RA]).
+    kokushi = score(make_win("19m19p19s12345677z", "7z"))
+    assert "mixed_greater_terminals" not in pats(kokushi)
+    assert kokushi.arrangement is not None and kokushi.arrangement.shape == "thirteen_terminals"
