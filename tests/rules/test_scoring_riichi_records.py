@@ -124,7 +124,7 @@ class Case:
 
 
 def hand_case(*args: Any, record: list[str], **kw: Any) -> Case:
-    return Case(*args, result=record, **kw)
+    return Case(*args, **{**kw, "result": record})
 
 
 CASES = [
