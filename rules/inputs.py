@@ -40,6 +40,8 @@ class GameStart:
     scores: tuple[int, int, int, int] | None = None  # None: the ruleset's start points
     aka: bool | None = None  # None: the ruleset's red-five setting (records override it)
     rounds: int | None = None  # None: the ruleset's game length (records: East-only games)
+    # Venue setting: every declared win waits for the referee's confirm_win / reject_win.
+    confirm_wins: bool = False
 
 
 @dataclass(frozen=True, slots=True)

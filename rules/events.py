@@ -1,0 +1,379 @@
+"""Events: the facts the hand reducer publishes (event log, MQTT, overlays).
+
+Every event is a frozen dataclass; :meth:`Event.to_json` gives ``{"type": <stable snake_case>,
+field: value, ...}`` with tiles as ids, seats and winds as integers, positions and breaks as
+objects. ``violation`` events carry ``code``, ``seat``, ``expected``, ``actual``, ``article`` and
+``sanction`` (catalogue: :mod:`rules.violations`, docs/rules-engine.md).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from rules.outcome import HandContext, HandOutcome, ManualValue, Meld, Win
+from rules.seats import Seat, Wind
+from rules.tiles import Tile
+from rules.wall import Break, Position
+
+
+def encode(value: Any) -> Any:
+    """JSON form of event fields (deterministic: mappings keep their insertion order)."""
+    if value is None or isinstance(value, bool | str | float):
+        return value
+    if isinstance(value, Tile):
+        return value.id
+    if isinstance(value, Seat | Wind):
+        return int(value)
+    if isinstance(value, int):
+        return value
+    if isinstance(value, Position | Break | Meld):
+        return value.to_json()
+    if isinstance(value, tuple | list):
+        return [encode(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): encode(v) for k, v in value.items()}
+    to_json = getattr(value, "to_json", None)
+    if callable(to_json):
+        return to_json()
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    raise TypeError(f"cannot encode {value!r}")  # pragma: no cover
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    TYPE: ClassVar[str] = "event"
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.TYPE}
+        for f in dataclasses.fields(self):
+            out[f.name] = encode(getattr(self, f.name))
+        return out
+
+
+# --- game and hand ----------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class GameStarted(Event):
+    TYPE: ClassVar[str] = "game_started"
+    game: int
+    ruleset: str
+    first_dealer: Seat
+    names: tuple[str, ...]
+    scores: tuple[int, ...]
+    aka: bool
+    rounds: int
+    confirm_wins: bool
+
+
+@dataclass(frozen=True, slots=True)
+class HandStarted(Event):
+    TYPE: ClassVar[str] = "hand_started"
+    hand: int
+    dealer: Seat
+    round_wind: Wind
+    hand_in_round: int
+    honba: int
+    deposits: int
+    scores: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class WallKnown(Event):
+    """The table or sensors reported the 136 tiles of the wall in ring order."""
+
+    TYPE: ClassVar[str] = "wall_known"
+    tiles: int
+
+
+@dataclass(frozen=True, slots=True)
+class DiceRolled(Event):
+    TYPE: ClassVar[str] = "dice_rolled"
+    seat: Seat
+    dice: tuple[int, int]
+    roll: int  # 1 = the dealer's, 2 = the breaker's (W 开门-2)
+
+
+@dataclass(frozen=True, slots=True)
+class BreakChecked(Event):
+    """Where the wall was opened, against where the dice (or M 3-4-5/6) put it. ``source``:
+    ``dice`` (checked), ``table`` (no dice to check against), ``fallback``."""
+
+    TYPE: ClassVar[str] = "break_checked"
+    brk: Break
+    expected: Break | None
+    ok: bool
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class WallFallback(Event):
+    """M 3-4-5 (indicator shown, no break: break from the indicator) or M 3-4-6 (neither: 自7)."""
+
+    TYPE: ClassVar[str] = "wall_fallback"
+    article: str
+    brk: Break
+    indicator: Position
+
+
+@dataclass(frozen=True, slots=True)
+class DoraRevealed(Event):
+    TYPE: ClassVar[str] = "dora_revealed"
+    number: int  # 0 = the first indicator, 1.. = kan indicators
+    position: Position | None
+    tile: Tile | None
+    dora_kind: int | None  # the 34-kind the indicator makes dora
+
+
+@dataclass(frozen=True, slots=True)
+class IndicatorCorrected(Event):
+    """μ §16: a wrongly turned first indicator replaced before the dealer's first discard."""
+
+    TYPE: ClassVar[str] = "indicator_corrected"
+    position: Position | None
+    tile: Tile | None
+
+
+@dataclass(frozen=True, slots=True)
+class Dealt(Event):
+    TYPE: ClassVar[str] = "deal_done"
+    counts: tuple[int, ...]
+    hands_known: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Drew(Event):
+    TYPE: ClassVar[str] = "draw"
+    seat: Seat
+    tile: Tile | None
+    position: Position | None
+    rinshan: bool
+    live_left: int
+
+
+@dataclass(frozen=True, slots=True)
+class HaiteiReached(Event):
+    TYPE: ClassVar[str] = "haitei_reached"
+    seat: Seat
+
+
+@dataclass(frozen=True, slots=True)
+class Discarded(Event):
+    TYPE: ClassVar[str] = "discard"
+    seat: Seat
+    tile: Tile | None
+    riichi: bool
+    tsumogiri: bool | None
+    houtei: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Called(Event):
+    TYPE: ClassVar[str] = "call"
+    seat: Seat
+    meld: Meld
+
+
+@dataclass(frozen=True, slots=True)
+class Kan(Event):
+    TYPE: ClassVar[str] = "kan"
+    seat: Seat
+    meld: Meld
+    kans: int  # kans in the hand after this one
+
+
+@dataclass(frozen=True, slots=True)
+class CallCancelled(Event):
+    """A call undone because a ron on the same tile takes priority (W 鸣牌优先-4)."""
+
+    TYPE: ClassVar[str] = "call_cancelled"
+    seat: Seat
+    kind: str
+    by_ron: Seat
+
+
+@dataclass(frozen=True, slots=True)
+class RiichiDeclared(Event):
+    TYPE: ClassVar[str] = "riichi_declared"
+    seat: Seat
+    double: bool
+
+
+@dataclass(frozen=True, slots=True)
+class RiichiAccepted(Event):
+    """The declaration tile was not ronned: the stick is down (S §39-1, M 4-8-1, μ §40)."""
+
+    TYPE: ClassVar[str] = "riichi_accepted"
+    seat: Seat
+    deposits: int
+    score: int
+
+
+@dataclass(frozen=True, slots=True)
+class Furiten(Event):
+    TYPE: ClassVar[str] = "furiten"
+    seat: Seat
+    reason: str  # "own_discard" | "passed" | "riichi_passed"
+
+
+@dataclass(frozen=True, slots=True)
+class DeadHand(Event):
+    TYPE: ClassVar[str] = "dead_hand"
+    seat: Seat
+    kind: str  # agari_houki | tinghe | xianggong
+    reason: str  # the violation code, or "referee"
+
+
+@dataclass(frozen=True, slots=True)
+class WinDeclared(Event):
+    TYPE: ClassVar[str] = "win_declared"
+    seat: Seat
+    kind: str  # tsumo | ron | chankan
+    loser: Seat | None
+    tile: Tile | None
+
+
+@dataclass(frozen=True, slots=True)
+class RonHeadBumped(Event):
+    TYPE: ClassVar[str] = "ron_head_bumped"
+    seat: Seat
+    by: Seat
+
+
+@dataclass(frozen=True, slots=True)
+class WinShownEv(Event):
+    TYPE: ClassVar[str] = "win_shown"
+    seat: Seat
+    hand: tuple[Tile, ...]
+    win_tile: Tile
+
+
+@dataclass(frozen=True, slots=True)
+class UraShown(Event):
+    TYPE: ClassVar[str] = "ura_revealed"
+    tiles: tuple[Tile, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class AwaitingConfirmation(Event):
+    """A win waits for the referee (``confirm_win`` / ``reject_win``)."""
+
+    TYPE: ClassVar[str] = "win_awaiting_confirmation"
+    seats: tuple[Seat, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class HandEnded(Event):
+    TYPE: ClassVar[str] = "hand_ended"
+    hand: int
+    outcome: Mapping[str, Any]
+    settlement: Mapping[str, Any]
+    scores: tuple[int, ...]
+    next: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class GameEnded(Event):
+    TYPE: ClassVar[str] = "game_ended"
+    game: int
+    standings: Mapping[str, Any]
+    by: str  # "flow" (the game's own end) or the referee
+
+
+# --- violations and the referee ------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Violation(Event):
+    TYPE: ClassVar[str] = "violation"
+    code: str
+    seat: Seat | None
+    expected: Any
+    actual: Any
+    article: str
+    sanction: str
+    input: str  # the input type that caused it
+    id: int  # stable: the input's sequence number and an index within it
+
+
+@dataclass(frozen=True, slots=True)
+class RefereeApplied(Event):
+    TYPE: ClassVar[str] = "referee"
+    action: str
+    by: str
+    args: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ViolationAccepted(Event):
+    TYPE: ClassVar[str] = "violation_accepted"
+    id: int
+    code: str
+    by: str
+
+
+@dataclass(frozen=True, slots=True)
+class ScoresCorrected(Event):
+    """An atomic score correction; ``deltas`` compensate (``after - before``)."""
+
+    TYPE: ClassVar[str] = "scores_corrected"
+    before: tuple[int, ...]
+    after: tuple[int, ...]
+    deltas: tuple[int, ...]
+    pt_deltas: tuple[float, ...]
+    by: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class SeatsSwapped(Event):
+    TYPE: ClassVar[str] = "seats_swapped"
+    a: Seat
+    b: Seat
+    names: tuple[str, ...]
+    scores: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DeadHandLifted(Event):
+    TYPE: ClassVar[str] = "dead_hand_lifted"
+    seat: Seat
+    by: str
+
+
+@dataclass(frozen=True, slots=True)
+class Undone(Event):
+    TYPE: ClassVar[str] = "undone"
+    action: str
+    by: str
+
+
+# --- outcome JSON (HandOutcome has no codec of its own) ----------------------------------------
+def manual_to_json(m: ManualValue | None) -> dict[str, int] | None:
+    if m is None:
+        return None
+    return {"han": m.han, "fu": m.fu, "yakuman": m.yakuman, "points": m.points}
+
+
+def win_to_json(w: Win) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(w):
+        v = getattr(w, f.name)
+        out[f.name] = manual_to_json(v) if f.name == "manual" else encode(v)
+    return out
+
+
+def context_to_json(c: HandContext) -> dict[str, Any]:
+    return {f.name: encode(getattr(c, f.name)) for f in dataclasses.fields(c)}
+
+
+def outcome_to_json(o: HandOutcome) -> dict[str, Any]:
+    return {
+        "kind": o.kind,
+        "context": context_to_json(o.context),
+        "wins": [win_to_json(w) for w in o.wins],
+        "tenpai": encode(o.tenpai),
+        "nagashi": encode(o.nagashi),
+        "abort_kind": o.abort_kind,
+        "offender": encode(o.offender),
+    }

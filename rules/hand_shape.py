@@ -1,0 +1,172 @@
+"""Hand shapes: complete hands, decompositions, waits and tenpai, on 34-kind count vectors.
+
+Pure helpers for the hand reducer: a win must be a complete shape, tenpai at a draw is checked
+where the tiles are known, and a kan after riichi must keep the wait (and, where the ruleset asks,
+the set composition: S §43-11, M 4-5-2 / 4-8-8). The ``mahjong`` package's shanten and agari
+code cross-checks these in the tests; decompositions of the concealed part (any number of melds
+beside it) are enumerated here because the package only divides full 14-tile hands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+from mahjong.shanten import Shanten
+
+from rules.tiles import Kind, Tile
+
+Counts = tuple[int, ...]
+BlockKind = Literal["pair", "triplet", "sequence"]
+
+YAOCHU: tuple[int, ...] = tuple(k.value for k in Kind if k.is_yaochu)
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Block:
+    kind: BlockKind
+    first: int  # the 34-kind of the block's lowest tile
+
+
+def counts_of(tiles: Iterable[Tile]) -> Counts:
+    c = [0] * 34
+    for t in tiles:
+        c[t.id // 4] += 1
+    return tuple(c)
+
+
+def counts_of_kinds(kinds: Iterable[int]) -> Counts:
+    c = [0] * 34
+    for k in kinds:
+        c[k] += 1
+    return tuple(c)
+
+
+def _add(counts: Counts, kind: int, n: int = 1) -> Counts:
+    c = list(counts)
+    c[kind] += n
+    return tuple(c)
+
+
+@lru_cache(maxsize=65536)
+def _sets(counts: Counts) -> tuple[tuple[Block, ...], ...]:
+    """Every way to split ``counts`` into triplets and sequences (no pair)."""
+    i = next((k for k, n in enumerate(counts) if n), -1)
+    if i < 0:
+        return ((),)
+    out: list[tuple[Block, ...]] = []
+    if counts[i] >= 3:
+        for rest in _sets(_add(counts, i, -3)):
+            out.append((Block("triplet", i), *rest))
+    if i < 27 and i % 9 <= 6 and counts[i + 1] and counts[i + 2]:
+        c = list(counts)
+        c[i] -= 1
+        c[i + 1] -= 1
+        c[i + 2] -= 1
+        for rest in _sets(tuple(c)):
+            out.append((Block("sequence", i), *rest))
+    return tuple(out)
+
+
+def decompositions(counts: Counts) -> tuple[tuple[Block, ...], ...]:
+    """All standard decompositions (sets + one pair) of a concealed part of 3n+2 tiles, each
+    sorted, in a deterministic order. Seven pairs and kokushi are not listed (see
+    :func:`is_complete`)."""
+    if sum(counts) % 3 != 2:
+        return ()
+    out: set[tuple[Block, ...]] = set()
+    for k in range(34):
+        if counts[k] >= 2:
+            for rest in _sets(_add(counts, k, -2)):
+                out.add(tuple(sorted((Block("pair", k), *rest))))
+    return tuple(sorted(out))
+
+
+def is_seven_pairs(counts: Counts) -> bool:
+    return sum(counts) == 14 and sum(1 for n in counts if n == 2) == 7
+
+
+def is_kokushi(counts: Counts) -> bool:
+    return (
+        sum(counts) == 14
+        and all(counts[k] >= 1 for k in YAOCHU)
+        and sum(counts[k] for k in YAOCHU) == 14
+    )
+
+
+def is_complete(counts: Counts) -> bool:
+    """A winning shape for the concealed part (melds beside it are complete sets)."""
+    if any(n > 4 or n < 0 for n in counts):
+        return False
+    return bool(decompositions(counts)) or is_seven_pairs(counts) or is_kokushi(counts)
+
+
+def waits(counts: Counts, held: Counts | None = None) -> tuple[int, ...]:
+    """Kinds that complete a concealed part of 3n+1 tiles. A kind whose four copies are all in
+    the hand and its melds (``held``) is no wait (M 3-11-2)."""
+    if sum(counts) % 3 != 1:
+        return ()
+    held = held if held is not None else counts
+    return tuple(k for k in range(34) if held[k] < 4 and is_complete(_add(counts, k)))
+
+
+def is_tenpai(counts: Counts, held: Counts | None = None) -> bool:
+    return bool(waits(counts, held))
+
+
+def shanten(counts: Counts) -> int:
+    """The ``mahjong`` package's shanten number (-1 complete, 0 tenpai)."""
+    return int(Shanten.calculate_shanten(list(counts)))
+
+
+def yaochu_kinds(counts: Counts) -> int:
+    """Distinct terminal and honor kinds (nine terminals abort, tenhou rules)."""
+    return sum(1 for k in YAOCHU if counts[k])
+
+
+AnkanAfterRiichi = Literal["strict", "composition", "wait", "never"]
+
+
+def ankan_keeps_hand(
+    mode: AnkanAfterRiichi, before: Counts, drawn: int, kind: int
+) -> tuple[bool, str]:
+    """May a riichi hand (``before`` = its 13 concealed tiles before the draw) declare an ankan
+    of ``kind`` after drawing ``drawn``? Returns ``(allowed, why)``.
+
+    * ``never`` (C-sum, μ §51(10)): no kan after riichi.
+    * every other mode: only with the drawn tile (S §43-11; M 4-8-8), and the wait must stay the
+      same (Tenhou: ``wait``);
+    * ``composition`` (M 4-5-2, 4-8-8) and ``strict`` (S §43-11): in every reading of every
+      winning hand the kan's tiles are a triplet, so the sets are unchanged. [I] ``strict`` also
+      asks the yaku to stay the same: with the sets and the wait unchanged, the kan itself is the
+      only change (sankantsu/suukantsu are judged by the scorer, not here).
+    """
+    if mode == "never":
+        return False, "no kan after riichi"
+    if drawn != kind:
+        return False, "only the drawn tile may complete a kan after riichi"
+    if before[kind] != 3:
+        return False, "the hand does not hold three of the drawn tile"
+    w_before = waits(before)
+    if not w_before:
+        return False, "the riichi hand is not tenpai"
+    after = _add(before, kind, -3)
+    w_after = waits(after, before)
+    if w_after != w_before:
+        return False, f"the wait changes from {_names(w_before)} to {_names(w_after)}"
+    if mode == "wait":
+        return True, "wait unchanged"
+    for w in w_before:
+        full = _add(before, w)
+        if is_seven_pairs(full) or is_kokushi(full):
+            return False, "the kan breaks a seven-pairs or kokushi reading"
+        for dec in decompositions(full):
+            if Block("triplet", kind) not in dec:
+                return False, f"with {Kind(w).mjai} the {Kind(kind).mjai} are not a triplet"
+    return True, "sets and wait unchanged"
+
+
+def _names(kinds: Sequence[int]) -> str:
+    return " ".join(Kind(k).mjai for k in kinds) or "none"

@@ -1,0 +1,261 @@
+"""The table's state as the hand reducer folds it: the game (ruleset, names, progress) and the hand
+in play (wall geometry, indicators, the four seats, whose turn, the claimable discard).
+
+Everything is frozen; the reducer returns new values. Tile knowledge is partial by design: a table
+without sensors knows counts only, a record or a sensor table knows tiles. ``None`` always means
+"not known", never a guess.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from rules.events import Violation, encode, outcome_to_json
+from rules.game_flow import GameProgress
+from rules.outcome import HandOutcome, Meld, Win
+from rules.ruleset import Ruleset
+from rules.seats import SEATS, Seat, Wind
+from rules.tiles import Tile
+from rules.wall import TILES, Break, Position, Wall
+
+# Ring index after the last live tile with no kan (a 14-tile dead wall: S §12, M 2-2).
+LIVE_END = TILES - 14
+
+RiichiStatus = Literal["none", "declared", "accepted"]
+# setup: dice/break/indicator/deal; draw: ``turn`` draws next (a discard may be claimed);
+# discard: ``turn`` holds 14 and acts; rinshan: ``turn`` draws a replacement (chankan window
+# on a kakan); won: a win is declared and not yet settled; ended: the hand is over.
+Step = Literal["setup", "draw", "discard", "rinshan", "won", "ended"]
+
+# Where a physical tile is (``HandState.located``): unknown (wall or an unread hand) or known.
+LOC_UNKNOWN = 0
+LOC_HAND = 1  # + seat
+LOC_RIVER = 5  # + seat
+LOC_MELD = 9  # + seat
+LOC_INDICATOR = 13
+LOC_URA = 14
+LOC_WALL = 15  # read in the wall manifest and still there (not drawn)
+
+
+@dataclass(frozen=True, slots=True)
+class RiverTile:
+    tile: Tile | None
+    riichi: bool = False
+    tsumogiri: bool | None = None
+    called: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "tile": encode(self.tile),
+            "riichi": self.riichi,
+            "tsumogiri": self.tsumogiri,
+            "called": self.called,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SeatState:
+    concealed: tuple[Tile, ...] | None = None  # None: the tiles are not known
+    count: int = 0  # concealed tiles held (always known)
+    melds: tuple[Meld, ...] = ()
+    river: tuple[RiverTile, ...] = ()
+    riichi: RiichiStatus = "none"
+    double_riichi: bool = False
+    ippatsu: bool = False
+    dead: str | None = None  # why the hand is dead (a violation code or "referee")
+    furiten_temp: bool = False  # a passed winning tile, until own next discard (S §51, M 5-5)
+    furiten_riichi: bool = False  # a passed winning tile after riichi: permanent (S §39-9)
+    drawn: Tile | None = None  # the tile drawn this turn, where known
+    has_drawn: bool = False  # this turn began with a draw (not a call)
+    rinshan: bool = False  # this turn's draw was a replacement tile
+    kuikae: tuple[int, ...] = ()  # kinds the seat may not discard right now (S §40-6)
+    discards: int = 0
+    pao: Seat | None = None  # the seat liable for a yakuman this seat's melds completed
+    pao_yaku: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "concealed": encode(self.concealed),
+            "count": self.count,
+            "melds": encode(self.melds),
+            "river": [r.to_json() for r in self.river],
+            "riichi": self.riichi,
+            "dead": self.dead,
+            "furiten": self.furiten_temp or self.furiten_riichi,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Indicator:
+    position: Position | None
+    tile: Tile | None
+
+
+@dataclass(frozen=True, slots=True)
+class DoraDue:
+    """A kan indicator owed: ``now`` (before the rinshan draw) or after ``seat``'s next discard."""
+
+    timing: Literal["now", "after_discard"]
+    seat: Seat
+    discarded: bool = False  # after_discard: the kan player has discarded since
+    late: bool = False  # already reported missing: show it late without a second report
+
+
+@dataclass(frozen=True, slots=True)
+class LastDiscard:
+    seat: Seat
+    tile: Tile | None
+    riichi: bool
+    houtei: bool
+    passed: bool = False  # the next player drew (or the hand moved on): no more claims
+
+
+@dataclass(frozen=True, slots=True)
+class PendingWin:
+    seat: Seat
+    loser: Seat | None
+    tile: Tile | None
+    win: Win  # flags filled at the declaration; hand/melds completed at settlement
+
+
+@dataclass(frozen=True, slots=True)
+class HandState:
+    number: int
+    dealer: Seat
+    round_wind: Wind
+    hand_in_round: int
+    honba: int
+    deposits: int  # on the table now (riichi sticks of this hand included once accepted)
+    scores: tuple[int, int, int, int]  # now (riichi sticks paid)
+    seats: tuple[SeatState, SeatState, SeatState, SeatState]
+    located: tuple[int, ...]
+    step: Step = "setup"
+    turn: Seat = Seat.S0
+    rolls: tuple[tuple[Seat, tuple[int, int]], ...] = ()
+    brk: Break | None = None
+    break_source: str | None = None
+    wall: tuple[Tile, ...] | None = None
+    indicators: tuple[Indicator, ...] = ()
+    ura: tuple[Tile, ...] = ()
+    dealt: bool = False
+    next_live: int = Wall.FIRST_DRAW
+    kans: int = 0
+    kan_seats: tuple[Seat, ...] = ()
+    rinshan_taken: int = 0
+    dora_due: tuple[DoraDue, ...] = ()
+    last: LastDiscard | None = None
+    # Before a chi/pon/daiminkan: the state to go back to if a ron on the tile takes priority.
+    pre_call: HandState | None = None
+    pre_call_seat: Seat | None = None
+    # The chankan window of a kakan / ankan: (seat, tile, state before the kan).
+    kan_window: tuple[Seat, Tile | None, bool, HandState] | None = None
+    robbed: bool = False  # the last kan was robbed: no indicator for it (S §43-8)
+    interrupted: bool = False  # a call (ankan included) happened: first go-around broken
+    first_discards: tuple[Tile | None, ...] = ()  # the first discard of each seat, in order
+    wins: tuple[PendingWin, ...] = ()
+    win_base: HandState | None = None  # the state before the win was declared
+    shown: tuple[tuple[Seat, tuple[Tile, ...], Tile], ...] = ()
+    fallback: str | None = None
+    outcome: HandOutcome | None = None
+
+    def live_left(self) -> int:
+        """Live tiles still to draw (each kan moves the haitei into the dead wall, S §12-1)."""
+        return max(0, LIVE_END - self.kans - self.next_live)
+
+    def seat(self, s: Seat) -> SeatState:
+        return self.seats[s]
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    number: int
+    names: tuple[str, str, str, str]
+    aka: bool
+    confirm_wins: bool
+
+
+@dataclass(frozen=True, slots=True)
+class RefereeRecord:
+    """One applied referee action, kept for ``undo_last``: the compensation to apply."""
+
+    action: str
+    by: str
+    seq: int  # the input number it was applied at
+    before: TableState  # the state just before it (restored only if nothing happened since)
+    compensation: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class TableState:
+    ruleset: Ruleset | None = None
+    game: GameInfo | None = None
+    progress: GameProgress | None = None
+    hand: HandState | None = None
+    seq: int = 0  # inputs reduced so far
+    hands: int = 0  # hands started in this table's life
+    open_violations: tuple[Violation, ...] = ()
+    referee_log: tuple[RefereeRecord, ...] = ()
+    last_result: Mapping[str, Any] | None = None
+    game_over: bool = False
+
+    def snapshot(self) -> dict[str, Any]:
+        """The JSON view for displays and MQTT retained state."""
+        rs, g, p, h = self.ruleset, self.game, self.progress, self.hand
+        out: dict[str, Any] = {
+            "seq": self.seq,
+            "game": None if g is None else g.number,
+            "hand": None if h is None else h.number,
+            "ruleset": None if rs is None else rs.name,
+            "game_over": self.game_over,
+        }
+        dealer = h.dealer if h is not None else (p.dealer if p is not None else None)
+        scores = h.scores if h is not None and h.step != "ended" else (
+            p.scores if p is not None else None
+        )
+        seats = []
+        for s in SEATS:
+            st = h.seats[s] if h is not None else None
+            seats.append(
+                {
+                    "seat": int(s),
+                    "name": "" if g is None else g.names[s],
+                    "wind": None if dealer is None else s.wind(dealer).mjai,
+                    "score": None if scores is None else scores[s],
+                    "riichi": None if st is None else st.riichi,
+                    "dead": None if st is None else st.dead,
+                    "count": None if st is None else st.count,
+                    "melds": [] if st is None else encode(st.melds),
+                    "river": [] if st is None else [r.to_json() for r in st.river],
+                }
+            )
+        out["seats"] = seats
+        out["dealer"] = None if dealer is None else int(dealer)
+        if h is not None:
+            out.update(
+                round_wind=h.round_wind.mjai,
+                hand_in_round=h.hand_in_round,
+                honba=h.honba,
+                deposits=h.deposits,
+                step=h.step,
+                turn=int(h.turn),
+                break_=None if h.brk is None else h.brk.to_json(),
+                dora_indicators=[encode(i.tile) for i in h.indicators],
+                dora_positions=[encode(i.position) for i in h.indicators],
+                live_left=h.live_left() if h.dealt else None,
+                kans=h.kans,
+            )
+        elif p is not None:
+            out.update(
+                round_wind=p.round_wind.mjai,
+                hand_in_round=p.hand_in_round,
+                honba=p.honba,
+                deposits=p.deposits,
+                step=None,
+            )
+        out["open_violations"] = [v.to_json() for v in self.open_violations]
+        out["last_result"] = None if self.last_result is None else dict(self.last_result)
+        if h is not None and h.outcome is not None:
+            out["outcome"] = outcome_to_json(h.outcome)
+        return out
