@@ -9,7 +9,8 @@
   hand: same dealer, same honba (M 7-4-6 "積み棒は増えない", S §53-5).
 * **honba**: +1 on renchan, and on any draw where ``game.honba_after_draw`` (S §50-1,
   M 3-13-1); back to 0 on a non-dealer win (S §50-3, M 3-13-4).
-* **deposits**: whatever the settlement left on the table.
+* **scores**: the hand's scores (``HandContext.scores``: the riichi sticks put down during the
+  hand already taken) plus the settlement's deltas; **deposits**: what the settlement left.
 * **end** after the last hand of the last round (``game.rounds`` × ``hands_per_round``; a
   GameStart may override the rounds), without renchan; or at once when a score goes below zero
   where ``game.bust = "end_below_zero"``; or, where ``game.all_last_dealer_stop``, when the
@@ -117,11 +118,13 @@ def advance(
     if progress.finished:
         raise GameFlowError("the game has already ended")
     game = ruleset.game
+    # The hand's own scores (riichi sticks already taken, HandContext.scores) plus the settlement.
+    before = outcome.context.scores
     scores = (
-        progress.scores[0] + settlement.deltas[0],
-        progress.scores[1] + settlement.deltas[1],
-        progress.scores[2] + settlement.deltas[2],
-        progress.scores[3] + settlement.deltas[3],
+        before[0] + settlement.deltas[0],
+        before[1] + settlement.deltas[1],
+        before[2] + settlement.deltas[2],
+        before[3] + settlement.deltas[3],
     )
     pt = (
         progress.pt_adjustments[0] + settlement.pt_penalties[0],
