@@ -1,0 +1,7 @@
+"""Score displays: the table's own (through the table link, :class:`LinkBoardDisplay`) or a
+standalone serial display (:class:`SerialDisplay`, line protocol in :mod:`.lines`)."""
+
+from drivers.display.board import BoardDisplay, LinkBoardDisplay, Scoreboard
+from drivers.display.serial import DisplayError, SerialDisplay
+
+__all__ = ["BoardDisplay", "DisplayError", "LinkBoardDisplay", "Scoreboard", "SerialDisplay"]

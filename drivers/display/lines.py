@@ -1,0 +1,171 @@
+"""The serial display line protocol (docs/protocol/table-link.md §10). Pure.
+
+ASCII lines ending in LF (a CR before it is ignored), at most 64 bytes, fields separated by one
+space. Every host line gets exactly one reply line::
+
+    host -> display                 display -> host
+    PING                            PONG <protocol version> <model>
+    HONBA <honba> <deposits>        OK
+    SCORES <s0> <s1> <s2> <s3>      OK            (signed points, seat 0..3 in order)
+    CLEAR                           OK
+    (anything else)                 ERR <code> <text>   1 unknown command, 2 bad argument,
+                                                        3 line too long
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import TypeAlias
+
+from drivers.link.errors import LinkError
+
+PROTOCOL_VERSION = 1
+MAX_LINE = 64
+
+
+class DisplayProtocolError(LinkError, ValueError):
+    """A line that is not a valid command or reply."""
+
+
+class ErrCode(IntEnum):
+    UNKNOWN_COMMAND = 1
+    BAD_ARGUMENT = 2
+    LINE_TOO_LONG = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Ping:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class SetHonba:
+    honba: int
+    deposits: int
+
+
+@dataclass(frozen=True, slots=True)
+class SetScores:
+    scores: tuple[int, int, int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Clear:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Ok:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Err:
+    code: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Pong:
+    version: int
+    model: str
+
+
+DisplayCommand: TypeAlias = Ping | SetHonba | SetScores | Clear
+Reply: TypeAlias = Ok | Err | Pong
+
+
+def format_command(command: DisplayCommand) -> bytes:
+    match command:
+        case Ping():
+            text = "PING"
+        case SetHonba(honba, deposits):
+            text = f"HONBA {honba} {deposits}"
+        case SetScores(scores):
+            text = "SCORES " + " ".join(str(s) for s in scores)
+        case Clear():
+            text = "CLEAR"
+    return (text + "\n").encode("ascii")
+
+
+def _ints(args: list[str], count: int, lo: int, hi: int, line: str) -> list[int]:
+    if len(args) != count:
+        raise DisplayProtocolError(f"{line!r}: expected {count} numbers, got {len(args)}")
+    try:
+        values = [int(a, 10) for a in args]
+    except ValueError:
+        raise DisplayProtocolError(f"{line!r}: arguments must be decimal integers") from None
+    if not all(lo <= v <= hi for v in values):
+        raise DisplayProtocolError(f"{line!r}: numbers must be {lo}..{hi}")
+    return values
+
+
+def parse_command(line: str) -> DisplayCommand:
+    """Raises DisplayProtocolError; its ``args[0]`` is the text of the ERR reply."""
+    word, *args = line.split(" ")
+    if word == "PING" and not args:
+        return Ping()
+    if word == "CLEAR" and not args:
+        return Clear()
+    if word == "HONBA":
+        honba, deposits = _ints(args, 2, 0, 99, line)
+        return SetHonba(honba, deposits)
+    if word == "SCORES":
+        a, b, c, d = _ints(args, 4, -9_999_999, 99_999_999, line)
+        return SetScores((a, b, c, d))
+    raise DisplayProtocolError(f"unknown command {line!r}")
+
+
+def format_reply(reply: Reply) -> bytes:
+    match reply:
+        case Ok():
+            text = "OK"
+        case Err(code, message):
+            text = f"ERR {code} {message}"
+        case Pong(version, model):
+            text = f"PONG {version} {model}"
+    return (text.encode("ascii", "replace")[:MAX_LINE - 1] + b"\n")
+
+
+def parse_reply(line: str) -> Reply:
+    word, _, rest = line.partition(" ")
+    if line == "OK":
+        return Ok()
+    if word == "ERR":
+        code, _, text = rest.partition(" ")
+        if code.isdigit():
+            return Err(int(code), text)
+    if word == "PONG":
+        version, _, model = rest.partition(" ")
+        if version.isdigit():
+            return Pong(int(version), model)
+    raise DisplayProtocolError(f"not a display reply: {line!r}")
+
+
+class LineSplitter:
+    """Bytes in, complete lines out. A line longer than MAX_LINE is dropped up to its LF and
+    reported as ``None`` so that the display can answer ERR 3."""
+
+    def __init__(self) -> None:
+        self._buf = bytearray()
+        self._overlong = False
+
+    def feed(self, data: bytes) -> list[str | None]:
+        *complete, tail = data.split(b"\n")
+        out = [self._finish(part) for part in complete]
+        if not self._overlong:
+            self._buf += tail
+            if len(self._buf) > MAX_LINE:
+                self._overlong = True
+                self._buf.clear()
+        return out
+
+    def _finish(self, part: bytes) -> str | None:
+        if self._overlong or len(self._buf) + len(part) > MAX_LINE:
+            self._overlong = False
+            self._buf.clear()
+            return None
+        line = bytes(self._buf + part).rstrip(b"\r")
+        self._buf.clear()
+        return line.decode("ascii", "replace")
