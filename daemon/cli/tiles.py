@@ -39,7 +39,7 @@ def _stdin_tags(stream: TextIO) -> Iterator[str]:
 def _reader_tags(args: argparse.Namespace) -> Iterator[str]:
     """Tags from an RFID reader, one at a time (faults are shown, never enrolled)."""
     from drivers.tiles.evdev_reader import EvdevTagReader
-    from drivers.tiles.events import FaultKind, ReaderEvent, ReaderFault, TagSeen
+    from drivers.tiles.events import ReaderEvent, ReaderFault, TagSeen
     from drivers.tiles.serial_reader import SerialTagReader
 
     reader: EvdevTagReader | SerialTagReader
@@ -55,8 +55,9 @@ def _reader_tags(args: argparse.Namespace) -> Iterator[str]:
             ev = loop.run_until_complete(queue.get())
             if isinstance(ev, TagSeen):
                 yield ev.tag
-            elif isinstance(ev, ReaderFault) and ev.kind is not FaultKind.CONNECTED:
-                print(f"reader: {ev.kind.value}: {ev.detail}", file=sys.stderr, flush=True)
+            elif isinstance(ev, ReaderFault):
+                # shown, never enrolled: the operator scans the tile again
+                print(f"reader {ev.kind.value}: {ev.detail}", file=sys.stderr, flush=True)
     finally:
         task.cancel()
         loop.run_until_complete(asyncio.gather(task, return_exceptions=True))
