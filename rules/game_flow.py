@@ -193,9 +193,9 @@ def advance(
     if hand >= game.hands_per_round:
         hand = 0
         wind += 1
-    if wind >= progress.rounds:
-        if in_extension:
-            return replace(after, finished=True, end_reason="extension_end")
+    if in_extension and wind > int(progress.round_wind):
+        return replace(after, finished=True, end_reason="extension_end")
+    if not in_extension and wind >= progress.rounds:
         if not (game.extension == "next_wind" and not reached and wind < 4):
             return replace(after, finished=True, end_reason="last_hand")
         # Nobody reached the target: on into the next wind (Tenhou's West round).
