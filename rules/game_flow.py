@@ -195,10 +195,11 @@ def advance(
         wind += 1
     if in_extension and wind > int(progress.round_wind):
         return replace(after, finished=True, end_reason="extension_end")
-    if not in_extension and wind >= progress.rounds:
-        if not (game.extension == "next_wind" and not reached and wind < 4):
-            return replace(after, finished=True, end_reason="last_hand")
-        # Nobody reached the target: on into the next wind (Tenhou's West round).
+    # Past the last scheduled hand the game ends, unless nobody reached the extension target:
+    # then play goes on into the next wind (Tenhou's West round).
+    extend = game.extension == "next_wind" and not reached and wind < 4
+    if not in_extension and wind >= progress.rounds and not extend:
+        return replace(after, finished=True, end_reason="last_hand")
     return replace(
         after,
         round_wind=Wind(wind),
