@@ -1,1 +1,72 @@
-"""Game records in and out: mjai and tenhou.net/6 importers, exporters, format detection."""
+"""Game records in and out: mjai and tenhou.net/6 importers, exporters, replay and verification.
+
+``import_record(text, ruleset)`` detects the format when it is not given: one JSON object with a
+``log`` list is tenhou.net/6; JSON Lines whose objects carry a ``type`` are mjai.
+"""
+
+from __future__ import annotations
+
+import json
+
+from rules.records.mjai import import_mjai
+from rules.records.model import FORMATS, ImportedRecord, RecordError, RecordFormat
+from rules.records.tenhou6 import import_tenhou6
+from rules.ruleset import Ruleset
+
+
+def detect_format(text: str) -> RecordFormat:
+    """``tenhou6`` or ``mjai`` from the text itself; :class:`RecordError` when it is neither."""
+    stripped = text.lstrip()
+    if not stripped:
+        raise RecordError("empty file: not a game record")
+    try:
+        whole = json.loads(stripped)
+    except json.JSONDecodeError:
+        whole = None
+    if isinstance(whole, dict) and "log" in whole:
+        return "tenhou6"
+    if isinstance(whole, dict) and "type" in whole:
+        return "mjai"  # a single-line mjai file
+    if (
+        isinstance(whole, list)
+        and whole
+        and all(isinstance(e, dict) and "type" in e for e in whole)
+    ):
+        return "mjai"
+    first = stripped.splitlines()[0]
+    try:
+        head = json.loads(first)
+    except json.JSONDecodeError:
+        raise RecordError(
+            "not a game record: neither tenhou.net/6 JSON nor mjai JSON Lines "
+            "(the first line is not JSON)"
+        ) from None
+    if isinstance(head, dict) and isinstance(head.get("type"), str):
+        return "mjai"
+    raise RecordError("not a game record: neither tenhou.net/6 JSON ('log') nor mjai ('type')")
+
+
+def import_record(text: str, ruleset: Ruleset, fmt: RecordFormat | None = None) -> ImportedRecord:
+    fmt = fmt or detect_format(text)
+    if fmt == "tenhou6":
+        return import_tenhou6(text, ruleset)
+    stripped = text.lstrip()
+    if stripped.startswith("["):
+        # mjai events as one JSON array (some tools write that)
+        try:
+            events = json.loads(stripped)
+        except json.JSONDecodeError as exc:
+            raise RecordError(f"not an mjai record: {exc}") from exc
+        if isinstance(events, list):
+            return import_mjai(events, ruleset)
+    return import_mjai(text, ruleset)
+
+
+__all__ = [
+    "FORMATS",
+    "ImportedRecord",
+    "RecordError",
+    "RecordFormat",
+    "detect_format",
+    "import_record",
+]

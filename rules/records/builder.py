@@ -194,7 +194,7 @@ class HandBuilder:
     def draw(self, seat: Seat, name: TileName | None) -> None:
         rinshan = self._rinshan[seat]
         if rinshan and self._pending_rinshan:
-            # Tenhou turns a kakan's pending indicator once the kakan is not robbed.
+            # Owed "immediate" indicators: once nobody robbed the kan, before this draw.
             n, self._pending_rinshan = self._pending_rinshan, 0
             self._reveal(n)
         tile = None if name is None else self._new(name)
@@ -285,11 +285,7 @@ class HandBuilder:
         if kind == "daiminkan":
             self.kans_by[seat] += 1
             self._rinshan[seat] = True
-            if self._kan_dora is not None:
-                if self._kan_dora.open == "immediate":
-                    self._pending_rinshan += 1
-                else:
-                    self._pending_discard += 1
+            self._kan_indicator(self._kan_dora.open if self._kan_dora else None)
 
     def ankan(self, seat: Seat, consumed: Sequence[TileName]) -> None:
         tiles = [t for t in (self._from_hand(seat, n) for n in consumed) if t is not None]
@@ -301,14 +297,11 @@ class HandBuilder:
         four = (tiles[0], tiles[1], tiles[2], tiles[3]) if len(tiles) == 4 else None
         self.out.append(Ankan(seat=seat, tiles=four))
         self._rinshan[seat] = True
-        if self._kan_dora is not None:
-            # A pending open kan's indicator is turned first (Tenhou), then this kan's.
-            n, self._pending_discard = self._pending_discard, 0
+        self._kan_indicator(self._kan_dora.closed if self._kan_dora else None)
+        if self._pending_rinshan:
+            # Nobody can rob an ankan but kokushi, and the record goes on: turn them now.
+            n, self._pending_rinshan = self._pending_rinshan, 0
             self._reveal(n)
-            if self._kan_dora.closed == "immediate":
-                self._reveal(1)
-            else:
-                self._pending_discard += 1
 
     def kakan(self, seat: Seat, name: TileName) -> None:
         tile = self._from_hand(seat, name)
@@ -326,13 +319,23 @@ class HandBuilder:
             self._last_discard = (seat, tile)  # robbable (chankan)
         self.out.append(Kakan(seat=seat, tile=tile))
         self._rinshan[seat] = True
-        if self._kan_dora is not None:
-            self._pending_rinshan += self._pending_discard
-            self._pending_discard = 0
-            if self._kan_dora.open == "immediate":
-                self._pending_rinshan += 1
-            else:
-                self._pending_discard += 1
+        self._kan_indicator(self._kan_dora.open if self._kan_dora else None)
+
+    def _kan_indicator(self, timing: KanTiming | None) -> None:
+        """Owe this kan's indicator per the ruleset: ``immediate`` — once the kan stands, before
+        the replacement draw (S §24-5, §43-10); ``after_discard`` — after the kan player's next
+        discard. An earlier kan's indicator still owed is turned once this kan stands, before its
+        replacement draw: Tenhou records show it (riichi-rs ``yakuman-kazoe-17.json``, last hand:
+        three kakans in a row, no discard between, and two kan indicators turned).
+        """
+        if timing is None:
+            return
+        self._pending_rinshan += self._pending_discard
+        self._pending_discard = 0
+        if timing == "immediate":
+            self._pending_rinshan += 1
+        else:
+            self._pending_discard += 1
 
     # --- the end -----------------------------------------------------------------------------
     def _flush_listed(self) -> None:
