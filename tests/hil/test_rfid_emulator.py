@@ -144,3 +144,90 @@ async def test_serial_reader_frames_faults_and_replug(tmp_path: Path) -> None:
     assert tags == ["62E3086CED", "62E3086CED", "DEADBEEF", "0A0B0C0D", "12345678"]
     faults = [e.kind for e in got.events if isinstance(e, ReaderFault)]
     assert faults.count(FaultKind.UNPLUGGED) == 1
+
+
+async def test_two_emulated_readers_through_the_config_and_the_sensor(tmp_path: Path) -> None:
+    import tomllib
+
+    from drivers.tiles.config import build_readers, parse_tiles_config
+    from drivers.tiles.events import Rejection, RejectReason, TileRead
+    from drivers.tiles.places import Place, Zone
+    from drivers.tiles.registry import TagRegistry
+    from drivers.tiles.rfid import RfidEvent, RfidTiles
+    from drivers.tiles.sensor import TileSensor
+    from rules.seats import Seat
+    from rules.tiles import Tile
+
+    hand = KeyboardReaderEmulator(by_path(tmp_path, "platform-usb-0:1.1:1.0-event-kbd"))
+    river = SerialReaderEmulator(tmp_path / "serial" / "by-path" / "platform-usb-0:1.2:1.0-port0")
+    hand.plug()
+    river.plug()
+    config = parse_tiles_config(tomllib.loads(f"""
+        debounce_ms = 1500
+        [[readers]]
+        name = "s0-hand"
+        kind = "evdev"
+        path = "{hand.path}"
+        seat = 0
+        zone = "hand"
+        [[readers]]
+        name = "s0-river"
+        kind = "serial"
+        path = "{river.path}"
+        seat = 0
+        zone = "river"
+    """))
+    tags = {f"E0040000{i:04X}": Tile(i) for i in range(136)}
+    sensor = TileSensor(TagRegistry(tags), config.places(), config.debounce_ms * MS)
+    got: list[RfidEvent] = []
+    changed = asyncio.Event()
+
+    def emit(ev: RfidEvent) -> None:
+        got.append(ev)
+        changed.set()
+
+    async def until(n: int) -> None:
+        async with asyncio.timeout(5):
+            while len([e for e in got if not isinstance(e, ReaderFault)]) < n:
+                changed.clear()
+                await changed.wait()
+
+    rfid = RfidTiles(build_readers(config), sensor, emit)
+    task = asyncio.create_task(rfid.run())
+    try:
+        async with asyncio.timeout(5):
+            while sum(isinstance(e, ReaderFault) and e.kind is FaultKind.CONNECTED
+                      for e in got) < 2:
+                changed.clear()
+                await changed.wait()
+        t = time.time_ns() // 1000 * 1000  # timeval holds microseconds
+        hand.tag("E004000000A0", t_ns=t)  # 0xA0 = 160: not a tile of this set
+        await until(1)
+        hand.tag("E0040000000A", t_ns=t + 10 * MS)  # tile 10 dealt
+        hand.tag("E0040000000A", t_ns=t + 400 * MS)  # re-read while it rests: same placement
+        await until(3)
+        river.tag("E0040000000A")  # discarded
+        await until(4)
+        river.write(b"\x02E0040000")  # a frame cut off by the next one
+        river.tag("E0040000000B")  # tile 11, never in a hand (the hand reader missed it)
+        await until(5)
+        hand.tag("E0040000000A", t_ns=t + 10_000 * MS)  # a river tile read in the hand
+        await until(6)
+    finally:
+        task.cancel()
+        with suppress(asyncio.CancelledError):
+            await task
+        hand.unplug()
+        river.unplug()
+    outcomes = [e for e in got if not isinstance(e, ReaderFault)]
+    assert isinstance(outcomes[0], Rejection) and outcomes[0].reason is RejectReason.UNKNOWN_TAG
+    assert isinstance(outcomes[1], TileRead) and outcomes[1].tile == Tile(10)
+    assert outcomes[1].place == Place(Zone.HAND, Seat(0)) and outcomes[1].t_ns == t + 22 * MS
+    assert isinstance(outcomes[2], Rejection) and outcomes[2].reason is RejectReason.REPEAT
+    assert isinstance(outcomes[3], TileRead) and outcomes[3].previous == outcomes[1].place
+    assert outcomes[3].place == Place(Zone.RIVER, Seat(0))
+    assert isinstance(outcomes[4], TileRead) and outcomes[4].tile == Tile(11)
+    assert isinstance(outcomes[5], Rejection) and outcomes[5].reason is RejectReason.IMPOSSIBLE
+    assert rfid.sensor.locations.where(Tile(10)) == Place(Zone.RIVER, Seat(0))
+    faults = [e.kind for e in got if isinstance(e, ReaderFault)]
+    assert FaultKind.TRUNCATED in faults and FaultKind.GRAB_FAILED in faults
