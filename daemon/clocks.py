@@ -1,0 +1,153 @@
+"""The WMC clocks inside the daemon: the clock inputs that follow from logged table inputs.
+
+``rules.timers`` is a pure per-hand reducer of timestamped clock inputs. The daemon does not log
+those separately where they follow from a table input (a sensor's discard, a call, a kan's
+replacement draw, the end of the hand): :func:`follow` derives them from the logged input and its
+monotonic timestamp, so a replay of the log gives the same clocks to the nanosecond. Only what has
+no table input of its own is logged as a ``timer`` record: a seat's clock button, the referee's
+pause/resume, and the daemon's restart marker.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from rules import inputs as ri
+from rules import timers as rt
+from rules.seats import Seat
+
+
+@dataclass(frozen=True, slots=True)
+class Clocks:
+    """The running game's clock rules and the current hand's clock state (``None``: no hand)."""
+
+    rules: rt.TimerRules | None = None
+    state: rt.TimerState | None = None
+
+
+def timer_rules(ruleset: str) -> rt.TimerRules | None:
+    from rules.ruleset import RulesetError, load_ruleset
+
+    try:
+        return load_ruleset(ruleset).timers
+    except (RulesetError, OSError):
+        return None  # the reducer rejects the game start; no clocks either
+
+
+def _step(clocks: Clocks, inp: rt.TimerInput) -> tuple[Clocks, tuple[rt.TimerEvent, ...]]:
+    if clocks.state is None:
+        return clocks, ()
+    state, events = rt.step(clocks.state, inp)
+    return replace(clocks, state=state), events
+
+
+def follow(
+    clocks: Clocks, inp: ri.Input, t_ns: int, source: str, dealer: int | None
+) -> tuple[Clocks, tuple[rt.TimerEvent, ...]]:
+    """The clocks after a logged table input (``dealer``: the hand's dealer, for a deal)."""
+    if isinstance(inp, ri.GameStart):
+        return Clocks(rules=timer_rules(inp.ruleset)), ()
+    if clocks.rules is None:
+        return clocks, ()
+    if isinstance(inp, ri.HandStart):
+        return replace(clocks, state=None), ()
+    if isinstance(inp, ri.DealDone):
+        fresh = replace(clocks, state=rt.new_hand(clocks.rules))
+        return _step(fresh, rt.Deal(t_ns, Seat.of(dealer if dealer is not None else 0)))
+    if isinstance(inp, ri.Discard):
+        src = rt.Source.REFEREE if source.startswith("referee") else rt.Source.SENSOR
+        return _step(clocks, rt.Discard(t_ns, inp.seat, src))
+    if isinstance(inp, ri.Call):
+        return _step(clocks, rt.Call(t_ns, inp.seat))
+    if isinstance(inp, ri.RinshanDraw):
+        return _step(clocks, rt.Kan(t_ns, inp.seat))
+    ended = isinstance(inp, ri.Tsumo | ri.Ron | ri.ExhaustiveDraw | ri.AbortiveDraw)
+    if ended and clocks.state is not None and clocks.state.phase is rt.Phase.PLAYING:
+        return _step(clocks, rt.End(t_ns))
+    return clocks, ()
+
+
+def timer_input(body: dict[str, Any], t_ns: int) -> rt.TimerInput | None:
+    """A logged ``timer``/``marker`` record as a clock input (``None``: not a clock input)."""
+    kind = body.get("type")
+    if kind == "pause":
+        return rt.Pause(t_ns)
+    if kind == "resume":
+        return rt.Resume(t_ns)
+    if kind == "button":
+        return rt.Discard(t_ns, Seat.of(int(body["seat"])), rt.Source.BUTTON)
+    if kind == "restart":
+        return rt.Restart(t_ns)
+    return None
+
+
+def apply_record(
+    clocks: Clocks, body: dict[str, Any], t_ns: int
+) -> tuple[Clocks, tuple[rt.TimerEvent, ...]]:
+    inp = timer_input(body, t_ns)
+    if inp is None:
+        return clocks, ()
+    return _step(clocks, inp)
+
+
+def event_json(event: rt.TimerEvent) -> dict[str, Any]:
+    """The MQTT form of a clock event (``type`` prefixed ``clock_``; times in nanoseconds)."""
+    if isinstance(event, rt.TurnEnded):
+        return {
+            "type": "clock_turn_ended",
+            "seat": int(event.seat),
+            "reason": event.reason.value,
+            "charged_ns": event.charged_ns,
+            "counted": event.counted,
+        }
+    if isinstance(event, rt.Penalty):
+        return {
+            "type": "clock_penalty",
+            "seat": int(event.seat),
+            "kind": event.kind.value,
+            "overtime_ns": event.overtime_ns,
+            "points": event.points,
+        }
+    if isinstance(event, rt.SevereOvertime):
+        return {"type": "clock_severe_overtime", "seat": int(event.seat), "points": event.points}
+    if isinstance(event, rt.DuplicateDiscard):
+        return {
+            "type": "clock_duplicate_discard",
+            "seat": int(event.seat),
+            "source": event.source.value,
+        }
+    return {
+        "type": "clock_rejected",
+        "input": type(event.input).__name__.lower(),
+        "reason": event.reason,
+    }
+
+
+def view_json(clocks: Clocks, t_ns: int) -> dict[str, Any]:
+    """The retained ``state/timers`` body: the clocks at ``t_ns`` (monotonic)."""
+    if clocks.rules is None or clocks.state is None:
+        return {"phase": "none", "mode": None if clocks.rules is None else clocks.rules.mode}
+    v = rt.clock_view(clocks.state, t_ns)
+    return {
+        "phase": v.phase.value,
+        "mode": clocks.rules.mode,
+        "paused": v.paused,
+        "hand_ns": v.hand_ns,
+        "grace_remaining_ns": v.grace_remaining_ns,
+        "running": None if v.running is None else int(v.running),
+        "turn_elapsed_ns": v.turn_elapsed_ns,
+        "turn_charged_ns": v.turn_charged_ns,
+        "seats": [
+            {
+                "seat": int(s.seat),
+                "running": s.running,
+                "used_ns": s.used_ns,
+                "hand_remaining_ns": s.hand_remaining_ns,
+                "turn_remaining_ns": s.turn_remaining_ns,
+                "points": s.points,
+                "warning": s.warning.value,
+            }
+            for s in v.seats
+        ],
+    }

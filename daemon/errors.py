@@ -1,0 +1,29 @@
+"""Errors of the daemon. One root; each leaf also subclasses a builtin, so callers may catch either.
+
+Messages carry the offending value and what was expected (and never a secret).
+"""
+
+from __future__ import annotations
+
+
+class DaemonError(Exception):
+    """Root of every daemon error."""
+
+
+class ConfigError(DaemonError, ValueError):
+    """The configuration file cannot be used; the message names the file, the key and why."""
+
+
+class EventLogError(DaemonError, RuntimeError):
+    """The event log is unusable (another table's log, a gap in the inputs, a newer format)."""
+
+
+class CommandError(DaemonError, ValueError):
+    """A referee command that is malformed, unauthorised or not applicable.
+
+    ``code`` is a stable string (the ``error.code`` of the reply on MQTT).
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code

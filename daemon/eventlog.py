@@ -1,0 +1,355 @@
+"""The event log: every input of a table, in order, in one SQLite file (WAL), plus the MQTT outbox.
+
+The inputs are the source of truth; the table's state is a fold of them through the pure reducer
+(``rules.reducer.reduce``). The daemon appends an input and commits it **before** it applies it,
+so whatever the table showed or published is reproducible from the file after any crash.
+
+fsync policy (docs/daemon.md, "Durability"):
+
+* an input is committed with ``synchronous=FULL``: the WAL is fsync'ed before
+  :meth:`EventLog.append` returns, so an acknowledged input survives a power cut;
+* the events it produced (the outbox rows) and the "applied" mark are committed with
+  ``synchronous=NORMAL`` in one transaction: a power cut may lose that transaction, but it is
+  recomputed from the inputs at restart (the reducer is deterministic), so the events come out
+  again with the same ``seq``;
+* an outbox row is deleted only after the broker's PUBACK (``synchronous=NORMAL`` too: a lost delete
+  sends the event once more, and consumers drop it by ``seq``).
+
+Tables: ``meta`` (format, table id), ``inputs`` (seq 1, 2, 3, ... without gaps), ``applied`` (the
+last input whose events are in the outbox, and the last event seq), ``outbox`` (events not yet
+acknowledged by the broker), ``commands`` (referee commands already executed, with their reply:
+replay protection), ``checkpoints`` (pickled states, to bound the restart time).
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+import sqlite3
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from daemon.errors import EventLogError
+
+FORMAT: Final = 1
+
+_SCHEMA: Final = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS inputs (
+    seq INTEGER PRIMARY KEY,
+    game INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    source TEXT NOT NULL,
+    mono_ns INTEGER NOT NULL,
+    wall_ns INTEGER NOT NULL,
+    boot TEXT NOT NULL,
+    body TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS inputs_game ON inputs (game, seq);
+CREATE TABLE IF NOT EXISTS applied (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    input_seq INTEGER NOT NULL,
+    event_seq INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO applied (id, input_seq, event_seq) VALUES (1, 0, 0);
+CREATE TABLE IF NOT EXISTS outbox (
+    seq INTEGER PRIMARY KEY,
+    input_seq INTEGER NOT NULL,
+    topic TEXT NOT NULL,
+    payload TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS commands (
+    user TEXT NOT NULL,
+    id TEXT NOT NULL,
+    received_ns INTEGER NOT NULL,
+    reply TEXT NOT NULL,
+    PRIMARY KEY (user, id)
+);
+CREATE TABLE IF NOT EXISTS checkpoints (
+    input_seq INTEGER PRIMARY KEY,
+    event_seq INTEGER NOT NULL,
+    code TEXT NOT NULL,
+    state BLOB NOT NULL
+);
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One logged input. ``kind``: ``"input"`` (a ``rules.inputs`` input), ``"timer"`` (a clock
+    input: pause, resume, a seat's button) or ``"marker"`` (the daemon started: ``restart``)."""
+
+    seq: int
+    game: int
+    kind: str
+    source: str
+    mono_ns: int
+    wall_ns: int
+    boot: str
+    body: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "seq": self.seq,
+            "game": self.game,
+            "kind": self.kind,
+            "source": self.source,
+            "mono_ns": self.mono_ns,
+            "wall_ns": self.wall_ns,
+            "boot": self.boot,
+            "body": self.body,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class OutboxRow:
+    seq: int
+    input_seq: int
+    topic: str
+    payload: str
+
+
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    input_seq: int
+    event_seq: int
+    state: Any
+
+
+def boot_id() -> str:
+    """The kernel's boot id: monotonic timestamps are comparable only within one boot."""
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        return "unknown"
+
+
+class EventLog:
+    """One table's log. Not thread-safe by itself: the daemon calls it from one thread at a time
+    (its DB executor); the internal lock only guards against misuse."""
+
+    def __init__(self, path: Path | str, table_id: str, *, readonly: bool = False) -> None:
+        self.path = Path(path)
+        self.table_id = table_id
+        self._lock = threading.Lock()
+        self._sync = "FULL"
+        if readonly:
+            if not self.path.exists():
+                raise EventLogError(f"{self.path}: no such event log")
+            uri = f"file:{self.path}?mode=ro"
+            self._db = sqlite3.connect(uri, uri=True, check_same_thread=False)
+        else:
+            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.executescript(_SCHEMA)
+        self._check_meta(readonly)
+
+    # ------------------------------------------------------------------ setup
+    def _check_meta(self, readonly: bool) -> None:
+        try:
+            meta = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
+        except sqlite3.DatabaseError as exc:
+            raise EventLogError(f"{self.path}: not a jantaku event log: {exc}") from None
+        if not meta:
+            if readonly:
+                raise EventLogError(f"{self.path}: an empty event log")
+            with self._tx("FULL"):
+                self._db.executemany(
+                    "INSERT INTO meta (key, value) VALUES (?, ?)",
+                    [("format", str(FORMAT)), ("table", self.table_id)],
+                )
+            return
+        if meta.get("format") != str(FORMAT):
+            raise EventLogError(
+                f"{self.path}: event log format {meta.get('format')!r}, this daemon reads {FORMAT}"
+            )
+        if self.table_id and meta.get("table") != self.table_id:
+            raise EventLogError(
+                f"{self.path}: this is the log of table {meta.get('table')!r}, "
+                f"not {self.table_id!r}"
+            )
+        self.table_id = meta["table"]
+
+    class _Tx:
+        def __init__(self, log: EventLog, sync: str) -> None:
+            self.log, self.sync = log, sync
+
+        def __enter__(self) -> sqlite3.Connection:
+            self.log._lock.acquire()
+            db = self.log._db
+            if self.log._sync != self.sync:
+                db.execute(f"PRAGMA synchronous={self.sync}")
+                self.log._sync = self.sync
+            db.execute("BEGIN IMMEDIATE")
+            return db
+
+        def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+            try:
+                self.log._db.execute("ROLLBACK" if exc_type is not None else "COMMIT")
+            finally:
+                self.log._lock.release()
+
+    def _tx(self, sync: str) -> EventLog._Tx:
+        return EventLog._Tx(self, sync)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    # ------------------------------------------------------------------ inputs
+    def last_seq(self) -> int:
+        row = self._db.execute("SELECT MAX(seq) FROM inputs").fetchone()
+        return int(row[0] or 0)
+
+    def append(
+        self,
+        *,
+        game: int,
+        kind: str,
+        source: str,
+        body: dict[str, Any],
+        mono_ns: int,
+        wall_ns: int,
+        boot: str,
+    ) -> Record:
+        """Log one input, durably (fsync'ed) before returning; its seq is the next integer."""
+        text = json.dumps(body, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+        with self._tx("FULL") as db:
+            row = db.execute("SELECT MAX(seq) FROM inputs").fetchone()
+            seq = int(row[0] or 0) + 1
+            db.execute(
+                "INSERT INTO inputs (seq, game, kind, source, mono_ns, wall_ns, boot, body)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (seq, game, kind, source, mono_ns, wall_ns, boot, text),
+            )
+        return Record(seq, game, kind, source, mono_ns, wall_ns, boot, json.loads(text))
+
+    def records(self, after: int = 0, game: int | None = None) -> Iterator[Record]:
+        """Inputs with seq > ``after`` (of one game, if given), in order. Raises on a gap."""
+        query = "SELECT seq, game, kind, source, mono_ns, wall_ns, boot, body FROM inputs"
+        args: tuple[Any, ...]
+        if game is None:
+            query += " WHERE seq > ? ORDER BY seq"
+            args = (after,)
+        else:
+            query += " WHERE seq > ? AND game = ? ORDER BY seq"
+            args = (after, game)
+        expect = after + 1
+        for seq, g, kind, source, mono, wall, boot, body in self._db.execute(query, args):
+            if game is None and seq != expect:
+                raise EventLogError(f"{self.path}: input {expect} is missing (next is {seq})")
+            expect = seq + 1
+            yield Record(seq, g, kind, source, mono, wall, boot, json.loads(body))
+
+    def games(self) -> list[tuple[int, int, int, int]]:
+        """``(game, inputs, first seq, last seq)`` per game id."""
+        rows = self._db.execute(
+            "SELECT game, COUNT(*), MIN(seq), MAX(seq) FROM inputs GROUP BY game ORDER BY game"
+        )
+        return [(int(a), int(b), int(c), int(d)) for a, b, c, d in rows]
+
+    def last_record(self) -> Record | None:
+        seq = self.last_seq()
+        if seq == 0:
+            return None
+        return next(self.records(after=seq - 1))
+
+    # ------------------------------------------------------------------ applied + outbox
+    def applied(self) -> tuple[int, int]:
+        """``(last input seq whose events are committed, last event seq)``."""
+        row = self._db.execute("SELECT input_seq, event_seq FROM applied WHERE id = 1").fetchone()
+        return int(row[0]), int(row[1])
+
+    def commit_events(self, input_seq: int, rows: list[tuple[str, str]]) -> int:
+        """Put an input's events (``(topic, payload)``, seq order) in the outbox and mark the input
+        applied, in one transaction. Returns the last event seq."""
+        with self._tx("NORMAL") as db:
+            applied, event_seq = db.execute(
+                "SELECT input_seq, event_seq FROM applied WHERE id = 1"
+            ).fetchone()
+            if input_seq != applied + 1:
+                raise EventLogError(
+                    f"{self.path}: events of input {input_seq} after input {applied}"
+                )
+            db.executemany(
+                "INSERT INTO outbox (seq, input_seq, topic, payload) VALUES (?, ?, ?, ?)",
+                [(event_seq + i, input_seq, t, p) for i, (t, p) in enumerate(rows, start=1)],
+            )
+            event_seq += len(rows)
+            db.execute(
+                "UPDATE applied SET input_seq = ?, event_seq = ? WHERE id = 1",
+                (input_seq, event_seq),
+            )
+        return int(event_seq)
+
+    def outbox(self, limit: int = 100, after: int = 0) -> list[OutboxRow]:
+        rows = self._db.execute(
+            "SELECT seq, input_seq, topic, payload FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?",
+            (after, limit),
+        )
+        return [OutboxRow(int(a), int(b), c, d) for a, b, c, d in rows]
+
+    def ack(self, seqs: list[int]) -> None:
+        """The broker acknowledged these events: drop them from the outbox."""
+        if not seqs:
+            return
+        with self._tx("NORMAL") as db:
+            db.executemany("DELETE FROM outbox WHERE seq = ?", [(s,) for s in seqs])
+
+    def outbox_depth(self) -> int:
+        return int(self._db.execute("SELECT COUNT(*) FROM outbox").fetchone()[0])
+
+    # ------------------------------------------------------------------ referee commands
+    def command_reply(self, user: str, cid: str) -> dict[str, Any] | None:
+        row = self._db.execute(
+            "SELECT reply FROM commands WHERE user = ? AND id = ?", (user, cid)
+        ).fetchone()
+        return None if row is None else dict(json.loads(row[0]))
+
+    def save_command(self, user: str, cid: str, received_ns: int, reply: dict[str, Any]) -> None:
+        with self._tx("FULL") as db:
+            db.execute(
+                "INSERT OR REPLACE INTO commands (user, id, received_ns, reply)"
+                " VALUES (?, ?, ?, ?)",
+                (user, cid, received_ns, json.dumps(reply, sort_keys=True)),
+            )
+
+    def forget_commands(self, before_ns: int) -> None:
+        """Commands older than the skew window can no longer be replayed: forget them."""
+        with self._tx("NORMAL") as db:
+            db.execute("DELETE FROM commands WHERE received_ns < ?", (before_ns,))
+
+    # ------------------------------------------------------------------ checkpoints
+    def save_checkpoint(self, input_seq: int, event_seq: int, code: str, state: Any) -> None:
+        blob = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+        with self._tx("NORMAL") as db:
+            db.execute("DELETE FROM checkpoints WHERE code != ?", (code,))
+            db.execute(
+                "INSERT OR REPLACE INTO checkpoints (input_seq, event_seq, code, state)"
+                " VALUES (?, ?, ?, ?)",
+                (input_seq, event_seq, code, blob),
+            )
+            db.execute(
+                "DELETE FROM checkpoints WHERE input_seq NOT IN"
+                " (SELECT input_seq FROM checkpoints ORDER BY input_seq DESC LIMIT 2)"
+            )
+
+    def load_checkpoint(self, code: str, upto: int) -> Checkpoint | None:
+        """The newest checkpoint made by this code (``code``: a digest of the rules sources) at
+        or before input ``upto``; a checkpoint that does not unpickle is ignored."""
+        rows = self._db.execute(
+            "SELECT input_seq, event_seq, state FROM checkpoints"
+            " WHERE code = ? AND input_seq <= ? ORDER BY input_seq DESC",
+            (code, upto),
+        ).fetchall()
+        for input_seq, event_seq, blob in rows:
+            try:
+                state = pickle.loads(blob)  # our own file, written by this code version
+            except Exception:  # a damaged row: fall back to an older one or a full replay
+                continue
+            return Checkpoint(int(input_seq), int(event_seq), state)
+        return None

@@ -1,0 +1,362 @@
+"""The daemon's one MQTT adapter (aiomqtt ``>=2.5,<2.6``): connection loop, outbox, retained state.
+
+* One ``async with aiomqtt.Client`` per connection, and an explicit reconnect loop with backoff.
+  The table never waits for the broker: inputs are logged and applied whatever the connection.
+* The Last Will is ``status`` = ``{"state": "offline"}``, retained, QoS 1; once connected the
+  daemon publishes ``{"state": "online"}`` retained, and ``offline`` on a clean shutdown.
+* Events leave the durable outbox in seq order, pipelined (a window of publishes in flight); a row
+  is deleted only after its PUBACK, and only if the PUBACK is a success (an MQTT v5 broker may
+  refuse a publish in the PUBACK: the event stays, and is sent again later).
+* Retained topics (state, state/*, health) are the latest value of each: republished on every
+  connect (a broker that lost its retained store is complete again at once).
+* Commands arrive on ``cmd/+``; the handler's reply goes to the v5 response topic with the
+  correlation data, or to ``reply/<client>`` for a v3.1.1 client.
+
+aiomqtt's ``publish`` ignores the PUBACK reason code and gives no message id, so publishes go
+through :class:`_Acks`, which wraps the paho client that aiomqtt drives (the one place here that
+reaches into aiomqtt, pinned to ``<2.6``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import ssl
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import aiomqtt
+import paho.mqtt.client as paho
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
+
+from daemon.config import MqttConfig
+from daemon.eventlog import OutboxRow
+from daemon.topics import SCHEMA_STATUS, Topics
+
+log = logging.getLogger("jantaku.mqtt")
+
+#: events in flight at once while draining the outbox
+WINDOW = 64
+#: seconds to wait for the acknowledgements of one window before giving the connection up
+ACK_TIMEOUT = 30.0
+
+
+@dataclass(frozen=True, slots=True)
+class Incoming:
+    """A command message as received (topic, payload, and where the reply goes)."""
+
+    topic: str
+    payload: bytes
+    response_topic: str | None
+    correlation: bytes | None
+    user_properties: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    topic: str
+    payload: bytes
+    correlation: bytes | None = None
+
+
+class _Acks:
+    """Publishes with their own future, resolved with the PUBACK reason code (0 = success)."""
+
+    def __init__(self, client: aiomqtt.Client) -> None:
+        self._paho: paho.Client = client._client
+        self._loop = asyncio.get_running_loop()
+        self._futures: dict[int, asyncio.Future[int]] = {}
+        inner = self._paho.on_publish
+
+        def on_publish(c: Any, userdata: Any, mid: int, reason: Any, props: Any) -> None:
+            fut = self._futures.pop(mid, None)
+            if fut is not None and not fut.done():
+                code = int(getattr(reason, "value", reason) or 0)
+                fut.set_result(code)
+            if inner is not None:
+                inner(c, userdata, mid, reason, props)  # type: ignore[call-arg]
+
+        self._paho.on_publish = on_publish
+
+    def publish(
+        self,
+        topic: str,
+        payload: bytes,
+        *,
+        qos: int = 1,
+        retain: bool = False,
+        properties: Properties | None = None,
+    ) -> asyncio.Future[int]:
+        info = self._paho.publish(topic, payload, qos, retain, properties)
+        if info.rc != paho.MQTT_ERR_SUCCESS:
+            raise aiomqtt.MqttCodeError(info.rc, f"could not publish to {topic}")
+        fut: asyncio.Future[int] = self._loop.create_future()
+        if qos == 0 or info.is_published():
+            fut.set_result(0)
+        else:
+            self._futures[info.mid] = fut
+        return fut
+
+    def fail_all(self, exc: BaseException) -> None:
+        for fut in self._futures.values():
+            if not fut.done():
+                fut.set_exception(exc)
+        self._futures.clear()
+
+
+class OutboxSource:
+    """What the link needs from the event log (the service runs these on its database thread)."""
+
+    async def fetch(self, limit: int) -> list[OutboxRow]:
+        raise NotImplementedError
+
+    async def ack(self, seqs: list[int]) -> None:
+        raise NotImplementedError
+
+
+def status_payload(state: str, table: str, **extra: Any) -> bytes:
+    body = {"schema": SCHEMA_STATUS, "state": state, "table": table, **extra}
+    return json.dumps(body, separators=(",", ":")).encode()
+
+
+def tls_context(cfg: MqttConfig) -> ssl.SSLContext | None:
+    if cfg.tls is None:
+        return None
+    ctx = ssl.create_default_context(ssl.Purpose.SERVER_AUTH, cafile=str(cfg.tls.ca))
+    if cfg.tls.cert is not None and cfg.tls.key is not None:
+        ctx.load_cert_chain(str(cfg.tls.cert), str(cfg.tls.key))
+    if cfg.tls.insecure:
+        ctx.check_hostname = False
+    return ctx
+
+
+class BrokerLink:
+    """Keeps one table connected to its broker, forever (until :meth:`stop`)."""
+
+    def __init__(
+        self,
+        cfg: MqttConfig,
+        client_id: str,
+        topics: Topics,
+        outbox: OutboxSource,
+        on_command: Callable[[Incoming], Awaitable[Reply | None]],
+        *,
+        backoff: tuple[float, float] = (0.2, 5.0),
+    ) -> None:
+        self.cfg = cfg
+        self.client_id = client_id
+        self.topics = topics
+        self.outbox = outbox
+        self.on_command = on_command
+        self.backoff = backoff
+        self.outbox_ready = asyncio.Event()
+        self._retained: dict[str, bytes] = {}
+        self._dirty: set[str] = set()
+        self._retained_ready = asyncio.Event()
+        self._stopping = asyncio.Event()
+        # health
+        self.connected = False
+        self.connects = 0
+        self.last_error: str | None = None
+        self.last_ack_mono: float | None = None
+        self.published = 0
+        self.refused = 0
+        self.since: float | None = None
+
+    # ------------------------------------------------------------------ what the service feeds
+    def set_retained(self, topic: str, payload: bytes) -> None:
+        if self._retained.get(topic) == payload:
+            return
+        self._retained[topic] = payload
+        self._dirty.add(topic)
+        self._retained_ready.set()
+
+    def notify_outbox(self) -> None:
+        self.outbox_ready.set()
+
+    def stop(self) -> None:
+        self._stopping.set()
+
+    # ------------------------------------------------------------------ the loop
+    def _client(self) -> aiomqtt.Client:
+        v5 = self.cfg.protocol == "5"
+        will = aiomqtt.Will(
+            self.topics.status,
+            status_payload("offline", self.topics.table),
+            qos=1,
+            retain=True,
+        )
+        kwargs: dict[str, Any] = {}
+        if not v5:
+            kwargs["clean_session"] = True
+        else:
+            kwargs["clean_start"] = True
+        return aiomqtt.Client(
+            self.cfg.host,
+            self.cfg.port,
+            username=self.cfg.username,
+            password=None if self.cfg.password is None else self.cfg.password.reveal(),
+            identifier=self.client_id,
+            protocol=aiomqtt.ProtocolVersion.V5 if v5 else aiomqtt.ProtocolVersion.V311,
+            will=will,
+            keepalive=self.cfg.keepalive,
+            timeout=10.0,
+            tls_context=tls_context(self.cfg),
+            max_inflight_messages=WINDOW,
+            logger=logging.getLogger("jantaku.mqtt.paho"),
+            **kwargs,
+        )
+
+    async def run(self) -> None:
+        delay = self.backoff[0]
+        while not self._stopping.is_set():
+            started = time.monotonic()
+            try:
+                await self._session()
+            except* (aiomqtt.MqttError, OSError, ssl.SSLError) as group:
+                self.last_error = "; ".join(str(e) for e in group.exceptions)[:300]
+                log.warning("broker connection lost: %s", self.last_error)
+            finally:
+                self.connected = False
+                self.since = None
+            if self._stopping.is_set():
+                break
+            if time.monotonic() - started > 10:
+                delay = self.backoff[0]
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), timeout=delay)
+            delay = min(delay * 2, self.backoff[1])
+
+    async def _session(self) -> None:
+        async with self._client() as client:
+            acks = _Acks(client)
+            try:
+                await self._on_connected(client, acks)
+                async with asyncio.TaskGroup() as tg:
+                    tg.create_task(self._listen(client, acks), name="mqtt-commands")
+                    tg.create_task(self._drain(acks), name="mqtt-outbox")
+                    tg.create_task(self._publish_retained(acks), name="mqtt-retained")
+                    tg.create_task(self._until_stopped(), name="mqtt-stop")
+            except* _Stop:
+                await self._goodbye(acks)
+            finally:
+                acks.fail_all(aiomqtt.MqttError("connection closed"))
+
+    async def _on_connected(self, client: aiomqtt.Client, acks: _Acks) -> None:
+        self.connected = True
+        self.connects += 1
+        self.since = time.time()
+        self.last_error = None
+        await client.subscribe(self.topics.cmd_filter, qos=1)
+        online = status_payload("online", self.topics.table, since=_iso_now())
+        await asyncio.wait_for(
+            acks.publish(self.topics.status, online, qos=1, retain=True), ACK_TIMEOUT
+        )
+        # Everything retained again: a broker restarted without persistence is complete at once.
+        self._dirty = set(self._retained)
+        self._retained_ready.set()
+        self.outbox_ready.set()
+        log.info("connected to %s:%d as %s", self.cfg.host, self.cfg.port, self.client_id)
+
+    async def _goodbye(self, acks: _Acks) -> None:
+        offline = status_payload("offline", self.topics.table, since=_iso_now())
+        try:
+            await asyncio.wait_for(
+                acks.publish(self.topics.status, offline, qos=1, retain=True), 5.0
+            )
+        except (TimeoutError, aiomqtt.MqttError):
+            log.warning("could not publish offline status at shutdown")
+
+    async def _until_stopped(self) -> None:
+        await self._stopping.wait()
+        raise _Stop
+
+    async def _listen(self, client: aiomqtt.Client, acks: _Acks) -> None:
+        async for message in client.messages:
+            props = message.properties
+            payload = message.payload if isinstance(message.payload, bytes) else b""
+            incoming = Incoming(
+                topic=str(message.topic),
+                payload=payload,
+                response_topic=getattr(props, "ResponseTopic", None) if props else None,
+                correlation=getattr(props, "CorrelationData", None) if props else None,
+                user_properties=tuple(getattr(props, "UserProperty", ()) or ()) if props else (),
+            )
+            reply = await self.on_command(incoming)
+            if reply is None:
+                continue
+            properties = None
+            if reply.correlation is not None and self.cfg.protocol == "5":
+                properties = Properties(PacketTypes.PUBLISH)  # type: ignore[no-untyped-call]
+                properties.CorrelationData = reply.correlation
+            fut = acks.publish(reply.topic, reply.payload, qos=1, properties=properties)
+            fut.add_done_callback(_ignore)
+
+    async def _drain(self, acks: _Acks) -> None:
+        while True:
+            self.outbox_ready.clear()
+            rows = await self.outbox.fetch(WINDOW)
+            if not rows:
+                await self.outbox_ready.wait()
+                continue
+            futures = [acks.publish(r.topic, r.payload.encode(), qos=1) for r in rows]
+            try:
+                codes = await asyncio.wait_for(asyncio.gather(*futures), ACK_TIMEOUT)
+            except TimeoutError:
+                raise aiomqtt.MqttError("no PUBACK within the timeout") from None
+            good = [r.seq for r, code in zip(rows, codes) if code < 0x80]
+            refused = [(r.seq, code) for r, code in zip(rows, codes) if code >= 0x80]
+            await self.outbox.ack(good)
+            self.published += len(good)
+            self.last_ack_mono = time.monotonic()
+            if refused:
+                self.refused += len(refused)
+                self.last_error = f"broker refused event {refused[0][0]} (reason {refused[0][1]})"
+                log.error("%s; it stays in the outbox", self.last_error)
+                await asyncio.sleep(self.backoff[1])
+
+    async def _publish_retained(self, acks: _Acks) -> None:
+        while True:
+            await self._retained_ready.wait()
+            self._retained_ready.clear()
+            dirty, self._dirty = self._dirty, set()
+            futures = [
+                acks.publish(t, self._retained[t], qos=1, retain=True) for t in sorted(dirty)
+            ]
+            try:
+                await asyncio.wait_for(asyncio.gather(*futures), ACK_TIMEOUT)
+            except TimeoutError:
+                self._dirty |= dirty
+                raise aiomqtt.MqttError("no PUBACK for retained state") from None
+
+    def health(self) -> dict[str, Any]:
+        return {
+            "connected": self.connected,
+            "host": self.cfg.host,
+            "port": self.cfg.port,
+            "protocol": self.cfg.protocol,
+            "connects": self.connects,
+            "published": self.published,
+            "refused": self.refused,
+            "last_error": self.last_error,
+        }
+
+
+class _Stop(Exception):
+    """Raised inside the session's task group to end it cleanly (stop requested)."""
+
+
+def _ignore(fut: asyncio.Future[int]) -> None:
+    if not fut.cancelled():
+        fut.exception()
+
+
+def _iso_now() -> str:
+    from daemon.table import iso
+
+    return iso(time.time_ns())

@@ -1,0 +1,534 @@
+"""The table daemon: drivers → inputs → event log → reducer → events → MQTT outbox and effects.
+
+Tasks (all named, one asyncio loop; SQLite runs on one database thread so an fsync never stalls
+the loop):
+
+* ``inputs``: takes submissions from the input queue in arrival order, logs and applies each
+  (:class:`~daemon.table.TableCore`), wakes the outbox, refreshes the retained state, drives the
+  effects (displays, buzzer);
+* ``mqtt``: :class:`~daemon.mqtt.BrokerLink` (reconnect loop, outbox, retained, commands);
+* one task per driver (table link, buttons), each feeding the input queue;
+* ``health``: publishes ``health`` and ``state/timers``, feeds the systemd watchdog only while the
+  inputs, drivers and MQTT tasks are healthy.
+
+READY=1 goes to systemd once the log is recovered, the drivers are started and the broker is
+connected -- or after ``ready_timeout`` seconds without a broker, because a table must play on
+without one (the outbox keeps every event until the broker is back).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import signal
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, ParamSpec, Protocol, TypeVar
+
+from daemon import clocks as dc
+from daemon import commands as dcmd
+from daemon.config import Config
+from daemon.engine import Engine
+from daemon.errors import CommandError
+from daemon.eventlog import EventLog, OutboxRow, boot_id
+from daemon.mqtt import BrokerLink, Incoming, OutboxSource, Reply
+from daemon.sdnotify import Notifier, watchdog_interval
+from daemon.table import KIND_INPUT, KIND_MARKER, KIND_TIMER, Applied, TableCore, iso
+from daemon.topics import (
+    SCHEMA_HEALTH,
+    SCHEMA_LINKS,
+    SCHEMA_SCORES,
+    SCHEMA_STATE,
+    SCHEMA_TIMERS,
+    Topics,
+)
+from rules.inputs import InputError, input_from_json
+from rules.timers import Phase
+
+log = logging.getLogger("jantaku.daemon")
+
+P = ParamSpec("P")
+T = TypeVar("T")
+VERSION = "0.1.0"
+
+
+@dataclass(slots=True)
+class Submission:
+    kind: str
+    source: str
+    body: dict[str, Any]
+    mono_ns: int
+    wall_ns: int
+    done: asyncio.Future[Applied] | None = None
+
+
+class InputSink(Protocol):
+    def put(
+        self, kind: str, source: str, body: dict[str, Any], mono_ns: int | None = None
+    ) -> asyncio.Future[Applied]: ...
+
+    def timers_state(self) -> dc.Clocks: ...
+
+
+class Driver(Protocol):
+    """A device adapter: feeds inputs, shows effects, reports health."""
+
+    name: str
+
+    async def run(self, sink: InputSink) -> None: ...
+
+    async def show(self, snapshot: dict[str, Any], events: Sequence[dict[str, Any]]) -> None: ...
+
+    def health(self) -> dict[str, Any]: ...
+
+
+@dataclass(slots=True)
+class _Stats:
+    started_mono: float = field(default_factory=time.monotonic)
+    ready_mono: float | None = None
+    inputs: int = 0
+    last_event: dict[str, Any] | None = None
+    db_error: str | None = None
+
+
+class _LogOutbox(OutboxSource):
+    def __init__(self, service: Service) -> None:
+        self.service = service
+
+    async def fetch(self, limit: int) -> list[OutboxRow]:
+        return await self.service.db(self.service.eventlog.outbox, limit)
+
+    async def ack(self, seqs: list[int]) -> None:
+        await self.service.db(self.service.eventlog.ack, seqs)
+
+
+class Service:
+    def __init__(
+        self,
+        config: Config,
+        engine: Engine,
+        *,
+        drivers: Sequence[Driver] = (),
+        notifier: Notifier | None = None,
+        ready_timeout: float = 5.0,
+        mqtt_backoff: tuple[float, float] = (0.2, 5.0),
+        wall_ns: Callable[[], int] = time.time_ns,
+        mono_ns: Callable[[], int] = time.monotonic_ns,
+    ) -> None:
+        self.config = config
+        self.table_id = config.table.id
+        self.topics = Topics(self.table_id)
+        self.engine = engine
+        self.drivers = list(drivers)
+        self.notifier = notifier or Notifier()
+        self.ready_timeout = ready_timeout
+        self._wall_ns = wall_ns
+        self._mono_ns = mono_ns
+        self.boot = boot_id()
+        self.stats = _Stats()
+        self._executor = ThreadPoolExecutor(1, thread_name_prefix="jantaku-db")
+        self.eventlog = EventLog(config.eventlog.path, self.table_id)
+        self.core = TableCore(
+            self.eventlog,
+            engine,
+            self.table_id,
+            checkpoint_every=config.eventlog.checkpoint_every,
+        )
+        self.queue: asyncio.Queue[Submission] = asyncio.Queue()
+        self.link = BrokerLink(
+            config.mqtt,
+            config.client_id,
+            self.topics,
+            _LogOutbox(self),
+            self.handle_command,
+            backoff=mqtt_backoff,
+        )
+        self._stop = asyncio.Event()
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self.ready = asyncio.Event()
+
+    # ------------------------------------------------------------------ helpers
+    async def db(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, lambda: fn(*args, **kwargs))
+
+    def context(self) -> dict[str, Any]:
+        cs = self.core.state
+        return {
+            "table": self.table_id,
+            "game": cs.game or None,
+            "hand": cs.hand,
+            "seq": cs.event_seq or None,
+        }
+
+    def put(
+        self, kind: str, source: str, body: dict[str, Any], mono_ns: int | None = None
+    ) -> asyncio.Future[Applied]:
+        """Queue an input (timestamped now, or at ``mono_ns`` when the driver saw it earlier)."""
+        fut: asyncio.Future[Applied] = asyncio.get_running_loop().create_future()
+        now_mono = self._mono_ns()
+        wall = self._wall_ns()
+        if mono_ns is not None:
+            wall -= max(0, now_mono - mono_ns)
+        mono = mono_ns if mono_ns is not None else now_mono
+        sub = Submission(kind, source, body, mono, wall, fut)
+        self.queue.put_nowait(sub)
+        return fut
+
+    async def submit(self, kind: str, source: str, body: dict[str, Any]) -> Applied:
+        return await self.put(kind, source, body)
+
+    def timers_state(self) -> dc.Clocks:
+        return self.core.state.clocks
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    # ------------------------------------------------------------------ run
+    async def run(self) -> int:
+        """Run until :meth:`stop` (or SIGTERM/SIGINT when ``install_signals`` was called)."""
+        self.notifier.status("recovering the event log")
+        recovery = await self.db(self.core.recover)
+        log.info(
+            "event log recovered",
+            extra={
+                "fields": {
+                    "inputs": recovery.inputs,
+                    "replayed": recovery.replayed,
+                    "checkpoint": recovery.checkpoint,
+                    "completed": recovery.completed,
+                }
+            },
+        )
+        clocks = self.core.state.clocks
+        if clocks.state is not None and clocks.state.phase is Phase.PLAYING:
+            # the clocks stop at the last logged input and run again from here (rules.timers)
+            await self.db(
+                self.core.submit,
+                KIND_MARKER,
+                "daemon",
+                {"type": "restart"},
+                self._mono_ns(),
+                self._wall_ns(),
+                self.boot,
+            )
+        self._refresh_retained()
+        self._spawn("inputs", self._input_loop())
+        self._spawn("mqtt", self.link.run())
+        for driver in self.drivers:
+            self._spawn(f"driver:{driver.name}", driver.run(self))
+        self._spawn("health", self._health_loop())
+        self._spawn("ready", self._ready_when_up())
+        stop = asyncio.create_task(self._stop.wait(), name="stop")
+        try:
+            while not self._stop.is_set():
+                done, _ = await asyncio.wait(
+                    [stop, *self._tasks.values()], return_when=asyncio.FIRST_COMPLETED
+                )
+                for task in done:
+                    if task is stop:
+                        continue
+                    exc = None if task.cancelled() else task.exception()
+                    log.error("task %s ended: %r", task.get_name(), exc)
+                    return 1
+        finally:
+            await self._shutdown(stop)
+        return 0
+
+    def _spawn(self, name: str, coro: Any) -> None:
+        self._tasks[name] = asyncio.create_task(coro, name=name)
+
+    async def _shutdown(self, stop: asyncio.Task[Any]) -> None:
+        self.notifier.stopping("stopping")
+        stop.cancel()
+        # let queued inputs be logged first: nothing accepted is dropped
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.queue.join(), 5.0)
+        self.link.stop()
+        mqtt = self._tasks.get("mqtt")
+        if mqtt is not None:
+            with contextlib.suppress(TimeoutError, asyncio.CancelledError, Exception):
+                await asyncio.wait_for(asyncio.shield(mqtt), 5.0)
+        for task in self._tasks.values():
+            task.cancel()
+        await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+        await self.db(self.core.checkpoint)
+        await self.db(self.eventlog.close)
+        self._executor.shutdown(wait=True)
+        log.info("stopped")
+
+    def install_signals(self) -> None:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, self.stop)
+
+    async def _ready_when_up(self) -> None:
+        deadline = time.monotonic() + self.ready_timeout
+        while not self.link.connected and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        self.stats.ready_mono = time.monotonic()
+        self.ready.set()
+        broker = "broker connected" if self.link.connected else "broker not reachable yet"
+        self.notifier.ready(f"table {self.table_id}: playing; {broker}")
+        log.info("ready (%s)", broker)
+        await self._stop.wait()
+
+    # ------------------------------------------------------------------ inputs
+    async def _input_loop(self) -> None:
+        while True:
+            sub = await self.queue.get()
+            batch = [sub]
+            while not self.queue.empty() and len(batch) < 256:
+                batch.append(self.queue.get_nowait())
+            applied_all: list[Applied] = []
+            try:
+                applied_all = await self.db(self._apply_batch, batch)
+            except Exception as exc:  # the log cannot be written: nothing may be applied
+                self.stats.db_error = repr(exc)
+                log.exception("event log write failed; the daemon stops taking inputs")
+                for s in batch:
+                    if s.done is not None and not s.done.done():
+                        s.done.set_exception(exc)
+                    self.queue.task_done()
+                raise
+            events: list[dict[str, Any]] = []
+            for s, applied in zip(batch, applied_all, strict=True):
+                if s.done is not None and not s.done.done():
+                    s.done.set_result(applied)
+                events.extend(applied.events)
+                self.queue.task_done()
+            self.stats.inputs += len(batch)
+            if events:
+                self.stats.last_event = events[-1]
+                self.link.notify_outbox()
+            self._refresh_retained()
+            if events:
+                snapshot = self.core.snapshot()
+                for driver in self.drivers:
+                    try:
+                        await driver.show(snapshot, events)
+                    except Exception:
+                        log.exception("driver %s could not show the state", driver.name)
+
+    def _apply_batch(self, batch: list[Submission]) -> list[Applied]:
+        return [
+            self.core.submit(s.kind, s.source, s.body, s.mono_ns, s.wall_ns, self.boot)
+            for s in batch
+        ]
+
+    # ------------------------------------------------------------------ retained state
+    def _refresh_retained(self) -> None:
+        cs = self.core.state
+        snap = self.core.snapshot()
+        last = self.stats.last_event
+        ts = last["ts"] if last is not None else None
+        common = {"table": self.table_id, "seq": cs.event_seq, "game": cs.game or None}
+        self.link.set_retained(
+            self.topics.state,
+            _dump(
+                {
+                    "schema": SCHEMA_STATE,
+                    **common,
+                    "hand": cs.hand,
+                    "input_seq": cs.input_seq,
+                    "ts": ts,
+                    "state": snap,
+                }
+            ),
+        )
+        seats = snap.get("seats") if isinstance(snap.get("seats"), list) else []
+        self.link.set_retained(
+            self.topics.scores,
+            _dump(
+                {
+                    "schema": SCHEMA_SCORES,
+                    **common,
+                    "hand": cs.hand,
+                    "names": [s.get("name", "") for s in seats] if seats else None,
+                    "scores": [s.get("score") for s in seats] if seats else None,
+                    "dealer": snap.get("dealer"),
+                    "round_wind": snap.get("round_wind"),
+                    "honba": snap.get("honba"),
+                    "deposits": snap.get("deposits"),
+                }
+            ),
+        )
+        self._refresh_timers()
+
+    def _refresh_timers(self) -> None:
+        now = self._mono_ns()
+        view = dc.view_json(self.core.state.clocks, now)
+        self.link.set_retained(
+            self.topics.timers,
+            _dump(
+                {
+                    "schema": SCHEMA_TIMERS,
+                    "table": self.table_id,
+                    "ts": iso(self._wall_ns()),
+                    **view,
+                }
+            ),
+        )
+
+    def health(self) -> dict[str, Any]:
+        cs = self.core.state
+        links = {d.name: d.health() for d in self.drivers}
+        last = self.stats.last_event
+        return {
+            "schema": SCHEMA_HEALTH,
+            "table": self.table_id,
+            "ts": iso(self._wall_ns()),
+            "version": VERSION,
+            "pid": os.getpid(),
+            "uptime_s": round(time.monotonic() - self.stats.started_mono, 1),
+            "healthy": self.healthy()[0],
+            "problem": self.healthy()[1],
+            "inputs": cs.input_seq,
+            "event_seq": cs.event_seq,
+            "outbox_depth": self.eventlog.outbox_depth(),
+            "last_event": None
+            if last is None
+            else {"seq": last["seq"], "type": last["type"], "ts": last["ts"]},
+            "broker": self.link.health(),
+            "links": links,
+        }
+
+    def healthy(self) -> tuple[bool, str | None]:
+        """Whether the watchdog may be fed: the inputs, MQTT and driver tasks are running and the
+        log is writable (a broker outage is not a fault: the table plays on)."""
+        if self.stats.db_error is not None:
+            return False, f"event log: {self.stats.db_error}"
+        for name, task in self._tasks.items():
+            if task.done():
+                return False, f"task {name} ended"
+        for driver in self.drivers:
+            h = driver.health()
+            if h.get("status") == "failed":
+                return False, f"driver {driver.name}: {h.get('reason')}"
+        return True, None
+
+    async def _health_loop(self) -> None:
+        interval = self.config.mqtt.health_interval
+        wd = watchdog_interval()
+        tick = min(1.0, wd or 1.0)
+        next_health = 0.0
+        while True:
+            now = time.monotonic()
+            ok, problem = self.healthy()
+            if ok:
+                # a round trip through the database thread: a wedged log stops the watchdog
+                try:
+                    await asyncio.wait_for(self.db(lambda: None), 5.0)
+                except TimeoutError:
+                    ok, problem = False, "event log thread not responding"
+            if ok and wd is not None:
+                self.notifier.watchdog()
+            elif not ok:
+                log.error("unhealthy, watchdog not fed: %s", problem)
+            clocks = self.core.state.clocks
+            if clocks.state is not None and clocks.state.phase is Phase.PLAYING:
+                self._refresh_timers()
+            if now >= next_health:
+                body = await self.db(self.health)
+                self.link.set_retained(self.topics.health, _dump(body))
+                self.link.set_retained(
+                    self.topics.links,
+                    _dump(
+                        {
+                            "schema": SCHEMA_LINKS,
+                            "table": self.table_id,
+                            "ts": body["ts"],
+                            "links": body["links"],
+                        }
+                    ),
+                )
+                next_health = now + interval
+            await asyncio.sleep(tick)
+
+    # ------------------------------------------------------------------ referee commands
+    async def handle_command(self, incoming: Incoming) -> Reply | None:
+        name = self.topics.command_name(incoming.topic)
+        if name is None:
+            return None
+        cid, user, client = dcmd.peek(incoming.payload)
+        if incoming.response_topic:
+            reply_topic: str | None = incoming.response_topic
+        elif client:
+            reply_topic = self.topics.reply(client)
+        else:
+            reply_topic = None
+        try:
+            body = await self._execute(name, incoming)
+        except CommandError as exc:
+            body = dcmd.reply_error(self.table_id, name, cid, exc.code, str(exc))
+            log.warning(
+                "command %s refused: %s",
+                name,
+                exc.code,
+                extra={"fields": {"user": user, "command_id": cid, "error": str(exc)}},
+            )
+        if reply_topic is None:
+            log.warning("command %s from %s: no response topic and no client, no reply", name, user)
+            return None
+        return Reply(reply_topic, _dump(body), incoming.correlation)
+
+    async def _execute(self, name: str, incoming: Incoming) -> dict[str, Any]:
+        now = self._wall_ns()
+        cmd = dcmd.parse(name, incoming.topic, incoming.payload, self.config.referee, now / 1e9)
+        previous = await self.db(self.eventlog.command_reply, cmd.user, cmd.id)
+        if previous is not None:
+            return {**previous, "repeated": True}
+        act = dcmd.action(cmd)
+        if act.kind == KIND_INPUT:
+            try:
+                input_from_json(act.body)
+            except InputError as exc:
+                raise CommandError("bad_args", str(exc)) from None
+            if cmd.name == "new_game":
+                from rules.ruleset import RulesetError, load_ruleset
+
+                try:
+                    load_ruleset(cmd.args["ruleset"])
+                except (RulesetError, OSError) as exc:
+                    raise CommandError("bad_args", f"new_game: {exc}") from None
+        else:
+            clocks = self.core.state.clocks
+            if clocks.state is None or clocks.state.phase is not Phase.PLAYING:
+                raise CommandError("not_applicable", f"{name}: no hand is being played")
+            if (cmd.name == "pause") == clocks.state.paused:
+                state = "paused" if clocks.state.paused else "not paused"
+                raise CommandError("not_applicable", f"{name}: the clocks are {state}")
+        kind = KIND_TIMER if act.kind == "timer" else KIND_INPUT
+        applied = await self.submit(kind, cmd.source, act.body)
+        violations = [e["data"] for e in applied.events if e["type"] == "violation"]
+        reply = dcmd.reply_ok(
+            self.table_id,
+            cmd,
+            applied.record.seq,
+            [e["seq"] for e in applied.events],
+            violations,
+        )
+        if any(v.get("sanction") == "rejected" for v in violations):
+            reply["status"] = "error"
+            reply["error"] = {
+                "code": "not_applicable",
+                "message": f"the rules engine refused it: {violations[0].get('code')}",
+            }
+        log.info(
+            "command %s by %s: %s",
+            name,
+            cmd.user,
+            reply["status"],
+            extra={"fields": {"command_id": cmd.id, "input_seq": applied.record.seq}},
+        )
+        await self.db(self.eventlog.save_command, cmd.user, cmd.id, now, reply)
+        return reply
+
+
+def _dump(body: dict[str, Any]) -> bytes:
+    return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()

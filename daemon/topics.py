@@ -1,0 +1,79 @@
+"""The MQTT topic tree of one table, and the schema id of each payload (docs/mqtt.md).
+
+Fixed points (tools outside the project rely on them): everything is under
+``jantaku/v1/<table_id>/``; ``events`` (every event, QoS 1, not retained), ``state`` (retained
+snapshot), ``status`` (retained availability, the Last Will), ``cmd/<name>`` (referee commands).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+ROOT: Final = "jantaku/v1"
+
+#: payload schema ids (``"schema"`` in every payload), one JSON Schema file each in daemon/schemas
+SCHEMA_EVENT: Final = "jantaku/event/1"
+SCHEMA_STATE: Final = "jantaku/state/1"
+SCHEMA_STATUS: Final = "jantaku/status/1"
+SCHEMA_SCORES: Final = "jantaku/scores/1"
+SCHEMA_TIMERS: Final = "jantaku/timers/1"
+SCHEMA_LINKS: Final = "jantaku/links/1"
+SCHEMA_HEALTH: Final = "jantaku/health/1"
+SCHEMA_COMMAND: Final = "jantaku/command/1"
+SCHEMA_REPLY: Final = "jantaku/reply/1"
+
+
+@dataclass(frozen=True, slots=True)
+class Topics:
+    table: str
+
+    @property
+    def base(self) -> str:
+        return f"{ROOT}/{self.table}"
+
+    @property
+    def events(self) -> str:
+        return f"{self.base}/events"
+
+    @property
+    def state(self) -> str:
+        return f"{self.base}/state"
+
+    @property
+    def status(self) -> str:
+        return f"{self.base}/status"
+
+    @property
+    def scores(self) -> str:
+        return f"{self.base}/state/scores"
+
+    @property
+    def timers(self) -> str:
+        return f"{self.base}/state/timers"
+
+    @property
+    def links(self) -> str:
+        return f"{self.base}/state/links"
+
+    @property
+    def health(self) -> str:
+        return f"{self.base}/health"
+
+    @property
+    def cmd_filter(self) -> str:
+        return f"{self.base}/cmd/+"
+
+    def cmd(self, name: str) -> str:
+        return f"{self.base}/cmd/{name}"
+
+    def reply(self, client: str) -> str:
+        """Where a v3.1.1 client gets its replies (a v5 client names its own response topic)."""
+        return f"{self.base}/reply/{client}"
+
+    def command_name(self, topic: str) -> str | None:
+        prefix = f"{self.base}/cmd/"
+        if not topic.startswith(prefix):
+            return None
+        name = topic[len(prefix) :]
+        return name if name and "/" not in name else None

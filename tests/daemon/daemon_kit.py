@@ -1,0 +1,268 @@
+"""Helpers for the daemon tests: the engine, configs, private Mosquitto brokers, game inputs."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import aiomqtt
+
+from daemon.auth import format_key
+from daemon.engine import Engine, code_digest, load_engine
+
+REPO = Path(__file__).resolve().parents[2]
+MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+MOSQUITTO_PASSWD = shutil.which("mosquitto_passwd") or "/usr/bin/mosquitto_passwd"
+
+
+def real_engine_available() -> bool:
+    try:
+        load_engine()
+    except ModuleNotFoundError:
+        return False
+    return True
+
+
+def engine() -> Engine:
+    """The real rules engine (``rules.reducer``).
+
+    Until the reducer lands the tests run on :mod:`interim_reducer` (same contract, tiny rules),
+    so that the daemon's own logic is tested either way."""
+    try:
+        return load_engine()
+    except ModuleNotFoundError as exc:
+        if exc.name != "rules.reducer":
+            raise
+    import interim_reducer
+
+    return Engine(
+        new_table=interim_reducer.new_table,
+        reduce=interim_reducer.reduce,
+        code=code_digest("rules", "daemon") + "-interim",
+    )
+
+
+# --------------------------------------------------------------------------- inputs
+def game_inputs(hands: int, turns: int = 8, ruleset: str = "mleague") -> list[dict[str, Any]]:
+    """A game as table inputs (JSON): hands of ``turns`` draw/discard pairs ending in a draw."""
+    out: list[dict[str, Any]] = [
+        {
+            "type": "game_start",
+            "ruleset": ruleset,
+            "first_dealer": 0,
+            "names": ["East", "South", "West", "North"],
+        }
+    ]
+    dealer = 0
+    for _ in range(hands):
+        out.append({"type": "hand_start"})
+        out.append({"type": "wall_raised"})
+        out.append({"type": "dice", "seat": dealer, "dice": [3, 4]})
+        out.append({"type": "deal_done"})
+        seat = dealer
+        for _ in range(turns):
+            if seat != dealer or _ > 0:
+                out.append({"type": "draw", "seat": seat})
+            out.append({"type": "discard", "seat": seat})
+            seat = (seat + 1) % 4
+        out.append({"type": "exhaustive_draw", "tenpai": []})
+        dealer = (dealer + 1) % 4
+    return out
+
+
+# --------------------------------------------------------------------------- brokers
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_port(port: int, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
+            return
+        time.sleep(0.02)
+    raise TimeoutError(f"nothing listens on 127.0.0.1:{port}")
+
+
+@dataclass
+class Broker:
+    """A private Mosquitto on a free port (``conf``: extra lines; ``listener`` line is ours)."""
+
+    workdir: Path
+    port: int = field(default_factory=free_port)
+    conf: str = ""
+    proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def conf_path(self) -> Path:
+        return self.workdir / "mosquitto.conf"
+
+    def start(self) -> Broker:
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        text = self.conf
+        if "listener" not in text:
+            text = f"listener {self.port} 127.0.0.1\nallow_anonymous true\n" + text
+        self.conf_path.write_text(text)
+        self.proc = subprocess.Popen(
+            [MOSQUITTO, "-c", str(self.conf_path)],
+            stdout=open(self.workdir / "mosquitto.log", "ab"),  # noqa: SIM115
+            stderr=subprocess.STDOUT,
+        )
+        wait_port(self.port)
+        return self
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc = None
+
+    def log(self) -> str:
+        path = self.workdir / "mosquitto.log"
+        return path.read_text(errors="replace") if path.exists() else ""
+
+
+def password_file(path: Path, users: dict[str, str]) -> Path:
+    path.write_text("")
+    for user, pw in users.items():
+        subprocess.run([MOSQUITTO_PASSWD, "-b", str(path), user, pw], check=True)
+    return path
+
+
+# --------------------------------------------------------------------------- configs
+REFEREE_PASSWORD = "correct horse battery staple"
+OPERATOR_PASSWORD = "operator pass 123"
+
+
+def config_text(
+    *,
+    table: str,
+    db: Path,
+    port: int,
+    host: str = "127.0.0.1",
+    protocol: str = "5",
+    extra_mqtt: str = "",
+    checkpoint_every: int = 50,
+    iterations: int = 1000,
+) -> str:
+    ref_key = format_key("alice", REFEREE_PASSWORD, iterations)
+    op_key = format_key("bob", OPERATOR_PASSWORD, iterations)
+    return f"""
+config_version = 1
+
+[table]
+id = "{table}"
+ruleset = "mleague"
+
+[eventlog]
+path = "{db}"
+checkpoint_every = {checkpoint_every}
+
+[mqtt]
+host = "{host}"
+port = {port}
+protocol = "{protocol}"
+keepalive = 10
+health_interval = 1.0
+{extra_mqtt}
+
+[devices.table]
+kind = "none"
+
+[[referee.users]]
+name = "alice"
+role = "referee"
+key = "{ref_key}"
+
+[[referee.users]]
+name = "bob"
+role = "operator"
+key = "{op_key}"
+
+[logging]
+level = "info"
+"""
+
+
+def unique_table(prefix: str = "t") -> str:
+    return f"{prefix}{os.getpid() % 10000}-{time.monotonic_ns() % 10**9}"
+
+
+# --------------------------------------------------------------------------- subscribers
+class Collector:
+    """An aiomqtt subscriber that collects every message of some topics."""
+
+    def __init__(self, port: int, topics: list[str], *, host: str = "127.0.0.1", **kw: Any):
+        self.port, self.topics, self.host, self.kw = port, topics, host, kw
+        self.messages: list[aiomqtt.Message] = []
+        self._task: asyncio.Task[None] | None = None
+        self._subscribed = asyncio.Event()
+
+    async def __aenter__(self) -> Collector:
+        self._task = asyncio.create_task(self._run())
+        await asyncio.wait_for(self._subscribed.wait(), 10)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self._task is not None
+        self._task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._task
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                async with aiomqtt.Client(self.host, self.port, **self.kw) as client:
+                    for t in self.topics:
+                        await client.subscribe(t, qos=1)
+                    self._subscribed.set()
+                    async for m in client.messages:
+                        self.messages.append(m)
+            except aiomqtt.MqttError:
+                await asyncio.sleep(0.1)
+
+    def payloads(self, topic_suffix: str) -> list[dict[str, Any]]:
+        return [
+            json.loads(m.payload)  # type: ignore[arg-type]
+            for m in self.messages
+            if str(m.topic).endswith(topic_suffix) and m.payload
+        ]
+
+    async def wait_for(self, pred: Any, timeout: float = 20.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not pred():
+            if time.monotonic() > deadline:
+                raise TimeoutError("condition not met in time")
+            await asyncio.sleep(0.02)
+
+
+def python() -> str:
+    return sys.executable
+
+
+@contextlib.contextmanager
+def running(proc: subprocess.Popen[bytes]) -> Iterator[subprocess.Popen[bytes]]:
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
