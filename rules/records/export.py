@@ -16,7 +16,7 @@ Inputs that no record format can hold (wall, dice, break, referee decisions) are
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,7 +39,7 @@ from rules.inputs import (
     UraRevealed,
 )
 from rules.records.mjai import NAGASHI_REASON, REASON_OF
-from rules.records.model import RecordedHand, RecordedWin, Scores
+from rules.records.model import RecordedHand, RecordedWin, ResultKind, Scores
 from rules.records.tenhou6 import ABORT_WORD_OF, NAGASHI_WORD
 from rules.seats import SEATS, Seat, Wind
 from rules.tiles import Tile
@@ -47,6 +47,75 @@ from rules.tiles import Tile
 
 class ExportError(ValueError):
     """A history that cannot be written in the asked format (the message says why)."""
+
+
+def _four(value: Any) -> Scores | None:
+    if isinstance(value, list | tuple) and len(value) == 4:
+        return (int(value[0]), int(value[1]), int(value[2]), int(value[3]))
+    return None
+
+
+def hands_from_events(events: Sequence[Mapping[str, Any]]) -> list[RecordedHand]:
+    """The hands as the engine played them, from its events in JSON form (the daemon's event
+    log, or ``jantaku replay``): ``hand_started`` gives the place, ``hand_ended`` the outcome and
+    the settlement (deltas, han/fu/yaku, tenpai)."""
+    hands: list[RecordedHand] = []
+    start: Mapping[str, Any] | None = None
+    for ev in events:
+        kind = ev.get("type")
+        if kind == "hand_started":
+            start = ev
+        elif kind == "hand_ended" and start is not None:
+            st = ev.get("settlement") or {}
+            outcome = ev.get("outcome") or {}
+            result = str(st.get("kind") or outcome.get("kind") or "unknown")
+            wins = []
+            nagashi = False
+            for w in st.get("wins", ()):
+                if w.get("nagashi"):
+                    nagashi = True
+                    continue
+                yakuman = int(w.get("yakuman") or 0)
+                wins.append(
+                    RecordedWin(
+                        winner=Seat(int(w["winner"])),
+                        loser=None if w.get("loser") is None else Seat(int(w["loser"])),
+                        pao=None if w.get("pao") is None else Seat(int(w["pao"])),
+                        deltas=_four(w.get("payments")),
+                        han=None if yakuman else w.get("han"),
+                        fu=None if yakuman else w.get("fu"),
+                        yakuman=yakuman,
+                        points_text=None if w.get("points") is None else str(w["points"]),
+                        yaku=tuple((str(n), int(h)) for n, h in w.get("yaku", ())),
+                    )
+                )
+            kind_of: dict[str, ResultKind] = {
+                "win": "win", "exhaustive": "exhaustive", "abortive": "abortive"
+            }
+            rk: ResultKind = kind_of.get(result, "unknown")
+            if nagashi and result == "exhaustive":
+                rk = "nagashi"
+            hands.append(
+                RecordedHand(
+                    number=len(hands),
+                    round_wind=Wind(int(start["round_wind"])),
+                    dealer=Seat(int(start["dealer"])),
+                    hand_in_round=int(start["hand_in_round"]) + 1,
+                    honba=int(start["honba"]),
+                    deposits=int(start["deposits"]),
+                    scores=_four(start.get("scores")),
+                    result=rk,
+                    result_text=result,
+                    deltas=_four(st.get("deltas")),
+                    wins=tuple(wins),
+                    tenpai=tuple(Seat(int(s)) for s in st.get("tenpai", ())),
+                    abort_kind=outcome.get("abort_kind") or (
+                        "triple_ron" if result == "abortive" and outcome.get("kind") == "win"
+                        else None),
+                )
+            )
+            start = None
+    return hands
 
 
 @dataclass(slots=True)
@@ -292,7 +361,7 @@ def _mjai_win_fields(ev: dict[str, Any], w: RecordedWin) -> None:
     if w.fu is not None:
         ev["fu"] = w.fu
     if w.points_text is not None:
-        ev["hora_points"] = w.points_text
+        ev["hora_points"] = int(w.points_text) if w.points_text.isdigit() else w.points_text
 
 
 def export_mjai(
@@ -456,6 +525,21 @@ def _tenhou_hand(g: _Game, hand: _Hand, aka: bool, shift: int) -> list[Any]:
     return entry
 
 
+def _points_text(w: RecordedWin) -> str:
+    """The record's points text, or one in Tenhou's words for a bare number (engine results):
+    ``40符3飜7700点``, ``役満32000点``."""
+    text = w.points_text
+    if text is None:
+        return ""
+    if not text.isdigit():
+        return text
+    if w.yakuman:
+        return f"{'' if w.yakuman == 1 else f'{w.yakuman}倍'}役満{text}点"
+    if w.han is not None and w.fu is not None:
+        return f"{w.fu}符{w.han}飜{text}点"
+    return f"{text}点"
+
+
 def _yaku_text(name: str, han: int, yakuman: bool) -> str:
     if yakuman and han == 13:
         return f"{name}(役満)"
@@ -484,7 +568,7 @@ def _tenhou_result(
             if w is not None:
                 if w.pao is not None:
                     line[2] = rel(w.pao)
-                line.append(w.points_text if w.points_text is not None else "")
+                line.append(_points_text(w))
                 for name, han in w.yaku:
                     line.append(_yaku_text(name, han, bool(w.yakuman)))
             result += [rot(w.deltas) if w is not None else None, line]

@@ -103,6 +103,7 @@ class ReplayResult:
     events: int
     inputs: int
     state: TableState = field(repr=False, compare=False)
+    event_log: tuple[dict[str, Any], ...] = field(default=(), repr=False, compare=False)
 
 
 def _scores(value: Any) -> Scores | None:
@@ -140,8 +141,9 @@ def _win_open(state: TableState) -> bool:
     return state.hand is not None and state.hand.step == "won"
 
 
-def replay(record: ImportedRecord) -> ReplayResult:
-    """Fold the record's inputs through the reducer."""
+def replay(record: ImportedRecord, *, keep_events: bool = False) -> ReplayResult:
+    """Fold the record's inputs through the reducer (``keep_events``: keep every event's JSON
+    form in :attr:`ReplayResult.event_log`, as the daemon's event log would hold them)."""
     state = new_table()
     inputs: list[Input] = list(record.inputs)
     hands: list[ReplayedHand] = []
@@ -150,6 +152,7 @@ def replay(record: ImportedRecord) -> ReplayResult:
     starts = [h.first_input for h in record.hands]
     record_hand: int | None = None
     n_events = 0
+    log: list[dict[str, Any]] = []
     index = 0
     while index < len(inputs):
         inp = inputs[index]
@@ -157,6 +160,8 @@ def replay(record: ImportedRecord) -> ReplayResult:
             record_hand = starts.index(index) if index in starts else None
         state, events = reduce(state, inp)
         n_events += len(events)
+        if keep_events:
+            log.extend(ev.to_json() for ev in events)
         for ev in events:
             if isinstance(ev, HandStarted):
                 if current is not None:
@@ -222,6 +227,7 @@ def replay(record: ImportedRecord) -> ReplayResult:
         events=n_events,
         inputs=len(inputs),
         state=state,
+        event_log=tuple(log),
     )
 
 
