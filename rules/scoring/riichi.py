@@ -149,18 +149,47 @@ def _estimate(ruleset: Ruleset, win: Win, context: HandContext) -> tuple[HandRes
             f"a winning hand holds 14 tiles counting each meld as 3, got {n} "
             f"({len(win.hand)} concealed, {len(win.melds)} melds)"
         )
+    for meld in win.melds:
+        _check_meld(meld)
+    tiles = _hand_tiles(win)
+    if len(set(tiles)) != len(tiles):
+        raise ScoringError(f"a physical tile appears twice in the hand and melds: {sorted(tiles)}")
+    if len(win.melds) > 4:
+        raise ScoringError(f"at most 4 melds, got {len(win.melds)}")
     config = _config(ruleset, win, context)
     dora, ura = _indicators(ruleset, context, win)
-    tiles = _hand_tiles(win)
-    response = HandCalculator.estimate_hand_value(
-        tiles=tiles,
-        win_tile=win.win_tile.id,
-        melds=[_pkg_meld(m) for m in win.melds] or None,
-        dora_indicators=dora or None,
-        ura_dora_indicators=ura or None,
-        config=config,
-    )
+    try:
+        response = HandCalculator.estimate_hand_value(
+            tiles=tiles,
+            win_tile=win.win_tile.id,
+            melds=[_pkg_meld(m) for m in win.melds] or None,
+            dora_indicators=dora or None,
+            ura_dora_indicators=ura or None,
+            config=config,
+        )
+    except Exception as exc:  # the package's own failure on odd input: never past this point
+        raise ScoringError(
+            f"the hand could not be evaluated ({type(exc).__name__}: {exc})"
+        ) from exc
     return response, config
+
+
+def _check_meld(meld: Meld) -> None:
+    kinds = [t.kind.value for t in meld.tiles]
+    size = 3 if meld.kind in ("chi", "pon") else 4
+    shown = f"{meld.kind} {' '.join(str(t) for t in meld.tiles)}"
+    if len(kinds) != size:
+        raise ScoringError(f"a {meld.kind} holds {size} tiles: {shown}")
+    if meld.kind == "chi":
+        ordered = sorted(kinds)
+        if (
+            ordered[0] >= 27
+            or ordered[0] // 9 != ordered[2] // 9
+            or ordered != [ordered[0], ordered[0] + 1, ordered[0] + 2]
+        ):
+            raise ScoringError(f"not a sequence: {shown}")
+    elif len(set(kinds)) != 1:
+        raise ScoringError(f"not {size} of a kind: {shown}")
 
 
 def check_win(ruleset: Ruleset, win: Win, context: HandContext) -> str | None:
