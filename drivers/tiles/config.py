@@ -166,8 +166,13 @@ def _camera(d: object) -> CameraConfig:
     names = [z.name for z in zones]
     if len(set(names)) != len(names):
         raise SensorConfigError(f"{where}.zones: names must be unique, got {names}")
+    source = _str(d, "source", where, "picamera2")
+    if source != "picamera2" and not (source.startswith("opencv:") and len(source) > 7):
+        raise SensorConfigError(
+            f"{where}.source: expected 'picamera2', 'opencv:INDEX' or 'opencv:PATH', got {source!r}"
+        )
     return CameraConfig(
-        source=_str(d, "source", where, "picamera2"),
+        source=source,
         width=_int(d, "width", where, 1280),
         height=_int(d, "height", where, 720),
         model=None if model is None else Path(model),

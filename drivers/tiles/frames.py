@@ -101,3 +101,17 @@ class Picamera2Source:
     def close(self) -> None:
         self._cam.stop()
         self._cam.close()
+
+
+def open_source(spec: str, *, width: int = 1280, height: int = 720) -> FrameSource:
+    """The source a config names: ``picamera2``, ``opencv:0`` (a V4L2 index), or
+    ``opencv:/dev/video0`` / ``opencv:file.mp4`` / ``opencv:frames/%03d.png``."""
+    if spec == "picamera2":
+        return Picamera2Source(width=width, height=height)
+    kind, _, target = spec.partition(":")
+    if kind == "opencv" and target:
+        device: int | str = int(target) if target.isdigit() else target
+        return OpenCvSource(device, width=width, height=height)
+    raise FrameSourceError(
+        f"camera source {spec!r}: expected 'picamera2', 'opencv:INDEX' or 'opencv:PATH'"
+    )

@@ -175,6 +175,13 @@ def test_opencv_source_reads_frames_in_rgb(tmp_path: Path) -> None:
     frames = [render_shot(random_shot(seed))[0].image for seed in (5, 6)]
     for i, img in enumerate(frames):
         Image.fromarray(img).save(tmp_path / f"{i:03d}.png")
+    from drivers.tiles.frames import open_source
+
+    with pytest.raises(FrameSourceError, match="expected 'picamera2'"):
+        open_source("v4l2:0")
+    opened = open_source(f"opencv:{tmp_path / '%03d.png'}")
+    assert np.array_equal(opened.read().image, frames[0])
+    opened.close()
     source = OpenCvSource(str(tmp_path / "%03d.png"), clock=lambda: 7)
     try:
         for img in frames:

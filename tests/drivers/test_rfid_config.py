@@ -84,6 +84,7 @@ def mutate(old: str, new: str) -> dict[str, object]:
         ("rect = [340, 560, 600, 80]", "rect = [340, 560, 0, 80]", "bad rectangle"),
         ('source = "picamera2"', 'source = "picamera2"\nmodel = "venue.onnx"',
          "needs its 'classes'"),
+        ('source = "picamera2"', 'source = "webcam"', "expected 'picamera2', 'opencv:INDEX'"),
     ],
 )
 def test_bad_configs_are_refused_precisely(old: str, new: str, why: str) -> None:
