@@ -7,11 +7,14 @@ from __future__ import annotations
 import itertools
 import os
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from drivers.link.frame import Decoder, ErrorSpan, Frame, encode_frame
 from drivers.link.messages import Message, examples
+
+pytestmark = pytest.mark.slow  # bounded (250 examples) unless JANTAKU_SLOW=1
 
 EXAMPLES = examples()
 FUZZ = settings(
