@@ -59,6 +59,7 @@ class EvdevTagReader:
                 await self._session(fd, emit)
             finally:
                 close_quietly(fd)
+            await asyncio.sleep(self.reopen_s)  # a node that keeps failing must not spin
 
     async def _session(self, fd: int, emit: Callable[[ReaderEvent], None]) -> None:
         emit(fault(self.name, FaultKind.CONNECTED, self.path, self.clock))

@@ -31,6 +31,9 @@ class TagSeen:
     tag: str  # upper-case hex digits
     t_ns: int
 
+    def as_json(self) -> dict[str, object]:
+        return {"type": "tag_seen", "reader": self.reader, "tag": self.tag, "t_ns": self.t_ns}
+
 
 class FaultKind(Enum):
     GARBAGE = "garbage"  # bytes or keys that are not part of any frame/tag
@@ -49,6 +52,10 @@ class ReaderFault:
     kind: FaultKind
     detail: str
     t_ns: int
+
+    def as_json(self) -> dict[str, object]:
+        return {"type": "reader_fault", "reader": self.reader, "fault": self.kind.value,
+                "detail": self.detail, "t_ns": self.t_ns}
 
 
 ReaderEvent = TagSeen | ReaderFault

@@ -50,6 +50,7 @@ class SerialTagReader:
             finally:
                 with contextlib.suppress(serial.SerialException, OSError):
                     port.close()
+            await asyncio.sleep(self.reopen_s)  # a port that keeps failing must not spin
 
     async def _session(self, fd: int, emit: Callable[[ReaderEvent], None]) -> None:
         emit(fault(self.name, FaultKind.CONNECTED, self.path, self.clock))

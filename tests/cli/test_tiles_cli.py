@@ -135,3 +135,34 @@ def test_help(args: list[str]) -> None:
     assert jantaku(*args).returncode == 0
 
 
+
+
+def test_enrolment_from_an_emulated_keyboard_reader(tmp_path: Path) -> None:
+    from hil.rfid_emulator import KeyboardReaderEmulator
+
+    state = tmp_path / "set.json"
+    emu = KeyboardReaderEmulator(tmp_path / "by-path" / "usb-0:1.1:1.0-event-kbd")
+    emu.plug()
+    proc = subprocess.Popen(
+        [*CLI, "tiles", "enroll", str(state), "--evdev", str(emu.path)],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        assert proc.stdout is not None and proc.stderr is not None
+        assert proc.stderr.readline().startswith("reader connected: ")
+        assert proc.stderr.readline().startswith("reader grab-failed: EVIOCGRAB")
+        emu.tag("04A1B2C3")
+        emu.keys("04XY")  # garbage: shown, not enrolled
+        emu.tag("04A1B2C4")
+        lines: list[str] = []
+        while not any(ln.startswith("scan 1m copy 3 of 4") for ln in lines):
+            line = proc.stdout.readline()
+            assert line, f"enrol ended early: {lines}"
+            lines.append(line.strip())
+        assert "reader garbage: " in proc.stderr.readline()
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+        emu.unplug()
+    assert load(state).by_tile == {Tile(0): "04A1B2C3", Tile(1): "04A1B2C4"}
