@@ -4,7 +4,7 @@ One payment path for every way a hand ends, tile-scored or entered by a referee:
 
 * **win** — each win is valued (riichi: :mod:`rules.scoring.riichi`, or the referee's han/fu or
   yakuman count; Zung Jung: :mod:`rules.scoring.zung_jung`) and paid: ron by the discarder,
-  tsumo split (M 5-1-3: 一家包 / 三家包), each share rounded up to 100 (μ §58). Honba
+  tsumo split (M 6-5-3: 一家包 / 三家包), each share rounded up to 100 (μ §58, M 6-4-2). Honba
   (``game.honba_value`` per count, M 3-13-3): a ron's discarder pays it all, on a tsumo each
   payer a third (M 6-5-6 "1300・2600は1400・2700"). The riichi deposits go to the winner
   (S §39-12, M 4-8-5). Several rons on one discard: with ``calls.multiple_ron = "head_bump"``

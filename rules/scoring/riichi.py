@@ -67,7 +67,7 @@ def _options(ruleset: Ruleset, aka: bool) -> OptionalRules:
             HandConstants.KAZOE_LIMITED if limits.kazoe_yakuman else HandConstants.KAZOE_SANBAIMAN
         ),
         kiriage=limits.kiriage,
-        fu_for_open_pinfu=True,  # M 3-3-5: an open pinfu-shaped ron is 30 fu
+        fu_for_open_pinfu=True,  # M 6-3-5: an open pinfu-shaped ron is 30 fu
         fu_for_pinfu_tsumo=False,  # M 9-1-5: pinfu tsumo is 20 fu
     )
 

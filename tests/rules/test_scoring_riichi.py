@@ -79,7 +79,7 @@ def test_single_wind_pair_is_2_fu_everywhere() -> None:
 
 
 def test_pinfu_tsumo_20_fu_and_open_pinfu_30_fu() -> None:
-    """M 9-1-5: pinfu tsumo is 20 fu; M 3-3-5: an open pinfu-shaped ron is 30 fu."""
+    """M 9-1-5: pinfu tsumo is 20 fu; M 6-3-5: an open pinfu-shaped ron is 30 fu."""
     closed = win_from_text("234m567p678s34p55s", "2p", winner=Seat.S1, riichi=True)
     hand = riichi_hand(M, closed, ctx())
     assert hand.fu == 20 and ("Pinfu", 1) in hand.yaku and ("Menzen Tsumo", 1) in hand.yaku
