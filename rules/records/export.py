@@ -191,14 +191,11 @@ def to_mjai_events(
     ``kyoku_first``/``aka_flag``; plus the original mjai's ``reason`` and ``yakus`` where known)."""
     g = _split(inputs, hands)
     aka = bool(g.start.aka) if g.start.aka is not None else True
-    events: list[dict[str, Any]] = [
-        {
-            "type": "start_game",
-            "names": list(g.start.names),
-            "kyoku_first": 4 if g.start.rounds == 1 else 0,
-            "aka_flag": aka,
-        }
-    ]
+    start: dict[str, Any] = {"type": "start_game", "names": list(g.start.names)}
+    if g.start.rounds in (1, 2):
+        start["kyoku_first"] = 4 if g.start.rounds == 1 else 0  # libriichi: 4 = East only
+    start["aka_flag"] = aka
+    events: list[dict[str, Any]] = [start]
     for hand in g.hands:
         events.extend(_mjai_hand(g, hand, aka))
     end: dict[str, Any] = {"type": "end_game"}
@@ -306,6 +303,8 @@ def _mjai_hand(g: _Game, hand: _Hand, aka: bool) -> list[dict[str, Any]]:
         elif isinstance(inp, IndicatorShown):
             out.append({"type": "dora", "dora_marker": _m(inp.tile, aka)})
         elif isinstance(inp, Tsumo | Ron):
+            if isinstance(inp, Ron):
+                pending_reach = None  # a riichi discard that is ronned is not accepted
             if isinstance(inp, Tsumo):
                 target, pai = inp.seat, last_draw[inp.seat]
             else:
