@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from rules.inputs import GameStart, HandStart, Input
+from rules.inputs import DealDone, GameStart, HandStart, Input
 from rules.records.export import (
     ExportError,
     export_mjai,
@@ -146,11 +146,13 @@ def _shift(i: Input) -> Any:
         assert scores is not None and i.dealer is not None
         return dataclasses.replace(i, dealer=i.dealer.plus(1),
                                    scores=(scores[3], scores[0], scores[1], scores[2]))
-    if hasattr(i, "seat"):
-        return dataclasses.replace(i, seat=i.seat.plus(1))  # type: ignore[attr-defined]
-    if type(i).__name__ == "DealDone":
-        h = i.hands  # type: ignore[attr-defined]
+    if isinstance(i, DealDone):
+        h = i.hands
+        assert h is not None
         return dataclasses.replace(i, hands=(h[3], h[0], h[1], h[2]))
+    seat = getattr(i, "seat", None)
+    if isinstance(seat, Seat):
+        return dataclasses.replace(i, seat=seat.plus(1))  # type: ignore[arg-type]
     return i
 
 
