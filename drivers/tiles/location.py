@@ -75,7 +75,7 @@ class Locations:
         source = self.places.get(tile)
         if source is None or may_move(source, target, self.moves):
             return None
-        return f"{tile.mjai()} (tile {tile.id}) is at {source}; it cannot move to {target}"
+        return f"{tile.kind.mjai} (tile {tile.id}) is at {source}; it cannot move to {target}"
 
     def move(self, tile: Tile, target: Place) -> Locations:
         why = self.check(tile, target)
