@@ -301,3 +301,45 @@ def test_rinshan_chankan_haitei_houtei_are_yaku() -> None:
     assert ("Houtei Raoyui", 1) in riichi_hand(M, ron, ctx()).yaku
     tsumo = win_from_text("234m567p678s34p55s", "2p", winner=Seat.S1, haitei=True)
     assert ("Haitei Raoyue", 1) in riichi_hand(M, tsumo, ctx()).yaku
+
+
+def test_double_riichi_only_where_the_ruleset_has_it() -> None:
+    win = win_from_text(
+        "234m567p678s34p55s", "2p", winner=Seat.S1, loser=Seat.S2, double_riichi=True
+    )
+    assert ("Double Riichi", 2) in riichi_hand(M, win, ctx()).yaku
+    no_double = dataclasses.replace(M, riichi=dataclasses.replace(M.riichi, double_riichi=False))
+    hand = riichi_hand(no_double, win, ctx())
+    assert ("Riichi", 1) in hand.yaku and "Double Riichi" not in dict(hand.yaku)
+
+
+def test_blessings_and_kokushi_are_yakuman() -> None:
+    tenhou = win_from_text("234m567p678s34p55s", "2p", winner=Seat.S0, tenhou=True)
+    assert riichi_hand(M, tenhou, ctx(dealer=Seat.S0)).yakuman == 1
+    chiihou = dataclasses.replace(tenhou, tenhou=False, chiihou=True)
+    assert riichi_hand(M, chiihou, ctx(dealer=Seat.S3)).yakuman == 1
+    kokushi = win_from_text("19m19p19s1234566z", "7z", winner=Seat.S1, loser=Seat.S2)
+    hand = riichi_hand(T, kokushi, ctx())
+    assert hand.yakuman == 1 and dict(hand.yaku) == {"Kokushi Musou": 13}
+    thirteen_sided = win_from_text("19m19p19s1234567z", "1z", winner=Seat.S1, loser=Seat.S2)
+    assert riichi_hand(T, thirteen_sided, ctx()).yakuman == 1  # no double-yakuman patterns
+
+
+def test_riichi_on_an_open_hand_is_refused() -> None:
+    win = win_from_text(
+        "567p678s34p55s", "2p", winner=Seat.S1, loser=Seat.S2, melds=[("chi", "234m")], riichi=True
+    )
+    assert check_win(M, win, ctx()) == "open_hand_riichi_not_allowed"
+
+
+def test_malformed_melds_are_refused() -> None:
+    win = win_from_text(
+        "567p678s34p55s", "2p", winner=Seat.S1, loser=Seat.S2, melds=[("chi", "235m")]
+    )
+    with pytest.raises(ScoringError, match="not a sequence"):
+        riichi_hand(M, win, ctx())
+    win = win_from_text(
+        "567p678s34p55s", "2p", winner=Seat.S1, loser=Seat.S2, melds=[("pon", "223m")]
+    )
+    with pytest.raises(ScoringError, match="of a kind"):
+        riichi_hand(M, win, ctx())
