@@ -70,6 +70,7 @@ def _sets(counts: Counts) -> tuple[tuple[Block, ...], ...]:
     return tuple(out)
 
 
+@lru_cache(maxsize=16384)
 def decompositions(counts: Counts) -> tuple[tuple[Block, ...], ...]:
     """All standard decompositions (sets + one pair) of a concealed part of 3n+2 tiles, each
     sorted, in a deterministic order. Seven pairs and kokushi are not listed (see
@@ -96,6 +97,7 @@ def is_kokushi(counts: Counts) -> bool:
     )
 
 
+@lru_cache(maxsize=65536)
 def is_complete(counts: Counts) -> bool:
     """A winning shape for the concealed part (melds beside it are complete sets)."""
     if any(n > 4 or n < 0 for n in counts):
@@ -103,6 +105,7 @@ def is_complete(counts: Counts) -> bool:
     return bool(decompositions(counts)) or is_seven_pairs(counts) or is_kokushi(counts)
 
 
+@lru_cache(maxsize=16384)
 def waits(counts: Counts, held: Counts | None = None) -> tuple[int, ...]:
     """Kinds that complete a concealed part of 3n+1 tiles. A kind whose four copies are all in
     the hand and its melds (``held``) is no wait (M 3-11-2)."""
@@ -114,6 +117,12 @@ def waits(counts: Counts, held: Counts | None = None) -> tuple[int, ...]:
 
 def is_tenpai(counts: Counts, held: Counts | None = None) -> bool:
     return bool(waits(counts, held))
+
+
+def wins_on(counts: Counts, kind: int, held: Counts | None = None) -> bool:
+    """Does ``kind`` complete the concealed part (3n+1 tiles)? One check, not all waits."""
+    held = held if held is not None else counts
+    return sum(counts) % 3 == 1 and held[kind] < 4 and is_complete(_add(counts, kind))
 
 
 def shanten(counts: Counts) -> int:

@@ -176,6 +176,9 @@ class WinShown:
     seat: Seat
     hand: tuple[Tile, ...]
     win_tile: Tile
+    # The tiles of each of the seat's melds, in the order they were made, where the engine did
+    # not see them (a table without sensors); () when the melds are known or there are none.
+    melds: tuple[tuple[Tile, ...], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

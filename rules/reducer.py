@@ -359,8 +359,8 @@ def _pass_discard(rs: Ruleset, h: HandState, out: _Out, taker: Seat | None) -> H
             if s == taker:
                 continue
             st = h.seats[s]
-            w = _waits(st)
-            if w is None or last.tile.kind not in w:
+            if st.concealed is None or not hand_shape.wins_on(
+                    hand_shape.counts_of(st.concealed), last.tile.kind.value, _held_counts(st)):
                 continue
             if st.riichi == "accepted":
                 if not st.furiten_riichi:
@@ -471,12 +471,14 @@ def _in_setup(h: HandState, out: _Out, what: str) -> None:
 
 def _wall_raised(h: HandState, inp: WallRaised, out: _Out) -> HandState:
     _in_setup(h, out, "wall_raised")
+    if h.wall_raised:
+        raise out.reject("out_of_phase", None, "one wall per hand", "a second wall_raised")
     if inp.wall is None:
-        return h
+        return replace(h, wall_raised=True)
     if sorted(t.id for t in inp.wall) != list(range(136)):
         raise out.reject("bad_input", None, "the 136 distinct tiles", f"{len(inp.wall)} tiles")
     out.emit(WallKnown(tiles=136))
-    return replace(h, wall=inp.wall, located=(LOC_WALL,) * 136)
+    return replace(h, wall=inp.wall, wall_raised=True, located=(LOC_WALL,) * 136)
 
 
 def _rolls_needed(rs: Ruleset) -> int:
@@ -577,7 +579,7 @@ def _indicator(rs: Ruleset, h: HandState, inp: IndicatorShown, out: _Out) -> Han
     slot = 0 if correction else number
     # M 3-4-5: the table showed the indicator without opening: break from the indicator.
     if slot == 0 and h.brk is None and rs.wall.auto_fallbacks and inp.position is not None \
-            and not h.dealt:
+            and h.wall_raised and not h.dealt:
         brk = fallback_break_from_indicator(inp.position)
         out.emit(WallFallback(article="M 3-4-5", brk=brk, indicator=inp.position))
         h = replace(h, brk=brk, break_source="fallback")
@@ -618,7 +620,7 @@ def _indicator(rs: Ruleset, h: HandState, inp: IndicatorShown, out: _Out) -> Han
 def _deal_done(rs: Ruleset, h: HandState, inp: DealDone, out: _Out) -> HandState:
     _in_setup(h, out, "deal_done")
     jump = rs.wall.dealer_fourteenth == "jump"
-    if h.brk is None and rs.wall.auto_fallbacks:
+    if h.brk is None and rs.wall.auto_fallbacks and h.wall_raised:
         # M 3-4-6: nothing opened or shown: the dealer breaks at 自7.
         brk = fallback_break_no_indicator(h.dealer)
         out.emit(WallFallback(article="M 3-4-6", brk=brk,
@@ -1107,6 +1109,8 @@ def _kakan(rs: Ruleset, h: HandState, inp: Kakan, out: _Out) -> HandState:
         if st.concealed is not None and tile not in st.concealed:
             raise out.reject("tile_not_in_hand", s, [x.id for x in st.concealed], tile.id)
         _check_free(h, [tile], s, out, (LOC_HAND + s,))
+    if tile is None and pons and all(not st.melds[i].tiles for i in pons):
+        pons = pons[:1]  # a table without sensors: which unseen pon is not known, nor needed
     if len(pons) != 1:
         raise out.reject("kan_bad_tiles", s, "a pon of the added tile",
                          None if tile is None else tile.mjai(False))
@@ -1282,7 +1286,19 @@ def _win_shown(h: HandState, inp: WinShown, out: _Out) -> HandState:
         if known != [x.id for x in hand]:
             out.violation("win_shown_mismatch", s, known, [x.id for x in hand])
     out.emit(WinShownEv(seat=s, hand=hand, win_tile=inp.win_tile))
-    shown = (*tuple(x for x in h.shown if x[0] != s), (s, hand, inp.win_tile))
+    if inp.melds:
+        if len(inp.melds) != len(st.melds) or any(
+                len(m) != (4 if k.is_kan else 3) for m, k in zip(inp.melds, st.melds,
+                                                                    strict=False)):
+            raise out.reject("bad_input", s, f"tiles for {len(st.melds)} melds",
+                             [len(m) for m in inp.melds])
+        _check_free(h, [x for m in inp.melds for x in m], s, out,
+                    (LOC_MELD + s, LOC_HAND + s, LOC_RIVER + s.plus(1), LOC_RIVER + s.plus(2),
+                     LOC_RIVER + s.plus(3)))
+    elif not all(m.tiles for m in st.melds):
+        raise out.reject("bad_input", s, "the tiles of the melds the engine did not see",
+                         "none")
+    shown = (*tuple(x for x in h.shown if x[0] != s), (s, hand, inp.win_tile, inp.melds))
     return replace(h, shown=shown)
 
 
@@ -1423,14 +1439,18 @@ def _seal(t: TableState, h: HandState, out: _Out, closing: str | None) -> TableS
     for pw in wins:
         st = base.seats[pw.seat]
         shown = next((x for x in h.shown if x[0] == pw.seat), None)
+        melds = st.melds
         if shown is not None:
             hand, tile = shown[1], shown[2]
+            if shown[3]:
+                melds = tuple(m if m.tiles else replace(m, tiles=tuple(sorted(
+                    mt, key=lambda x: x.id))) for m, mt in zip(st.melds, shown[3], strict=True))
         else:
             assert st.concealed is not None and pw.tile is not None
             hand = st.concealed if pw.loser is None else tuple(
                 sorted((*st.concealed, pw.tile), key=lambda x: x.id))
             tile = pw.tile
-        built.append(replace(pw.win, hand=hand, win_tile=tile, melds=st.melds))
+        built.append(replace(pw.win, hand=hand, win_tile=tile, melds=melds))
     outcome = HandOutcome(kind="win", context=_context(rs, t, h, riichi_seats),
                           wins=tuple(built))
     return _end_hand(t, replace(h, step="ended"), outcome, out)

@@ -137,6 +137,7 @@ class HandState:
     brk: Break | None = None
     break_source: str | None = None
     wall: tuple[Tile, ...] | None = None
+    wall_raised: bool = False  # the table reported raising the wall (records never do)
     indicators: tuple[Indicator, ...] = ()
     ura: tuple[Tile, ...] = ()
     dealt: bool = False
@@ -156,7 +157,8 @@ class HandState:
     first_discards: tuple[Tile | None, ...] = ()  # the first discard of each seat, in order
     wins: tuple[PendingWin, ...] = ()
     win_base: HandState | None = None  # the state before the win was declared
-    shown: tuple[tuple[Seat, tuple[Tile, ...], Tile], ...] = ()
+    # WinShown: (seat, concealed hand with the winning tile, winning tile, meld tiles).
+    shown: tuple[tuple[Seat, tuple[Tile, ...], Tile, tuple[tuple[Tile, ...], ...]], ...] = ()
     fallback: str | None = None
     outcome: HandOutcome | None = None
 
