@@ -142,7 +142,10 @@ def advance(
     dealer = progress.dealer
     kind = settlement.kind
     if kind == "chombo" and settlement.replay:
-        # M 7-4-6, S §53-5: the hand is played again, honba unchanged.
+        # M 7-4-6, S §53-5: the hand is played again, honba unchanged (unless a point penalty
+        # took a score below zero where that ends the game).
+        if game.bust == "end_below_zero" and any(s < 0 for s in scores):
+            return replace(after, finished=True, end_reason="bust")
         return after
     if kind == "win":
         dealer_won = dealer in settlement.winners

@@ -232,3 +232,18 @@ def test_tenhou_west_round_extension() -> None:
 def test_progress_json() -> None:
     data = start_game(M, Seat.S1).to_json()
     assert data["dealer"] == 1 and data["round_wind"] == "E" and data["scores"] == [25000] * 4
+
+
+def test_a_point_chombo_can_bust_where_a_bust_ends_the_game() -> None:
+    rs = dataclasses.replace(
+        MU,
+        penalties=dataclasses.replace(MU.penalties, chombo="points"),
+        game=dataclasses.replace(MU.game, bust="end_below_zero"),
+    )
+    p = dataclasses.replace(start_game(rs, Seat.S0), scores=(10000, 40000, 40000, 30000))
+    outcome = HandOutcome("chombo", context(p), offender=Seat.S0)
+    q = advance(rs, p, outcome, settle(rs, outcome))
+    assert q.scores[0] == -10000 and q.finished and q.end_reason == "bust"
+    plain = dataclasses.replace(rs, game=MU.game)
+    q = advance(plain, p, outcome, settle(plain, outcome))
+    assert not q.finished and where(q) == where(p)
