@@ -353,10 +353,11 @@ def _table_link(sec: _Section) -> TableLinkConfig:
     if kind == "gpio":
         psec = sec.sub("pins")
         assert psec is not None
-        pins = {name: psec.int_(name, 0, 27) for name in list(psec.table)}
+        # drivers/table/gpio.py: a relay across the start button, an input on the wall-up lamp
+        pins = {name: psec.int_(name, 0, 27) for name in ("relay", "wall")}
         psec.done()
-        if not pins:
-            raise sec.error("devices.table.pins: give at least one signal = BCM pin")
+        if pins["relay"] == pins["wall"]:
+            raise sec.error("devices.table.pins: relay and wall must be different pins")
         sec.done()
         return TableLinkConfig(kind="gpio", pins=pins)
     sec.done()

@@ -230,9 +230,9 @@ class Service:
                 done, _ = await asyncio.wait(
                     [stop, *self._tasks.values()], return_when=asyncio.FIRST_COMPLETED
                 )
+                if self._stop.is_set():
+                    break
                 for task in done:
-                    if task is stop:
-                        continue
                     exc = None if task.cancelled() else task.exception()
                     log.error("task %s ended: %r", task.get_name(), exc)
                     return 1
@@ -415,8 +415,10 @@ class Service:
     async def _health_loop(self) -> None:
         interval = self.config.mqtt.health_interval
         wd = watchdog_interval()
-        tick = min(1.0, wd or 1.0)
+        tick = min(0.25, wd or 0.25)
         next_health = 0.0
+        was_connected = False
+        last_timers = 0.0
         while True:
             now = time.monotonic()
             ok, problem = self.healthy()
@@ -431,9 +433,12 @@ class Service:
             elif not ok:
                 log.error("unhealthy, watchdog not fed: %s", problem)
             clocks = self.core.state.clocks
-            if clocks.state is not None and clocks.state.phase is Phase.PLAYING:
+            playing = clocks.state is not None and clocks.state.phase is Phase.PLAYING
+            if playing and now - last_timers >= 1.0:
+                last_timers = now
                 self._refresh_timers()
-            if now >= next_health:
+            if now >= next_health or self.link.connected != was_connected:
+                was_connected = self.link.connected
                 body = await self.db(self.health)
                 self.link.set_retained(self.topics.health, _dump(body))
                 self.link.set_retained(

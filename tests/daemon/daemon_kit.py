@@ -23,6 +23,7 @@ from daemon.auth import format_key
 from daemon.engine import Engine, code_digest, load_engine
 
 REPO = Path(__file__).resolve().parents[2]
+RUN_DAEMON = Path(__file__).with_name("run_daemon.py")
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
 MOSQUITTO_PASSWD = shutil.which("mosquitto_passwd") or "/usr/bin/mosquitto_passwd"
 

@@ -1,0 +1,69 @@
+"""``jantaku run --config FILE``: the table daemon (systemd runs this, systemd/jantaku.service).
+
+The config is validated completely first (keys, types, devices): any problem is one line on
+stderr and exit status 2, with nothing started. ``--check`` stops there (exit 0 when valid).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+
+from daemon.errors import DaemonError
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="jantaku run", description=__doc__)
+    parser.add_argument("--config", required=True, help="the table's TOML config")
+    parser.add_argument("--check", action="store_true", help="validate the config and exit")
+    args = parser.parse_args(argv)
+
+    from daemon.config import check_devices, load_config
+
+    try:
+        config = load_config(args.config)
+        check_devices(config)
+    except DaemonError as exc:
+        print(f"jantaku run: {exc}", file=sys.stderr)
+        return 2
+    if args.check:
+        print(f"jantaku run: {args.config}: ok (table {config.table.id})")
+        return 0
+    return asyncio.run(_run(config))
+
+
+async def _run(config: object) -> int:
+    from daemon import jsonlog
+    from daemon.config import Config
+    from daemon.devices import build_drivers
+    from daemon.engine import load_engine
+    from daemon.service import Service
+
+    assert isinstance(config, Config)
+    secrets = [u.key.reveal() for u in config.referee.users]
+    if config.mqtt.password is not None:
+        secrets.append(config.mqtt.password.reveal())
+    jsonlog.redact(*secrets)
+    try:
+        engine = load_engine()
+    except ModuleNotFoundError as exc:
+        print(f"jantaku run: the rules engine is not installed: {exc}", file=sys.stderr)
+        return 2
+    try:
+        service = Service(config, engine, drivers=build_drivers(config))
+    except DaemonError as exc:
+        print(f"jantaku run: {exc}", file=sys.stderr)
+        return 2
+    jsonlog.setup(config.logging.level, file=config.logging.file, context=service.context)
+    service.install_signals()
+    logging.getLogger("jantaku.daemon").info(
+        "starting table %s (ruleset %s, log %s, broker %s:%d)",
+        config.table.id,
+        config.table.ruleset,
+        config.eventlog.path,
+        config.mqtt.host,
+        config.mqtt.port,
+    )
+    return await service.run()

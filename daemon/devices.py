@@ -1,0 +1,271 @@
+"""Adapters between the daemon and the device drivers (drivers/table, drivers/buttons).
+
+* :class:`TableLinkDriver`: table events (``drivers.table.TableLink``) → logged inputs, and the
+  effects back: honba/deposit display, score displays, buzzer on a violation.
+* :class:`ButtonsDriver`: the chess-clock buttons (gpiozero) → ``timer`` records.
+* :class:`NoTable`: a table without a data connection (inputs come from the referee only).
+
+A table event that the rules engine has no input for (a wall manifest, a fault) is still logged, as
+a ``marker`` record, so the log holds everything the table said.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from daemon.config import Config, DisplaysConfig
+from daemon.table import KIND_INPUT, KIND_MARKER, KIND_TIMER
+
+if TYPE_CHECKING:
+    from daemon.service import Driver, InputSink
+    from drivers.link.messages import Command, TableEvent
+    from drivers.table.link import TableLink
+
+log = logging.getLogger("jantaku.devices")
+
+#: how long an effect (display update, buzzer) may wait for the table's acknowledgement
+EFFECT_TIMEOUT = 5.0
+
+
+def table_event_record(event: TableEvent, snapshot: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The log record (kind, body) for a table event. ``snapshot``: the table state now (the
+    dealer rolls the dice)."""
+    from drivers.link import messages as m
+
+    if isinstance(event, m.StartPressed):
+        return KIND_INPUT, {"type": "hand_start"}
+    if isinstance(event, m.WallRaised):
+        return KIND_INPUT, {"type": "wall_raised"}
+    if isinstance(event, m.Dice):
+        dealer = snapshot.get("dealer")
+        seat = dealer if isinstance(dealer, int) else 0
+        return KIND_INPUT, {"type": "dice", "seat": seat, "dice": list(event.values)}
+    if isinstance(event, m.BreakOpened):
+        return KIND_INPUT, {"type": "break_opened", "seat": event.seat, "count": event.count}
+    if isinstance(event, m.IndicatorTurned):
+        position = {"seat": event.seat, "stack": event.stack, "layer": event.layer.value}
+        # The face the table read stays in the log; tile ids are allocated by the sensors' layer.
+        return KIND_INPUT, {"type": "indicator", "position": position, "tile": None}
+    if isinstance(event, m.SeatButton):
+        return KIND_TIMER, {"type": "button", "seat": event.seat}
+    body = event.to_json()
+    return KIND_MARKER, {**body, "type": f"table_{body['type']}"}
+
+
+class TableLinkDriver:
+    """One table link, forever: reconnects are the link's own business (drivers/table)."""
+
+    def __init__(
+        self, factory: Callable[[], TableLink], displays: DisplaysConfig, name: str = "table"
+    ) -> None:
+        self.name = name
+        self.factory = factory
+        self.displays = displays
+        self._link: TableLink | None = None
+        self._effects: asyncio.Queue[Command] = asyncio.Queue()
+        self._shown: dict[str, Any] = {}
+        self.events = 0
+        self.failed_effects = 0
+        self.last_fault: dict[str, Any] | None = None
+
+    async def run(self, sink: InputSink) -> None:
+        async with self.factory() as link:
+            self._link = link
+            effects = asyncio.create_task(self._send_effects(link), name="table-effects")
+            try:
+                async for event in link.events():
+                    from drivers.table.link import LinkChange
+
+                    if isinstance(event, LinkChange):
+                        log.info("table link %s (%s)", event.status.value, event.reason)
+                        continue
+                    self.events += 1
+                    snapshot = _snapshot_of(sink)
+                    kind, body = table_event_record(event, snapshot)
+                    if kind == KIND_MARKER and body["type"] == "table_fault":
+                        self.last_fault = body
+                    await sink.put(kind, "table", body)
+            finally:
+                effects.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await effects
+                self._link = None
+
+    async def _send_effects(self, link: TableLink) -> None:
+        from drivers.link.errors import LinkError
+
+        while True:
+            command = await self._effects.get()
+            try:
+                await link.send(command, timeout=EFFECT_TIMEOUT)
+            except (LinkError, TimeoutError) as exc:
+                self.failed_effects += 1
+                log.warning("table did not take %s: %r", type(command).__name__, exc)
+
+    async def show(self, snapshot: dict[str, Any], events: Sequence[dict[str, Any]]) -> None:
+        from drivers.link import messages as m
+
+        honba, deposits = snapshot.get("honba"), snapshot.get("deposits")
+        wanted = self.displays.honba == "table"
+        if wanted and isinstance(honba, int) and isinstance(deposits, int):
+            key = (honba, deposits)
+            if self._shown.get("honba") != key:
+                self._shown["honba"] = key
+                self._effects.put_nowait(m.HonbaDisplay(honba, deposits))
+        seats = snapshot.get("seats")
+        if self.displays.scores == "table" and isinstance(seats, list) and len(seats) == 4:
+            scores = [s.get("score") for s in seats]
+            if all(isinstance(x, int) and 0 <= x <= 9_999_999 for x in scores):
+                four = (int(scores[0]), int(scores[1]), int(scores[2]), int(scores[3]))
+                if self._shown.get("scores") != four:
+                    self._shown["scores"] = four
+                    self._effects.put_nowait(m.ScoreDisplay(four))
+        if self.displays.buzzer == "table" and any(e.get("type") == "violation" for e in events):
+            self._effects.put_nowait(m.Buzzer(300, 2))
+
+    def health(self) -> dict[str, Any]:
+        if self._link is None:
+            return {"kind": "table", "status": "starting"}
+        state = self._link.state
+        return {
+            "kind": "table",
+            "status": state.status.value,
+            "transport": state.transport,
+            "version": state.version,
+            "firmware": state.firmware,
+            "capabilities": sorted(c.value for c in state.capabilities),
+            "opens": state.opens,
+            "events": self.events,
+            "failed_effects": self.failed_effects,
+            "last_fault": self.last_fault,
+        }
+
+
+class NoTable:
+    """No table connection: the referee enters everything (``devices.table.kind = "none"``)."""
+
+    def __init__(self, name: str = "table") -> None:
+        self.name = name
+
+    async def run(self, sink: InputSink) -> None:
+        await asyncio.Event().wait()
+
+    async def show(self, snapshot: dict[str, Any], events: Sequence[dict[str, Any]]) -> None:
+        return None
+
+    def health(self) -> dict[str, Any]:
+        return {"kind": "none", "status": "none"}
+
+
+class ButtonsDriver:
+    """The seat clock buttons and the referee's pause button (drivers/buttons.py, gpiozero)."""
+
+    def __init__(
+        self, seat_pins: Sequence[int], referee_pin: int | None, pin_factory: Any = None
+    ) -> None:
+        self.name = "buttons"
+        self.seat_pins = tuple(seat_pins)
+        self.referee_pin = referee_pin
+        self.pin_factory = pin_factory
+        self.presses = 0
+        self._status = "starting"
+
+    async def run(self, sink: InputSink) -> None:
+        from drivers.buttons import ClockButtons, RefereePress
+
+        def on_press(press: Any) -> None:
+            self.presses += 1
+            if isinstance(press, RefereePress):
+                clocks = sink.timers_state()
+                kind = "resume" if clocks.state is not None and clocks.state.paused else "pause"
+                sink.put(KIND_TIMER, "button:referee", {"type": kind}, press.t_ns)
+            else:
+                body = {"type": "button", "seat": int(press.seat)}
+                sink.put(KIND_TIMER, f"button:{int(press.seat)}", body, press.t_ns)
+
+        with ClockButtons(
+            self.seat_pins, self.referee_pin, on_press=on_press, pin_factory=self.pin_factory
+        ):
+            self._status = "up"
+            try:
+                await asyncio.Event().wait()
+            finally:
+                self._status = "closed"
+
+    async def show(self, snapshot: dict[str, Any], events: Sequence[dict[str, Any]]) -> None:
+        return None
+
+    def health(self) -> dict[str, Any]:
+        return {"kind": "buttons", "status": self._status, "presses": self.presses}
+
+
+class SimulatedTable(TableLinkDriver):
+    """The hil table-controller emulator on a pty, driven through the real serial link driver
+    (``devices.table.kind = "simulator"``): the same bytes as a real table."""
+
+    def __init__(self, displays: DisplaysConfig, workdir: Path) -> None:
+        self.workdir = workdir
+        self.emulator: Any = None
+        self._ready = asyncio.Event()
+        super().__init__(self._open, displays)
+
+    def _open(self) -> TableLink:
+        from drivers.table.serial import SerialTransport
+        from drivers.table.session import LinkSession
+
+        assert self.emulator is not None
+        return LinkSession(SerialTransport(str(self.emulator.path)))
+
+    async def run(self, sink: InputSink) -> None:
+        from hil.table_controller import PtyTableController
+
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        async with PtyTableController(self.workdir / "ttyJANTAKU-SIM") as emulator:
+            self.emulator = emulator
+            self._ready.set()
+            await super().run(sink)
+
+    async def wait_ready(self) -> Any:
+        await self._ready.wait()
+        return self.emulator
+
+
+def _snapshot_of(sink: InputSink) -> dict[str, Any]:
+    snap = getattr(sink, "core", None)
+    if snap is None:
+        return {}
+    result: dict[str, Any] = snap.snapshot()
+    return result
+
+
+def build_drivers(config: Config, *, pin_factory: Any = None) -> list[Driver]:
+    """The drivers a config names (devices were checked by config.check_devices)."""
+    from drivers.table import open_table_link
+
+    drivers: list[Driver] = []
+    link = config.devices.table
+    displays = config.devices.displays
+    if link.kind == "serial":
+        url = f"serial://{link.path}?baud={link.baud}"
+        drivers.append(TableLinkDriver(lambda: open_table_link(url), displays))
+    elif link.kind == "usb":
+        url = f"usb://{link.vid:04x}:{link.pid:04x}"
+        drivers.append(TableLinkDriver(lambda: open_table_link(url), displays))
+    elif link.kind == "gpio":
+        url = f"gpio://?relay={link.pins['relay']}&wall={link.pins['wall']}"
+        drivers.append(TableLinkDriver(lambda: open_table_link(url), displays))
+    elif link.kind == "simulator":
+        runtime = Path(config.eventlog.path).parent / f"sim-{config.table.id}-{time.time_ns()}"
+        drivers.append(SimulatedTable(displays, runtime))
+    else:
+        drivers.append(NoTable())
+    buttons = config.devices.buttons
+    if buttons.kind == "gpio" and buttons.seat_pins is not None:
+        drivers.append(ButtonsDriver(buttons.seat_pins, buttons.referee_pin, pin_factory))
+    return drivers

@@ -1,0 +1,193 @@
+"""The daemon on a real Mosquitto: every event in order, retained state, availability, outages."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from typing import Any
+
+import aiomqtt
+import daemon_kit
+from conftest import running_service
+
+from daemon import schema
+from daemon.config import Config
+from daemon.topics import Topics
+
+
+def _first_seen_order(payloads: list[dict[str, Any]]) -> list[int]:
+    seen: set[int] = set()
+    order = []
+    for p in payloads:
+        if p["seq"] not in seen:
+            seen.add(p["seq"])
+            order.append(p["seq"])
+    return order
+
+
+async def _play(service: Any, bodies: list[dict[str, Any]]) -> None:
+    for body in bodies:
+        await service.submit("input", "table", body)
+
+
+async def test_events_in_order_schema_valid_and_late_subscriber_complete(
+    broker: daemon_kit.Broker, make_config: Callable[..., Config]
+) -> None:
+    config = make_config(broker.port)
+    topics = Topics(config.table.id)
+    script = daemon_kit.game_inputs(2)
+    async with (
+        daemon_kit.Collector(broker.port, [topics.events]) as sub,
+        running_service(config) as service,
+    ):
+        await _play(service, script)
+        total = service.core.state.event_seq
+        assert total >= len(script)
+        await sub.wait_for(lambda: len(sub.payloads("/events")) >= total)
+        events = sub.payloads("/events")
+        assert [e["seq"] for e in events] == list(range(1, total + 1))
+        for e in events:
+            assert schema.errors("event", e) == [], e
+            assert e["table"] == config.table.id
+            assert e["id"] == f"{config.table.id}:{e['seq']}"
+        assert all(m.qos == 1 and not m.retain for m in sub.messages)
+        await asyncio.sleep(0.3)  # let the retained state of the last input go out
+        # a late subscriber is complete at once: retained state, scores, status
+        async with daemon_kit.Collector(broker.port, [f"{topics.base}/#"]) as late:
+            await late.wait_for(
+                lambda: all(
+                    late.payloads(s) for s in ("/state", "/status", "/state/scores")
+                )
+            )
+            state = late.payloads("/state")[-1]
+            assert schema.errors("state", state) == []
+            assert state["seq"] == total
+            assert state["input_seq"] == len(script)
+            assert state["state"] == json.loads(json.dumps(service.core.snapshot()))
+            status = late.payloads("/status")[-1]
+            assert schema.errors("status", status) == []
+            assert status["state"] == "online"
+            scores = late.payloads("/state/scores")[-1]
+            assert schema.errors("scores", scores) == []
+            assert all(m.retain for m in late.messages if "/events" not in str(m.topic))
+            await late.wait_for(
+                lambda: any(h["broker"]["connected"] for h in late.payloads("/health"))
+            )
+            health = late.payloads("/health")[-1]
+            assert schema.errors("health", health) == []
+            assert health["broker"]["connected"] is True
+    # a clean stop says offline (retained)
+    async with daemon_kit.Collector(broker.port, [topics.status]) as after:
+        await after.wait_for(lambda: after.payloads("/status"))
+        assert after.payloads("/status")[-1]["state"] == "offline"
+
+
+async def test_table_plays_on_through_a_broker_outage(
+    broker: daemon_kit.Broker, make_config: Callable[..., Config]
+) -> None:
+    config = make_config(broker.port)
+    topics = Topics(config.table.id)
+    script = daemon_kit.game_inputs(3)
+    third = len(script) // 3
+    # a persistent subscriber: the broker keeps its session (and queue) across the restart
+    sub_kw: dict[str, Any] = {"identifier": f"sub-{config.table.id}", "clean_session": False}
+    async with (
+        daemon_kit.Collector(broker.port, [topics.events], **sub_kw) as sub,
+        running_service(config) as service,
+    ):
+        await _play(service, script[:third])
+        first = service.core.state.event_seq
+        await sub.wait_for(lambda: len(sub.payloads("/events")) >= first)
+        broker.stop()
+        # the table keeps playing: every input is logged and applied without a broker
+        await _play(service, script[third : 2 * third])
+        assert service.core.state.input_seq == 2 * third
+        depth = await service.db(service.eventlog.outbox_depth)
+        assert depth >= service.core.state.event_seq - first > 0
+        await asyncio.sleep(0.5)
+        assert not service.link.connected
+        broker.start()
+        await _play(service, script[2 * third :])
+        total = service.core.state.event_seq
+        await sub.wait_for(lambda: len({p["seq"] for p in sub.payloads("/events")}) >= total)
+        order = _first_seen_order(sub.payloads("/events"))
+        assert order == list(range(1, total + 1))
+        await _wait_empty(service)
+        assert service.link.connects >= 2
+
+
+async def _wait_empty(service: Any) -> None:
+    for _ in range(200):
+        if await service.db(service.eventlog.outbox_depth) == 0:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("the outbox did not drain")
+
+
+async def test_outbox_survives_restart_without_broker(
+    broker: daemon_kit.Broker, make_config: Callable[..., Config]
+) -> None:
+    """Events produced while the broker is down, by a daemon that then stops, go out in order
+    from the next daemon run."""
+    config = make_config(broker.port)
+    topics = Topics(config.table.id)
+    script = daemon_kit.game_inputs(1)
+    broker.stop()
+    async with running_service(config) as service:
+        await _play(service, script)
+        total = service.core.state.event_seq
+    broker.start()
+    async with (
+        daemon_kit.Collector(broker.port, [topics.events]) as sub,
+        running_service(config) as service,
+    ):
+        await sub.wait_for(lambda: len(sub.payloads("/events")) >= total)
+        assert _first_seen_order(sub.payloads("/events"))[:total] == list(range(1, total + 1))
+        # seq goes on by exactly one across the restart
+        await service.submit("input", "table", {"type": "hand_start"})
+        await sub.wait_for(lambda: max(p["seq"] for p in sub.payloads("/events")) > total)
+        assert _first_seen_order(sub.payloads("/events"))[total] == total + 1
+
+
+async def test_v311_daemon_and_last_will(
+    broker: daemon_kit.Broker, make_config: Callable[..., Config]
+) -> None:
+    """MQTT 3.1.1 works too; a daemon that vanishes is announced offline by its Last Will."""
+    import subprocess
+    import sys
+
+    config = make_config(broker.port, protocol="3.1.1")
+    cfg_path = config.eventlog.path.with_suffix(".toml")
+    cfg_path.write_text(
+        daemon_kit.config_text(
+            table=config.table.id, db=config.eventlog.path, port=broker.port, protocol="3.1.1"
+        )
+    )
+    topics = Topics(config.table.id)
+    async with daemon_kit.Collector(broker.port, [topics.status]) as sub:
+        proc = subprocess.Popen(
+            [sys.executable, str(daemon_kit.RUN_DAEMON), "run", "--config", str(cfg_path)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        with daemon_kit.running(proc):
+            try:
+                await sub.wait_for(
+                    lambda: any(p["state"] == "online" for p in sub.payloads("/status")), 30
+                )
+            except TimeoutError:
+                proc.kill()
+                raise AssertionError(proc.communicate()[1].decode()[-3000:]) from None
+            n = len(sub.payloads("/status"))
+            proc.kill()  # SIGKILL: no goodbye; the broker sends the will
+            proc.wait()
+            await sub.wait_for(lambda: len(sub.payloads("/status")) > n)
+            assert sub.payloads("/status")[-1]["state"] == "offline"
+        async with aiomqtt.Client("127.0.0.1", broker.port) as client:
+            await client.subscribe(topics.status)
+            async with asyncio.timeout(5):
+                async for m in client.messages:
+                    assert m.retain
+                    assert json.loads(m.payload)["state"] == "offline"  # type: ignore[arg-type]
+                    break
