@@ -10,6 +10,7 @@ accept. All randomness comes from the ``random.Random`` the caller passes, so a 
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -20,9 +21,30 @@ from rules.outcome import Meld
 from rules.tiles import Kind, Tile, kinds_to_34
 
 
+@functools.lru_cache(maxsize=65536)
+def _shanten(tiles34: tuple[int, ...], closed: bool) -> int:
+    return int(Shanten.calculate_shanten(list(tiles34), use_chiitoitsu=closed, use_kokushi=closed))
+
+
 def shanten_of(tiles34: Sequence[int], closed: bool) -> int:
     """Shanten of a concealed part (3n+1 or 3n+2 tiles); seven pairs/kokushi only when closed."""
-    return int(Shanten.calculate_shanten(list(tiles34), use_chiitoitsu=closed, use_kokushi=closed))
+    return _shanten(tuple(tiles34), closed)
+
+
+def _useful_kinds(counts: Sequence[int], closed: bool) -> list[int]:
+    """Kinds whose draw can possibly lower the shanten: those held, and suited neighbours within
+    two (a tile far from everything held only adds an isolated tile). Kokushi: every yaochu."""
+    out = set()
+    for k in range(34):
+        if not counts[k]:
+            continue
+        out.add(k)
+        if k < 27:
+            base = (k // 9) * 9
+            out.update(j for j in range(k - 2, k + 3) if base <= j < base + 9)
+    if closed:
+        out.update(k for k in range(34) if Kind(k).is_yaochu)
+    return sorted(out)
 
 
 def waits_of(tiles34: Sequence[int], closed: bool) -> list[Kind]:
@@ -52,7 +74,7 @@ class BotStyle:
 
 def _ukeire(counts: list[int], visible: Sequence[int], closed: bool, base: int) -> int:
     total = 0
-    for k in range(34):
+    for k in _useful_kinds(counts, closed):
         if counts[k] >= 4:
             continue
         counts[k] += 1
@@ -82,13 +104,20 @@ class Bot:
         counts = kinds_to_34(hand)
         best: tuple[int, int, int, float] | None = None
         choice: Tile | None = None
+        candidates: list[tuple[int, Tile]] = []
         seen: set[Kind] = set()
         for tile in sorted(hand, key=lambda t: t.id):
             if tile.kind in seen or forbidden(tile):
                 continue
             seen.add(tile.kind)
             counts[tile.kind] -= 1
-            sh = shanten_of(counts, closed)
+            candidates.append((shanten_of(counts, closed), tile))
+            counts[tile.kind] += 1
+        lowest = min((sh for sh, _ in candidates), default=0)
+        for sh, tile in candidates:
+            if sh > lowest:
+                continue
+            counts[tile.kind] -= 1
             uke = _ukeire(counts, visible34, closed, sh)
             counts[tile.kind] += 1
             value = 0 if tile.kind.is_yaochu else (2 if tile.kind.number in (4, 5, 6) else 1)
