@@ -99,3 +99,12 @@ def test_standings_json() -> None:
     st = compute_standings(M, (41600, 35800, 12600, 10000), Seat.S0)
     data = json.loads(json.dumps(st.to_json()))
     assert data["order"] == [0, 1, 2, 3] and data["seats"][1]["total_pt"] == 15.8
+
+
+def test_negative_shares_keep_the_larger_part_nearest_the_first_dealer() -> None:
+    """M 6-2-6 "起家に近い方が大きいポイント": with a negative total the nearer seat loses less."""
+    odd = dataclasses.replace(M, points=dataclasses.replace(M.points, uma=(30, 10, -10, -31)))
+    st = compute_standings(odd, (50000, 20000, 20000, 20000), Seat.S2)
+    # Places 2-4 share 10 − 10 − 31 = −31 pt: −10.4 each, 0.2 back to S2 (the first dealer).
+    assert [s.uma_pt for s in st.seats] == [30.0, -10.4, -10.2, -10.4]
+    assert round(sum(s.uma_pt for s in st.seats), 6) == -1.0
