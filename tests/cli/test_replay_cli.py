@@ -1,0 +1,182 @@
+"""``jantaku replay`` as users run it: the installed command in a subprocess."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+JANTAKU = "/work/main/.venv/bin/jantaku"
+DATA = Path(__file__).resolve().parent.parent / "data"
+LOGS = DATA / "game-logs"
+
+TOP_KEYS = {"file", "format", "ruleset", "aka", "rounds", "hands", "final_scores", "scores",
+            "deposits", "finished", "standings", "violations", "issues"}
+HAND_KEYS = {"record_hand", "round", "round_wind", "dealer", "hand_in_round", "honba",
+             "deposits", "result", "abort_kind", "deltas", "scores_before", "scores_after",
+             "tenpai", "wins", "violations"}
+WIN_KEYS = {"winner", "loser", "han", "fu", "yakuman", "points", "limit", "yaku"}
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([JANTAKU, "replay", *args], capture_output=True, text=True,
+                          timeout=120, check=False)
+
+
+def as_json(proc: subprocess.CompletedProcess[str]) -> dict[str, Any]:
+    lines = proc.stdout.splitlines()
+    assert len(lines) == 1, proc.stdout
+    data: dict[str, Any] = json.loads(lines[0])
+    return data
+
+
+def test_json_contract_keys_exact() -> None:
+    proc = run(str(LOGS / "mjai-reviewer/double_ron.json"), "--json")
+    assert proc.returncode == 0, proc.stderr
+    out = as_json(proc)
+    assert set(out) == TOP_KEYS
+    assert (out["format"], out["ruleset"], out["aka"], out["rounds"]) == ("tenhou6", "tenhou",
+                                                                          True, 2)
+    assert len(out["hands"]) == 1
+    hand = out["hands"][0]
+    assert set(hand) == HAND_KEYS
+    assert hand["deltas"] == [13000, 0, 2000, -14000]  # both wins of the double ron
+    assert (hand["round"], hand["honba"], hand["result"]) == ("S4-0", 0, "win")
+    assert [set(w) for w in hand["wins"]] == [WIN_KEYS, WIN_KEYS]
+    assert [(w["winner"], w["loser"], w["han"], w["fu"]) for w in hand["wins"]] == [
+        (0, 3, 6, 40), (2, 3, 2, 30)]
+    assert hand["violations"] == []
+    assert out["final_scores"] == [53800, 26300, 39400, 500]
+    assert out["violations"] == 0 and out["issues"] == []
+    assert out["standings"]["type"] == "standings"
+
+
+def test_verify_json_adds_the_verdict() -> None:
+    proc = run(str(LOGS / "riichi-rs/random-games/2022081017gm-00e1-0000-2df24853.json"),
+               "--json", "--verify")
+    assert proc.returncode == 0, proc.stderr
+    out = as_json(proc)
+    assert set(out) == TOP_KEYS | {"verify"}
+    assert out["verify"] == {"ok": True, "differences": []}
+    assert out["finished"] is True and out["rounds"] == 1
+    data = json.loads((LOGS / "riichi-rs/random-games/2022081017gm-00e1-0000-2df24853.json")
+                      .read_text(encoding="utf-8"))
+    assert out["final_scores"] == data["sc"][0::2]
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["riichi-rs/random-games/2022080600gm-00a9-0000-06406b7f.json",
+     "riichi-rs/notable-features/ron-3.json", "mjai-reviewer/four_reach.json"],
+)
+def test_verify_passes_with_exit_0(name: str) -> None:
+    proc = run(str(LOGS / name), "--verify")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "verified" in proc.stdout.splitlines()[-1]
+
+
+def test_text_summary_per_hand() -> None:
+    proc = run(str(LOGS / "mjai-reviewer/ranked_game.json"))
+    assert proc.returncode == 0
+    lines = proc.stdout.splitlines()
+    assert lines[1].startswith("E1-0") and "S3 ron from S2 4 han 30 fu" in lines[1]
+    assert "violations 0" in lines[1]
+    assert lines[-1] == "final points: 21100 55000 -4900 28800"
+
+
+def test_mjai_is_detected_and_format_can_be_forced() -> None:
+    path = str(DATA / "mjai/original_riichi_ippatsu.jsonl")
+    auto = as_json(run(path, "--json"))
+    forced = as_json(run(path, "--json", "--format", "mjai"))
+    assert auto["format"] == forced["format"] == "mjai"
+    assert auto["hands"] == forced["hands"]
+    wrong = run(path, "--format", "tenhou6")
+    assert wrong.returncode == 2 and len(wrong.stderr.splitlines()) == 1
+
+
+def test_verify_mismatch_exits_1_with_a_diff(tmp_path: Path) -> None:
+    data = json.loads((LOGS / "mjai-reviewer/rinshan.json").read_text(encoding="utf-8"))
+    data["log"][0][-1][1] = [-2000, -4000, -2000, 8000]
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    proc = run(str(path), "--verify")
+    assert proc.returncode == 1
+    assert ("hand 1 (S2-0): deltas: record [-2000, -4000, -2000, +8000], computed "
+            "[-2000, -4000, -2000, +9000]") in proc.stdout
+    proc = run(str(path), "--verify", "--json")
+    assert proc.returncode == 1
+    out = as_json(proc)
+    assert out["verify"]["ok"] is False
+    assert out["verify"]["differences"][0]["what"] == "deltas"
+    assert "difference" in proc.stderr
+
+
+def test_a_defective_record_fails_verification() -> None:
+    proc = run(str(LOGS / "mjai-reviewer/confusing_nakis_2.json"), "--verify")
+    assert proc.returncode == 1
+    assert "import: hand 1, at 22: 5s: no 5s left" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("content", "why"),
+    [("not json at all\n", "not a game record"), ("", "empty file"),
+     ('{"title": ["", ""]}', "not a game record"), ('{"log": []}', "no 'log'"),
+     ('{"type":"start_game"}\n', "no start_kyoku")],
+)
+def test_bad_file_exits_2_with_one_line(tmp_path: Path, content: str, why: str) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(content, encoding="utf-8")
+    proc = run(str(path), "--json")
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert len(proc.stderr.splitlines()) == 1 and why in proc.stderr
+    assert proc.stderr.startswith("jantaku replay: ")
+
+
+def test_missing_file_and_bad_arguments_exit_2(tmp_path: Path) -> None:
+    proc = run(str(tmp_path / "nope.json"))
+    assert proc.returncode == 2 and "cannot read" in proc.stderr
+    assert len(proc.stderr.splitlines()) == 1
+    proc = run(str(LOGS / "mjai-reviewer/double_ron.json"), "--ruleset", "nosuch")
+    assert proc.returncode == 2 and "unknown ruleset" in proc.stderr
+    assert run().returncode == 2
+
+
+def test_other_rulesets_replay_too() -> None:
+    out = as_json(run(str(LOGS / "mjai-reviewer/double_ron.json"), "--json", "--ruleset",
+                      "mleague"))
+    assert out["ruleset"] == "mleague"
+    # M-League: head bump, one winner (the discarder's next seat in turn, seat 0).
+    assert [w["winner"] for w in out["hands"][0]["wins"]] == [0]
+
+
+def test_gzip_records(tmp_path: Path) -> None:
+    path = tmp_path / "game.json.gz"
+    path.write_bytes(gzip.compress((LOGS / "mjai-reviewer/double_ron.json").read_bytes()))
+    out = as_json(run(str(path), "--json"))
+    assert out["hands"][0]["deltas"] == [13000, 0, 2000, -14000]
+
+
+def test_stripped_record_replays_to_the_same_json(tmp_path: Path) -> None:
+    name = "riichi-rs/random-games/2022081121gm-00a9-0000-372fcc17.json"
+    data = json.loads((LOGS / name).read_text(encoding="utf-8"))
+    full = as_json(run(str(LOGS / name), "--json"))
+    data.pop("sc")
+    for n, entry in enumerate(data["log"]):
+        if n:
+            entry[0][1] = entry[0][2] = None
+            entry[1] = None
+        res = entry[-1]
+        entry[-1] = [res[0]] + [None if i % 2 == 0 else x[:3] for i, x in enumerate(res[1:])]
+    path = tmp_path / "stripped.json"
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    bare = as_json(run(str(path), "--json"))
+    assert [h["deltas"] for h in bare["hands"]] == [h["deltas"] for h in full["hands"]]
+    assert bare["final_scores"] == full["final_scores"] == [
+        v for v in json.loads((LOGS / name).read_text(encoding="utf-8"))["sc"][0::2]
+    ]
+    assert bare["standings"] == full["standings"]
