@@ -194,8 +194,10 @@ def _riichi_win(
             raise ScoringError(f"manual value must not be negative: {m!r}")
         if m.yakuman == 0 and m.han == 0:
             raise ScoringError(f"manual value needs han (with fu) or a yakuman count: {m!r}")
-        if m.yakuman == 0 and m.han < 5 and m.fu < 20:
-            raise ScoringError(f"manual value below mangan needs fu ≥ 20: {m!r}")
+        if m.yakuman == 0 and m.han < 5 and (m.fu < 20 or (m.fu != 25 and m.fu % 10)):
+            raise ScoringError(
+                f"manual value below mangan needs fu of 20, 25 or a multiple of 10: {m!r}"
+            )
         yakuman = m.yakuman if ruleset.limits.yakuman_stacking else min(m.yakuman, 1)
         basic, limit = basic_points(ruleset, m.han, m.fu, yakuman)
         pao_yakuman = 1 if (pao is not None and yakuman > 0) else 0

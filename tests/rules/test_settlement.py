@@ -274,6 +274,8 @@ def test_manual_value_is_checked() -> None:
         settle(M, win_outcome(ctx(), manual(Seat.S1, Seat.S2)))
     with pytest.raises(ScoringError, match="fu"):
         settle(M, win_outcome(ctx(), manual(Seat.S1, Seat.S2, 2, 0)))
+    with pytest.raises(ScoringError, match="multiple of 10"):
+        settle(M, win_outcome(ctx(), manual(Seat.S1, Seat.S2, 2, 32)))
     s = settle(M, win_outcome(ctx(), manual(Seat.S1, Seat.S2, 6, 0)))
     assert s.deltas[Seat.S1] == 12000 and s.wins[0].manual
 
