@@ -43,10 +43,10 @@ from rules.inputs import (
 )
 from rules.reducer import new_table, reduce
 from rules.ruleset import Ruleset, load_ruleset
-from rules.seats import SEATS, Seat
+from rules.seats import SEATS, Seat, seat_by_dice
 from rules.table_state import TableState
 from rules.tiles import Tile
-from rules.wall import Wall, break_from_dice, seat_by_dice
+from rules.wall import Position, Wall, break_from_dice
 
 Mode = Literal["table", "record", "blind"]
 
@@ -135,7 +135,7 @@ class Table:
         if self.mode != "record":
             d1 = (rng.randint(1, 6), rng.randint(1, 6))
             self.send(DiceRolled(dealer, d1))
-            rolls = (d1,)
+            rolls: tuple[tuple[int, int], ...] = (d1,)
             if rs.wall.break_method == "two_rolls":
                 d2 = (rng.randint(1, 6), rng.randint(1, 6))
                 self.send(DiceRolled(seat_by_dice(dealer, sum(d1)), d2))
@@ -177,7 +177,7 @@ class Table:
     def live_left(self) -> int:
         return 122 - self.kans - self.next_live
 
-    def _pos(self, index: int):  # type: ignore[no-untyped-def]
+    def _pos(self, index: int) -> Position | None:
         return None if self.geo is None or self.mode != "table" else self.geo.position(index)
 
     def _tile(self, t: Tile) -> Tile | None:
@@ -308,8 +308,7 @@ class Table:
         pl.hand.remove(tile)
         pl.river.append(tile)
         pl.kuikae = ()
-        tsumogiri = None if self.mode == "blind" else None
-        self.send(Discard(s, self._tile(tile), riichi=riichi, tsumogiri=tsumogiri))
+        self.send(Discard(s, self._tile(tile), riichi=riichi))
         if riichi:
             pl.riichi = True
         # after-discard kan indicators of this seat
@@ -422,7 +421,6 @@ class Table:
         return all(t.kind.value in forbid for t in rest)
 
     def _after_call(self, o: Seat, called: bool = False) -> tuple[Seat, bool] | None:
-        op = self.players[o]
         if not called:
             # after a daiminkan's rinshan draw: tsumo / kan / discard
             return self._act(o)

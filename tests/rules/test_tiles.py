@@ -1,0 +1,131 @@
+"""Tiles: ids, kinds, and lossless mjai / tenhou.net/6 / 136 conversions, red fives included."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from mahjong.tile import TilesConverter
+
+from rules.tiles import (
+    ALL_TILES,
+    RED_IDS,
+    Kind,
+    Tile,
+    TileAllocator,
+    TileError,
+    copies_of,
+    kinds_to_34,
+    parse_compact,
+    parse_mjai,
+    parse_tenhou,
+    tiles_from_mjai,
+)
+
+
+def test_kind_numbering_matches_the_mahjong_package() -> None:
+    names = ([f"{n}m" for n in range(1, 10)] + [f"{n}p" for n in range(1, 10)]
+             + [f"{n}s" for n in range(1, 10)] + list("ESWNPFC"))
+    assert [k.mjai for k in Kind] == names
+    assert [k.tenhou for k in Kind] == (
+        list(range(11, 20)) + list(range(21, 30)) + list(range(31, 40)) + list(range(41, 48)))
+    # the package's 136 ids: man 0-35, pin 36-71, sou 72-107, honors 108-135
+    assert TilesConverter.string_to_136_array(man="1") == [Tile(0).id]
+    assert TilesConverter.string_to_136_array(pin="1") == [copies_of(Kind.P1)[0].id]
+    assert TilesConverter.string_to_136_array(honors="7") == [copies_of(Kind.CHUN)[0].id]
+
+
+@pytest.mark.parametrize("aka", [True, False])
+def test_every_tile_round_trips_through_mjai_and_tenhou(aka: bool) -> None:
+    for tile in ALL_TILES:
+        kind, red = parse_mjai(tile.mjai(aka))
+        assert kind == tile.kind and red == (aka and tile.id in RED_IDS)
+        kind2, red2 = parse_tenhou(tile.tenhou(aka))
+        assert (kind2, red2) == (kind, red)
+
+
+def test_red_fives() -> None:
+    assert sorted(RED_IDS) == [16, 52, 88]
+    assert [Tile(i).mjai() for i in (16, 52, 88)] == ["5mr", "5pr", "5sr"]
+    assert [Tile(i).tenhou() for i in (16, 52, 88)] == [51, 52, 53]
+    assert [Tile(i).mjai(aka=False) for i in (16, 52, 88)] == ["5m", "5p", "5s"]
+    assert [Tile(i).tenhou(aka=False) for i in (16, 52, 88)] == [15, 25, 35]
+    assert Tile(17).mjai() == "5m" and not Tile(17).is_red()
+    assert parse_tenhou(52) == (Kind.P5, True)
+    assert parse_mjai("5sr") == (Kind.S5, True)
+
+
+@given(st.permutations(list(range(136))), st.booleans())
+def test_allocator_reproduces_a_whole_set_losslessly(order: list[int], aka: bool) -> None:
+    """mjai names → physical tiles → names: the same names, and 136 distinct ids."""
+    names = [Tile(i).mjai(aka) for i in order]
+    tiles = tiles_from_mjai(names, aka=aka)
+    assert [t.mjai(aka) for t in tiles] == names
+    assert sorted(t.id for t in tiles) == list(range(136))
+    alloc = TileAllocator(aka=aka)
+    back = [alloc.take_tenhou(Tile(i).tenhou(aka)) for i in order]
+    assert [t.tenhou(aka) for t in back] == [Tile(i).tenhou(aka) for i in order]
+
+
+def test_allocator_refuses_a_fifth_copy_and_a_second_red() -> None:
+    alloc = TileAllocator(aka=True)
+    for _ in range(3):
+        assert not alloc.take_mjai("5m").is_red()
+    with pytest.raises(TileError, match="no 5m left"):
+        alloc.take_mjai("5m")
+    assert alloc.take_mjai("5mr").id == 16
+    with pytest.raises(TileError, match="red 5m"):
+        alloc.take_mjai("5mr")
+    plain = TileAllocator(aka=False)
+    with pytest.raises(TileError, match="without red fives"):
+        plain.take_mjai("5pr")
+    assert [plain.take_mjai("5p").id for _ in range(4)] == [52, 53, 54, 55]
+    plain.release(Tile(53))
+    assert plain.take_mjai("5p").id == 53
+    assert len(list(plain.remaining())) == 132
+
+
+@pytest.mark.parametrize("bad", ["0m", "5x", "10m", "5mr ", "Z", "6mr", "", "?"])
+def test_bad_mjai_names(bad: str) -> None:
+    with pytest.raises(TileError):
+        parse_mjai(bad)
+
+
+@pytest.mark.parametrize("bad", [10, 20, 48, 50, 54, 0, 99, True])
+def test_bad_tenhou_codes(bad: int) -> None:
+    with pytest.raises(TileError):
+        parse_tenhou(bad)
+
+
+def test_bad_ids() -> None:
+    for bad in (-1, 136, True):
+        with pytest.raises(TileError):
+            Tile(bad)
+
+
+def test_compact_notation() -> None:
+    got = parse_compact("123m0p55s777z")
+    assert got == [(Kind.M1, False), (Kind.M2, False), (Kind.M3, False), (Kind.P5, True),
+                   (Kind.S5, False), (Kind.S5, False), (Kind.CHUN, False), (Kind.CHUN, False),
+                   (Kind.CHUN, False)]
+    for bad in ("12", "8z", "m1"):
+        with pytest.raises(TileError):
+            parse_compact(bad)
+
+
+def test_dora_from_indicator_cycles() -> None:
+    assert Kind.M9.dora_from_indicator() == Kind.M1
+    assert Kind.P4.dora_from_indicator() == Kind.P5
+    assert Kind.NORTH.dora_from_indicator() == Kind.EAST
+    assert Kind.WEST.dora_from_indicator() == Kind.NORTH
+    assert Kind.CHUN.dora_from_indicator() == Kind.HAKU
+    assert Kind.HAKU.dora_from_indicator() == Kind.HATSU
+
+
+def test_kind_properties_and_counts() -> None:
+    assert [k for k in Kind if k.is_yaochu] == [
+        Kind.M1, Kind.M9, Kind.P1, Kind.P9, Kind.S1, Kind.S9, Kind.EAST, Kind.SOUTH,
+        Kind.WEST, Kind.NORTH, Kind.HAKU, Kind.HATSU, Kind.CHUN]
+    assert Kind.P7.number == 7 and Kind.CHUN.number == 7
+    counts = kinds_to_34([Tile(0), Tile(1), Tile(135)])
+    assert counts[0] == 2 and counts[33] == 1 and sum(counts) == 3
