@@ -144,7 +144,7 @@ def test_wmc_two_rolls_count_past_17() -> None:
         break_from_dice(rs, Seat.S0, ((1, 2),))
     with pytest.raises(WallError, match="1 roll"):
         break_from_dice(load_ruleset("saikouisen"), Seat.S0, ((1, 2), (3, 4)))
-    with pytest.raises(WallError, match="1..6"):
+    with pytest.raises(WallError, match=r"1\.\.6"):
         break_from_dice(load_ruleset("saikouisen"), Seat.S0, ((0, 7),))
 
 
