@@ -28,6 +28,8 @@ REFEREE_ACTIONS: Final = {
     "swap_seats": "swap_seats",
     "confirm_win": "confirm_win",
     "reject_win": "reject_win",
+    "accept_violation": "accept_violation",
+    "dead_hand": "dead_hand",
     "penalty": "penalty",
     "chombo": "chombo",
     "manual_result": "manual_result",
@@ -129,7 +131,7 @@ def action(cmd: Command) -> Action:
             "first_dealer": a["first_dealer"],
             "names": list(a["names"]),
         }
-        for key in ("scores", "aka", "rounds"):
+        for key in ("scores", "aka", "rounds", "confirm_wins"):
             if key in a:
                 body[key] = a[key]
         return Action("input", body)

@@ -29,6 +29,8 @@ COMMANDS: Final = (
     "swap_seats",
     "confirm_win",
     "reject_win",
+    "accept_violation",
+    "dead_hand",
     "pause",
     "resume",
     "penalty",

@@ -23,10 +23,12 @@ replay protection), ``checkpoints`` (pickled states, to bound the restart time).
 
 from __future__ import annotations
 
+import copyreg
 import json
 import pickle
 import sqlite3
 import threading
+import types
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +37,9 @@ from typing import Any, Final
 from daemon.errors import EventLogError
 
 FORMAT: Final = 1
+
+# Inputs carry read-only mappings (RefereeOverride.args) that states may keep: make them picklable.
+copyreg.pickle(types.MappingProxyType, lambda m: (types.MappingProxyType, (dict(m),)))
 
 _SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -56,8 +56,29 @@ def engine() -> Engine:
 
 
 # --------------------------------------------------------------------------- inputs
-def game_inputs(hands: int, turns: int = 8, ruleset: str = "mleague") -> list[dict[str, Any]]:
-    """A game as table inputs (JSON): hands of ``turns`` draw/discard pairs ending in a draw."""
+def game_inputs(
+    hands: int, turns: int = 8, ruleset: str = "mleague", seed: int = 1
+) -> list[dict[str, Any]]:
+    """A game as table inputs (JSON). With the real reducer: a random *legal* game played by
+    tests/rules/hand_driver.py (wall manifest, dice, deal, calls, riichi, wins), at most
+    ``hands`` hands; before it landed: hands of ``turns`` draw/discard pairs."""
+    if real_engine_available():
+        return legal_game(hands, ruleset, seed)
+    return simple_game(hands, turns, ruleset)
+
+
+def legal_game(hands: int, ruleset: str = "mleague", seed: int = 1) -> list[dict[str, Any]]:
+    sys.path.insert(0, str(REPO / "tests" / "rules"))
+    import hand_driver
+
+    from rules.inputs import input_to_json
+
+    table = hand_driver.Table(ruleset, seed)
+    table.play_game(max_hands=hands)
+    return [input_to_json(i) for i in table.inputs]
+
+
+def simple_game(hands: int, turns: int = 8, ruleset: str = "mleague") -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = [
         {
             "type": "game_start",

@@ -6,6 +6,7 @@ input is logged and applied (the parent SIGKILLs it at random moments).
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from pathlib import Path
@@ -19,8 +20,8 @@ from daemon.table import TableCore
 
 
 def main() -> None:
-    db, hands, every = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-    script = daemon_kit.game_inputs(hands)
+    db, script_file, every = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    script = json.loads(Path(script_file).read_text())
     log = EventLog(db, "kill9")
     core = TableCore(log, daemon_kit.engine(), "kill9", checkpoint_every=every)
     core.recover()

@@ -35,12 +35,14 @@ KILLS = 200 if SLOW else 12
 CHILD = Path(__file__).with_name("kill9_child.py")
 
 
-def reference(tmp: Path, hands: int) -> tuple[list[dict[str, Any]], list[int], list[Any]]:
+def reference(
+    tmp: Path, script: list[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], list[int], list[Any]]:
     """Snapshot and event count after each prefix of the script, and every event's data."""
     log = EventLog(tmp / "reference.sqlite", "kill9")
     core = TableCore(log, daemon_kit.engine(), "kill9", checkpoint_every=0)
     snaps, counts, events = [core.snapshot()], [0], []
-    for body in daemon_kit.game_inputs(hands):
+    for body in script:
         applied = core.submit("input", "table", body, time.monotonic_ns(), time.time_ns(), "b")
         snaps.append(core.snapshot())
         counts.append(core.state.event_seq)
@@ -77,14 +79,17 @@ def check(db: Path, acked: int, snaps: list[Any], counts: list[int], events: lis
 @pytest.mark.slow
 def test_kill9_at_random_points_rebuilds_exact_state(tmp_path: Path) -> None:
     rng = random.Random(int(os.environ.get("JANTAKU_SEED", "5")))
-    snaps, counts, events = reference(tmp_path, HANDS)
+    script = daemon_kit.game_inputs(HANDS, seed=rng.randrange(1000))
+    script_file = tmp_path / "script.json"
+    script_file.write_text(json.dumps(script))
+    snaps, counts, events = reference(tmp_path, script)
     total = len(snaps) - 1
     db = tmp_path / "table.sqlite"
     acked = 0
     kills = 0
     for _ in range(KILLS):
         proc = subprocess.Popen(
-            [sys.executable, str(CHILD), str(db), str(HANDS), "7"],
+            [sys.executable, str(CHILD), str(db), str(script_file), "7"],
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
         )
@@ -118,7 +123,9 @@ def test_kill9_at_random_points_rebuilds_exact_state(tmp_path: Path) -> None:
     assert kills >= min(KILLS, 3)
     # finish the game without a kill: it ends exactly like the uninterrupted reference
     done = subprocess.run(
-        [sys.executable, str(CHILD), str(db), str(HANDS), "7"], capture_output=True, check=True
+        [sys.executable, str(CHILD), str(db), str(script_file), "7"],
+        capture_output=True,
+        check=True,
     )
     assert b"DONE" in done.stdout
     assert check(db, total, snaps, counts, events) == total
