@@ -10,13 +10,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ssl
 from collections.abc import AsyncIterator
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from aiohttp import web
 
 from daemon.web.hub import ViewHub
+
+if TYPE_CHECKING:
+    from daemon.web.console import Console
 
 STATIC = Path(str(resources.files("daemon") / "web" / "static"))
 HUB_KEY: web.AppKey[ViewHub] = web.AppKey("hub", ViewHub)
@@ -66,7 +71,8 @@ async def _stream(request: web.Request) -> web.StreamResponse:
     return resp
 
 
-def make_app(hub: ViewHub) -> web.Application:
+def make_app(hub: ViewHub, console: Console | None = None) -> web.Application:
+    """The overlay routes; with ``console``, the referee console under ``/console/`` too."""
     app = web.Application()
     app[HUB_KEY] = hub
     app.router.add_get("/", _index)
@@ -75,15 +81,27 @@ def make_app(hub: ViewHub) -> web.Application:
     app.router.add_static("/tiles/", STATIC / "tiles")
     app.router.add_get("/api/view", _view)
     app.router.add_get("/api/stream", _stream)
+    if console is not None:
+        from daemon.web.console import console_app
+
+        app.add_subapp("/console/", console_app(console))
     return app
 
 
 @contextlib.asynccontextmanager
-async def serve(hub: ViewHub, host: str, port: int) -> AsyncIterator[int]:
-    """Run the web server; yields the bound port (``port=0`` picks a free one)."""
-    runner = web.AppRunner(make_app(hub), handle_signals=False, shutdown_timeout=1.0)
+async def serve(
+    hub: ViewHub,
+    host: str,
+    port: int,
+    *,
+    console: Console | None = None,
+    ssl_context: ssl.SSLContext | None = None,
+) -> AsyncIterator[int]:
+    """Run the web server; yields the bound port (``port=0`` picks a free one). ``console``: also
+    serve the referee console; ``ssl_context``: serve HTTPS (the venue's certificate)."""
+    runner = web.AppRunner(make_app(hub, console), handle_signals=False, shutdown_timeout=1.0)
     await runner.setup()
-    site = web.TCPSite(runner, host, port)
+    site = web.TCPSite(runner, host, port, ssl_context=ssl_context)
     await site.start()
     bound = port
     for address in runner.addresses:
