@@ -19,13 +19,13 @@ import csv
 import io
 import random
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Final
 
 from daemon import commands as dcmd
 from daemon import schema
 from daemon.config import COMMANDS
-from daemon.errors import CommandError
+from daemon.errors import DaemonError
 from daemon.table import KIND_INPUT
 from rules.game_flow import standings
 from rules.inputs import InputError, input_from_json
@@ -52,7 +52,7 @@ PLAYER_ID = re.compile(r"^[A-Za-z0-9_.-]{1,32}$")
 ID_SEPARATOR: Final = " #"
 
 
-class ConsoleError(ValueError):
+class ConsoleError(DaemonError, ValueError):
     """A console request that cannot become a command; the message is shown to the referee."""
 
     def __init__(self, code: str, message: str) -> None:
@@ -126,7 +126,7 @@ class PickedHand:
     win: Win
     dora: tuple[Any, ...]
     ura: tuple[Any, ...]
-    shown: dict[str, Any]
+    compact: str  # the picked tiles, for the log: "2m 3m ... +5m; pon E E E; dora 1z"
 
 
 def _names(raw: Any, what: str) -> list[str]:
@@ -135,7 +135,8 @@ def _names(raw: Any, what: str) -> list[str]:
     return list(raw)
 
 
-def pick_hand(table: Any, args: dict[str, Any], tiles: dict[str, Any]) -> PickedHand:
+def pick_hand(table: Any, winner: Seat, loser: Seat | None, tiles: dict[str, Any]
+              ) -> PickedHand:
     """The :class:`Win` of a hand picked tile by tile (``tiles``: ``hand`` without the winning
     tile, ``win_tile``, ``melds`` [{kind, tiles}], ``dora``/``ura`` indicators, ``flags``)."""
     if not isinstance(tiles, dict):
@@ -201,46 +202,62 @@ def pick_hand(table: Any, args: dict[str, Any], tiles: dict[str, Any]) -> Picked
     ):
         raise ConsoleError("bad_tiles", f"flags: true/false for any of {list(WIN_FLAGS)}")
     flags = {k: bool(flags_raw.get(k, False)) for k in WIN_FLAGS}
-    winner = Seat.of(args["winner"])
     if h is not None and h.seats[winner].riichi == "accepted":
         flags["riichi"] = True
-    loser = Seat.of(args["loser"]) if args.get("kind") == "ron" else None
     win = Win(
         winner=winner,
         loser=loser,
         hand=tuple(sorted((*hand, win_tile), key=lambda t: t.id)),
         win_tile=win_tile,
         melds=tuple(melds),
-        **flags,
+        riichi=flags["riichi"],
+        double_riichi=flags["double_riichi"],
+        ippatsu=flags["ippatsu"],
+        haitei=flags["haitei"],
+        houtei=flags["houtei"],
+        rinshan=flags["rinshan"],
+        chankan=flags["chankan"],
+        tenhou=flags["tenhou"],
+        chiihou=flags["chiihou"],
     )
-    shown = {
-        "hand": [t.mjai(aka) for t in hand],
-        "win_tile": win_tile.mjai(aka),
-        "melds": [{"kind": m.kind, "tiles": [t.mjai(aka) for t in m.tiles]} for m in melds],
-        "dora": [t.mjai(aka) for t in dora],
-        "ura": [t.mjai(aka) for t in ura],
-        "flags": sorted(k for k, v in flags.items() if v),
-    }
-    return PickedHand(win=win, dora=dora, ura=ura, shown=shown)
+    def mj(ts: Any) -> str:
+        return " ".join(t.mjai(aka) for t in ts)
+
+    parts = [f"{mj(hand)} +{win_tile.mjai(aka)}"]
+    parts += [f"{m.kind} {mj(m.tiles)}" for m in melds]
+    if dora:
+        parts.append(f"dora {mj(dora)}")
+    if ura:
+        parts.append(f"ura {mj(ura)}")
+    on = [k for k in WIN_FLAGS if flags[k]]
+    if on:
+        parts.append(" ".join(on))
+    return PickedHand(win=win, dora=dora, ura=ura, compact="; ".join(parts))
 
 
 def value_picked(table: Any, args: dict[str, Any], tiles: dict[str, Any]) -> tuple[
         dict[str, Any], dict[str, Any]]:
-    """``manual_result`` args for a picked hand, and the hand's valuation (yaku, han, fu ...)."""
-    if args.get("kind") not in ("ron", "tsumo") or not isinstance(args.get("winner"), int):
-        raise ConsoleError("bad_args", "a picked hand needs kind ron/tsumo and a winner")
-    if args.get("kind") == "ron" and not isinstance(args.get("loser"), int):
+    """``manual_result`` args for a picked hand (``args``: kind ron/tsumo, ``wins`` with one
+    entry naming winner and loser), and the hand's valuation (yaku, han, fu ...). The picked
+    tiles are appended to ``reason``, so the log keeps what the referee entered."""
+    wins = args.get("wins")
+    kind = args.get("kind")
+    if kind not in ("ron", "tsumo") or not isinstance(wins, list) or len(wins) != 1 or not (
+        isinstance(wins[0], dict) and isinstance(wins[0].get("winner"), int)
+    ):
+        raise ConsoleError("bad_args", "a picked hand: kind ron/tsumo and one win with a winner")
+    entry = dict(wins[0])
+    if kind == "ron" and not isinstance(entry.get("loser"), int):
         raise ConsoleError("bad_args", "a ron needs the seat that dealt in (loser)")
     rs, h, g = table.ruleset, table.hand, table.game
     if rs is None or h is None or g is None or h.step == "ended":
         raise ConsoleError("not_applicable", "no hand is being played")
     try:
-        Seat.of(args["winner"])
-        if args.get("kind") == "ron":
-            Seat.of(args["loser"])
+        winner = Seat.of(entry["winner"])
+        loser = Seat.of(entry["loser"]) if kind == "ron" else None
     except ValueError as exc:
         raise ConsoleError("bad_args", str(exc)) from None
-    picked = pick_hand(table, args, tiles)
+    picked = pick_hand(table, winner, loser, tiles)
     base = h.win_base or h
     context = HandContext(
         dealer=base.dealer,
@@ -257,15 +274,18 @@ def value_picked(table: Any, args: dict[str, Any], tiles: dict[str, Any]) -> tup
         value = value_win(rs, picked.win, context)
     except (ScoringError, ValueError) as exc:
         raise ConsoleError("false_win", f"the picked hand does not score: {exc}") from None
-    out = {k: v for k, v in args.items() if k not in ("han", "fu", "yakuman", "points")}
+    for key in ("han", "fu", "yakuman", "points"):
+        entry.pop(key, None)
     if value.family == "zung_jung":
-        out["points"] = value.value
+        entry["points"] = value.value
     elif value.yakuman:
-        out["yakuman"] = value.yakuman
+        entry["yakuman"] = value.yakuman
     else:
-        out["han"], out["fu"] = value.han, value.fu
-    out["riichi"] = picked.win.riichi
-    out["shown"] = picked.shown
+        entry["han"], entry["fu"] = value.han, value.fu
+    entry["riichi"] = picked.win.riichi
+    reason = str(args.get("reason", "")).strip()
+    note = f"picked hand: {picked.compact}"
+    out = {**args, "wins": [entry], "reason": (f"{reason} | {note}" if reason else note)[:500]}
     return out, value.to_json()
 
 
@@ -386,16 +406,11 @@ def known_ruleset(name: str) -> None:
         raise ConsoleError("bad_args", f"ruleset {name!r}: {exc}") from None
 
 
-def command_error(exc: CommandError) -> ConsoleError:
-    return ConsoleError(exc.code, str(exc))
-
-
 __all__ = [
     "ConsoleError",
     "command_input",
     "dry_run",
     "pick_hand",
-    "replace",
     "seat_draw",
     "seat_name",
     "split_name",

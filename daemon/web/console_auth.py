@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from daemon import auth
-from daemon.config import RefereeConfig, RefereeUser
+from daemon.config import RefereeUser
 
 Clock = Callable[[], float]
 
@@ -174,7 +174,3 @@ class SessionStore:
 
     def __len__(self) -> int:
         return len(self._sessions)
-
-
-def user_of(referee: RefereeConfig, name: str) -> RefereeUser | None:
-    return referee.user(name)

@@ -1,0 +1,219 @@
+"""The referee console's HTTP API against a real table daemon (Service, real reducer, SQLite log,
+Mosquitto): login, sessions, CSRF, rate limit, previews that match what the command does, picked
+hands, refusals that change nothing, the standings export."""
+
+from __future__ import annotations
+
+import csv
+import io
+import secrets
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+from test_console_kit import (
+    OPERATOR_PASSWORD,
+    REFEREE_PASSWORD,
+    Table,
+    running_table,
+    wait_until,
+)
+
+from daemon.web.console_actions import seat_draw, split_name
+from daemon.web.console_auth import ConsoleSettings
+
+
+class Client:
+    def __init__(self, http: aiohttp.ClientSession, t: Table) -> None:
+        self.http, self.t, self.csrf = http, t, ""
+
+    async def login(self, user: str = "alice", password: str = REFEREE_PASSWORD) -> Any:
+        async with self.http.post(
+            self.t.base + "/console/api/login", json={"user": user, "password": password}
+        ) as r:
+            body = await r.json()
+            if r.status == 200:
+                self.csrf = body["csrf"]
+            return r.status, body
+
+    async def post(self, path: str, body: Any, csrf: str | None = None) -> tuple[int, Any]:
+        headers = {"X-CSRF-Token": self.csrf if csrf is None else csrf}
+        async with self.http.post(self.t.base + path, json=body, headers=headers) as r:
+            return r.status, await r.json()
+
+    async def get(self, path: str) -> tuple[int, Any]:
+        async with self.http.get(self.t.base + path) as r:
+            if r.content_type == "application/json":
+                return r.status, await r.json()
+            return r.status, await r.text()
+
+    async def command(self, name: str, args: dict[str, Any], **extra: Any) -> tuple[int, Any]:
+        body = {"name": name, "args": args, "cid": secrets.token_hex(8), **extra}
+        return await self.post("/console/api/command", body)
+
+
+def _session(t: Table) -> aiohttp.ClientSession:
+    return aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True))
+
+
+async def _new_game(c: Client, t: Table) -> None:
+    status, reply = await c.command(
+        "new_game",
+        {"ruleset": "mleague", "first_dealer": 0, "names": ["Ann", "Bo", "Cy", "Di"]},
+        player_ids=["P1", "P2", "", "P4"],
+    )
+    assert status == 200 and reply["status"] == "ok", reply
+    await t.table_input({"type": "hand_start"})
+
+
+async def test_login_sessions_csrf_and_refusals_change_nothing(tmp_path: Path) -> None:
+    async with running_table(tmp_path) as t, _session(t) as http:
+        c = Client(http, t)
+        # no session: the state is not shown
+        assert (await c.get("/console/api/state"))[0] == 401
+        status, body = await c.login(password="wrong")
+        assert status == 401 and "wrong user name or password" in body["error"]["message"]
+        status, body = await c.login(user="mallory", password="whatever")
+        assert status == 401
+        status, body = await c.login()
+        assert status == 200 and body["user"] == "alice" and body["role"] == "referee"
+        await _new_game(c, t)
+        seq = t.service.core.state.input_seq
+        # the page itself carries the security headers
+        async with http.get(t.base + "/console/") as r:
+            assert r.status == 200
+            assert "frame-ancestors 'none'" in r.headers["Content-Security-Policy"]
+            assert "HttpOnly" not in r.headers.get("Set-Cookie", "")
+        # CSRF: a POST without the token, with a wrong one, or from another origin is refused
+        chombo = {"name": "chombo", "args": {"seat": 1, "reason": "x"}, "cid": "abcdefgh1"}
+        assert (await c.post("/console/api/command", chombo, csrf=""))[0] == 403
+        assert (await c.post("/console/api/command", chombo, csrf="nope"))[0] == 403
+        async with http.post(
+            t.base + "/console/api/command",
+            json=chombo,
+            headers={"X-CSRF-Token": c.csrf, "Origin": "http://evil.example"},
+        ) as r:
+            assert r.status == 403
+        # malformed input: schema, engine and tile refusals, each with a message
+        status, body = await c.command("set_scores", {"scores": [1, 2, 3], "reason": "x"})
+        assert status == 422 and "scores" in body["error"]["message"]
+        status, body = await c.post("/console/api/preview", {
+            "name": "manual_result",
+            "args": {"kind": "ron", "wins": [{"winner": 1, "loser": 1, "han": 2, "fu": 30}],
+                     "reason": "x"}})
+        assert status == 422 and "would refuse" in body["error"]["message"]
+        status, body = await c.post("/console/api/preview", {
+            "name": "manual_result",
+            "args": {"kind": "ron", "wins": [{"winner": 1, "loser": 2}], "reason": "x"},
+            "tiles": {"hand": ["9z"] + ["2p"] * 12, "win_tile": "1m"}})
+        assert status == 422 and "9z" in body["error"]["message"]
+        status, body = await c.post("/console/api/preview", {
+            "name": "manual_result",
+            "args": {"kind": "ron", "wins": [{"winner": 1, "loser": 2}], "reason": "x"},
+            "tiles": {"hand": ["1m"] * 4 + ["2p", "3p", "4p"] * 3, "win_tile": "1m"}})
+        assert status == 422 and "no 1m left" in body["error"]["message"]
+        status, body = await c.command("manual_result", {
+            "kind": "ron", "wins": [{"winner": 1, "loser": 1, "han": 2, "fu": 30}],
+            "reason": "x"})
+        assert status == 422 and body["error"]["code"] == "not_applicable"
+        async with http.post(t.base + "/console/api/command", data=b"{not json",
+                             headers={"X-CSRF-Token": c.csrf,
+                                      "Content-Type": "application/json"}) as r:
+            assert r.status == 422 and "not JSON" in (await r.json())["error"]["message"]
+        # only the refused engine command was logged (the command path logs its input, the
+        # engine's rejection is in the log too); nothing else
+        logged = [r for r in t.inputs() if r.seq > seq]
+        assert [r.body.get("action") for r in logged] == ["manual_result"]
+        assert t.scores() == [25000, 25000, 25000, 25000]
+        # an operator may not give a chombo (role check of the command path)
+        async with _session(t) as http2:
+            op = Client(http2, t)
+            assert (await op.login("bob", OPERATOR_PASSWORD))[0] == 200
+            status, body = await op.command("chombo", {"seat": 1, "reason": "x"})
+            assert status == 422 and body["error"]["code"] == "forbidden"
+        # the login expires when idle (the console's clock is an input)
+        t.clock.offset += 31 * 60
+        status, body = await c.command("chombo", {"seat": 1, "reason": "x"})
+        assert status == 401 and "expired" in body["error"]["message"]
+        assert t.scores() == [25000, 25000, 25000, 25000]
+
+
+async def test_failed_logins_are_rate_limited(tmp_path: Path) -> None:
+    settings = ConsoleSettings(max_failures=3, lockout=60.0)
+    async with running_table(tmp_path, settings) as t, _session(t) as http:
+        c = Client(http, t)
+        for _ in range(3):
+            assert (await c.login(password="guess"))[0] == 401
+        status, body = await c.login()  # even the right password waits out the lockout
+        assert status == 429 and "too many failed logins" in body["error"]["message"]
+        t.clock.offset += 61
+        assert (await c.login())[0] == 200
+
+
+async def test_preview_is_what_the_command_does(tmp_path: Path) -> None:
+    async with running_table(tmp_path) as t, _session(t) as http:
+        c = Client(http, t)
+        await c.login()
+        await _new_game(c, t)
+        args = {"kind": "ron", "wins": [{"winner": 1, "loser": 2, "han": 3, "fu": 30}],
+                "reason": "no sensor"}
+        status, pv = await c.post("/console/api/preview", {"name": "manual_result", "args": args})
+        assert status == 200 and pv["deltas"] == [0, 3900, -3900, 0]
+        assert t.scores() == [25000, 25000, 25000, 25000]  # a preview changes nothing
+        status, reply = await c.command("manual_result", pv["args"],
+                                        expect_input_seq=pv["input_seq"])
+        assert status == 200 and reply["status"] == "ok"
+        assert t.scores() == pv["scores_after"] == [25000, 28900, 21100, 25000]
+        rec = t.inputs()[-1]
+        assert rec.source == "referee:alice" and rec.body["action"] == "manual_result"
+        await wait_until(lambda: any(e["type"] == "hand_ended" for e in t.events))
+        ended = next(e for e in t.events if e["type"] == "hand_ended")
+        assert ended["source"] == "referee:alice"
+        assert ended["data"]["settlement"]["deltas"] == [0, 3900, -3900, 0]
+        # a stale preview is refused
+        await t.table_input({"type": "hand_start"})
+        status, body = await c.command("chombo", {"seat": 0, "reason": "x"},
+                                       expect_input_seq=pv["input_seq"])
+        assert status == 422 and body["error"]["code"] == "stale_preview"
+        # a picked hand: 234m34m 567p 678s 22s + 5m ron, non-dealer: tanyao pinfu 2 han 30 fu
+        tiles = {"hand": ["2m", "3m", "4m", "3m", "4m", "5p", "6p", "7p", "6s", "7s", "8s",
+                          "2s", "2s"], "win_tile": "5m", "melds": [], "dora": ["E"]}
+        pick = {"kind": "ron", "wins": [{"winner": 3, "loser": 0}], "reason": "picked"}
+        status, pv = await c.post("/console/api/preview",
+                                  {"name": "manual_result", "args": pick, "tiles": tiles})
+        assert status == 200, pv
+        assert (pv["args"]["wins"][0]["han"], pv["args"]["wins"][0]["fu"]) == (2, 30)
+        assert {y[0] for y in pv["valuation"]["yaku"]} >= {"Tanyao", "Pinfu"}
+        assert pv["deltas"] == [-2000, 0, 0, 2000]
+        status, reply = await c.command("manual_result", pick, tiles=tiles)
+        assert status == 200 and reply["valuation"]["han"] == 2
+        assert "+5m" in t.inputs()[-1].body["args"]["reason"]
+        assert t.scores() == [23000, 28900, 21100, 27000]
+        # undo is logged and restores the hand
+        status, reply = await c.command("undo", {"reason": "wrong winner"})
+        assert status == 200 and t.scores() == [25000, 28900, 21100, 25000]
+        assert t.inputs()[-1].body == {"type": "referee", "action": "undo_last", "by": "alice",
+                                       "args": {"reason": "wrong winner"}}
+        # end the game early; export the standings
+        status, reply = await c.command("end_game", {"reason": "time"})
+        assert status == 200
+        status, data = await c.get("/console/api/standings.json")
+        assert status == 200 and data["finished"] is True
+        rows = data["standings"]
+        assert [r["name"] for r in rows] == ["Bo", "Ann", "Di", "Cy"]
+        assert [r["player_id"] for r in rows] == ["P2", "P1", "P4", ""]
+        assert sum(r["points"] for r in rows) == 100000
+        assert abs(sum(r["total_pt"] for r in rows)) < 0.05
+        status, text = await c.get("/console/api/standings.csv")
+        got = list(csv.DictReader(io.StringIO(text)))
+        assert [g["name"] for g in got] == ["Bo", "Ann", "Di", "Cy"]
+        assert got[0]["total_pt"] == str(rows[0]["total_pt"])
+
+
+def test_seat_draw_is_reproducible_from_its_seed() -> None:
+    players = [{"name": n, "id": ""} for n in ("A", "B", "C", "D")]
+    a, b = seat_draw(players, 12345), seat_draw(players, 12345)
+    assert a == b and sorted(p["name"] for p in a["seats"]) == ["A", "B", "C", "D"]
+    draws = {tuple(p["name"] for p in seat_draw(players, s)["seats"]) for s in range(200)}
+    assert len(draws) == 24  # every seating can come out
+    assert split_name("Ann #P1") == ("Ann", "P1") and split_name("Ann") == ("Ann", "")
