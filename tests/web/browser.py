@@ -1,0 +1,61 @@
+"""Headless Chromium for the browser tests (Debian's chromium + chromedriver, driven by selenium).
+
+No browser is downloaded: the driver is Debian's ``/usr/bin/chromedriver`` (``bin/ensure-services``
+installs it), so selenium's own driver manager never runs.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+
+
+@contextmanager
+def chromium(width: int = 1920, height: int = 1080) -> Iterator[webdriver.Chrome]:
+    assert Path(CHROMIUM).exists(), "Debian's chromium is required (bin/ensure-services)"
+    assert Path(CHROMEDRIVER).exists(), "Debian's chromium-driver is required"
+    profile = tempfile.mkdtemp(prefix="jantaku-chromium-")
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-quic",
+        f"--window-size={width},{height}",
+        f"--user-data-dir={profile}",
+    ):
+        opts.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+    # --window-size sizes the window, not the page: pin the viewport to the broadcast size.
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+    )
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def save_screenshot(driver: webdriver.Chrome, name: str) -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / name
+    driver.save_screenshot(str(path))
+    return path
