@@ -138,6 +138,8 @@ class Broker:
         text = self.conf
         if "listener" not in text:
             text = f"listener {self.port} 127.0.0.1\nallow_anonymous true\n" + text
+        if os.getuid() == 0 and "\nuser " not in f"\n{text}":
+            text = "user root\n" + text  # mosquitto drops root to 'mosquitto': keep tmp readable
         self.conf_path.write_text(text)
         self.proc = subprocess.Popen(
             [MOSQUITTO, "-c", str(self.conf_path)],

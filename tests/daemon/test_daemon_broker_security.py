@@ -1,0 +1,181 @@
+"""The shipped broker config (systemd/mosquitto/) on a private Mosquitto: TLS, passwords, ACL.
+
+The config files are used as shipped; only paths and port numbers are rewritten for the test. The
+certificates are a throwaway CA made with the openssl CLI.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import ssl
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import aiomqtt
+import daemon_kit
+import pytest
+from conftest import running_service
+
+from daemon import auth
+from daemon.cli.referee import build_command, send
+from daemon.config import parse_config
+from daemon.mqtt import _Acks
+from daemon.topics import Topics
+
+SHIPPED = daemon_kit.REPO / "systemd" / "mosquitto"
+TABLE = "tsec1"
+PASSWORDS = {
+    TABLE: "table-secret-1",
+    "tsec2": "table-secret-2",
+    "referee.alice": "referee-secret",
+    "tool.archive": "tool-secret",
+}
+
+
+def _openssl(*args: str, cwd: Path) -> None:
+    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True)
+
+
+def make_ca(d: Path) -> None:
+    _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj",
+             "/CN=jantaku test CA", "-keyout", "ca.key", "-out", "ca.crt", cwd=d)
+    _openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost",
+             "-keyout", "broker.key", "-out", "broker.csr", cwd=d)
+    (d / "ext.cnf").write_text("subjectAltName=DNS:localhost,IP:127.0.0.1\n")
+    _openssl("x509", "-req", "-in", "broker.csr", "-CA", "ca.crt", "-CAkey", "ca.key",
+             "-CAcreateserial", "-days", "2", "-extfile", "ext.cnf", "-out", "broker.crt", cwd=d)
+
+
+@dataclass
+class Venue:
+    broker: daemon_kit.Broker
+    tls_port: int
+    local_port: int
+    ws_port: int
+    ca: Path
+
+    def tls(self) -> ssl.SSLContext:
+        return ssl.create_default_context(cafile=str(self.ca))
+
+
+@pytest.fixture(scope="module")
+def venue(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Venue]:
+    tmp_path = tmp_path_factory.mktemp("venue")
+    etc = tmp_path / "etc"
+    (etc / "certs").mkdir(parents=True)
+    make_ca(etc / "certs")
+    daemon_kit.password_file(etc / "jantaku.passwd", PASSWORDS)
+    for name in ("jantaku.acl", "jantaku-overlay.acl"):
+        (etc / name).write_text((SHIPPED / name).read_text())
+    tls_port, local_port, ws_port = (daemon_kit.free_port() for _ in range(3))
+    conf = (SHIPPED / "jantaku.conf").read_text()
+    conf = conf.replace("/etc/mosquitto/", f"{etc}/")
+    conf = conf.replace("/var/lib/mosquitto/", f"{tmp_path}/")
+    conf = re.sub(r"^listener 8883$", f"listener {tls_port} 127.0.0.1", conf, flags=re.M)
+    conf = re.sub(r"^listener 1883 ", f"listener {local_port} ", conf, flags=re.M)
+    conf = re.sub(r"^listener 9001$", f"listener {ws_port} 127.0.0.1", conf, flags=re.M)
+    broker = daemon_kit.Broker(tmp_path / "broker", port=tls_port, conf=conf).start()
+    daemon_kit.wait_port(local_port)
+    daemon_kit.wait_port(ws_port)
+    yield Venue(broker, tls_port, local_port, ws_port, etc / "certs" / "ca.crt")
+    broker.stop()
+
+
+def _table_config(venue: Venue, tmp_path: Path) -> Any:
+    pw = tmp_path / "mqtt.pass"
+    pw.write_text(PASSWORDS[TABLE] + "\n")
+    extra = (
+        f'username = "{TABLE}"\npassword_file = "{pw}"\n\n'
+        f'[mqtt.tls]\nca = "{venue.ca}"\n'
+    )
+    text = daemon_kit.config_text(
+        table=TABLE, db=tmp_path / "t.sqlite", port=venue.tls_port, host="localhost",
+        extra_mqtt=extra,
+    )
+    return parse_config(text)
+
+
+async def _publish_code(port: int, user: str, topic: str, **kw: Any) -> int:
+    """The v5 PUBACK reason code of one QoS 1 publish (0 = accepted, >= 0x80 = refused)."""
+    async with aiomqtt.Client(
+        "127.0.0.1", port, username=user, password=PASSWORDS[user],
+        protocol=aiomqtt.ProtocolVersion.V5, **kw,
+    ) as client:
+        return await asyncio.wait_for(_Acks(client).publish(topic, b"{}", qos=1), 10)
+
+
+async def test_table_over_tls_with_password_and_referee_command(
+    venue: Venue, tmp_path: Path
+) -> None:
+    config = _table_config(venue, tmp_path)
+    topics = Topics(TABLE)
+    tls = venue.tls()
+    async with (
+        daemon_kit.Collector(
+            venue.tls_port, [topics.events], host="localhost",
+            username="tool.archive", password=PASSWORDS["tool.archive"], tls_context=tls,
+        ) as sub,
+        running_service(config) as service,
+    ):
+        assert service.link.connected
+        key = auth.derive_key("alice", daemon_kit.REFEREE_PASSWORD, 1000)
+        args = {"ruleset": "mleague", "first_dealer": 0, "names": ["a", "b", "c", "d"]}
+        topic, payload = build_command(TABLE, "new_game", "alice", key, args)
+        reply = await send(
+            "localhost", venue.tls_port, TABLE, topic, payload, username="referee.alice",
+            password=PASSWORDS["referee.alice"], tls=tls,
+        )
+        assert reply is not None and reply["status"] == "ok", reply
+        await sub.wait_for(lambda: len(sub.payloads("/events")) >= 1)
+        assert sub.payloads("/events")[0]["data"]["type"] == "game_started"
+
+
+async def test_acl_confines_tables_tools_and_overlays(venue: Venue) -> None:
+    local = venue.local_port
+    own = Topics(TABLE)
+    other = Topics("tsec2")
+    # a table publishes under its own tree, not under another table's
+    assert await _publish_code(local, TABLE, own.events) < 0x80
+    assert await _publish_code(local, TABLE, other.events) >= 0x80
+    assert await _publish_code(local, TABLE, own.cmd("new_game")) >= 0x80
+    # a read-only tool may not command; a referee may
+    assert await _publish_code(local, "tool.archive", own.cmd("new_game")) >= 0x80
+    assert await _publish_code(local, "tool.archive", own.events) >= 0x80
+    assert await _publish_code(local, "referee.alice", own.cmd("new_game")) < 0x80
+    assert await _publish_code(local, "referee.alice", own.events) >= 0x80
+    # the TLS listener: the same, encrypted (and nothing without TLS)
+    tls = venue.tls()
+    code = await _publish_code(venue.tls_port, TABLE, own.state, tls_context=tls)
+    assert code < 0x80
+    with pytest.raises(aiomqtt.MqttError):
+        await _publish_code(venue.tls_port, TABLE, own.state, timeout=2)
+    # a wrong password is refused
+    with pytest.raises(aiomqtt.MqttError):
+        async with aiomqtt.Client("127.0.0.1", local, username=TABLE, password="wrong"):
+            pass
+    # no anonymous access on the authenticated listeners
+    with pytest.raises(aiomqtt.MqttError):
+        async with aiomqtt.Client("127.0.0.1", local):
+            pass
+
+
+async def test_websocket_overlay_reads_state_but_cannot_command(venue: Venue) -> None:
+    own = Topics(TABLE)
+    async with aiomqtt.Client(
+        "127.0.0.1", venue.local_port, username=TABLE, password=PASSWORDS[TABLE]
+    ) as table:
+        await table.publish(own.state, b'{"x":1}', qos=1, retain=True)
+    async with aiomqtt.Client(
+        "127.0.0.1", venue.ws_port, transport="websockets", protocol=aiomqtt.ProtocolVersion.V5
+    ) as overlay:
+        await overlay.subscribe(own.state, qos=1)
+        async with asyncio.timeout(10):
+            async for m in overlay.messages:
+                assert m.payload == b'{"x":1}'
+                break
+        code = await asyncio.wait_for(_Acks(overlay).publish(own.cmd("new_game"), b"{}"), 10)
+        assert code >= 0x80
