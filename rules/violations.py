@@ -80,15 +80,15 @@ CATALOGUE: dict[str, Entry] = {
         _e("indicator_wrong_tile", "the indicator is not the tile the known wall holds there",
            "recorded", S="S §24-2", M="M 2-6-1", mu="μ §16"),
         _e("indicator_not_in_ruleset", "an indicator turned that the ruleset does not turn "
-           "(no dora, no kan dora, or more than one per kan)", "recorded",
+           "(no dora, no kan dora, or more than one per kan): it does not count", "rejected",
            S="S §24-5", M="M 2-6-2", mu="μ §16", W="W 王牌与海底牌", T="RULESETS.md §7"),
         _e("indicator_early", "a kan indicator turned before its moment (after the kan "
            "player's next discard for this ruleset)", "recorded", T="RULESETS.md §7",
            S="S §24-5", M="M 4-5-5"),
         _e("indicator_missing", "play went on without an indicator that was due", "recorded",
            S="S §24-2,5, §43-10,13,15", M="M 2-6-6, 4-5-5", mu="μ §16", T="RULESETS.md §7"),
-        _e("indicator_after_chankan", "a kan indicator turned for a kan that was robbed",
-           "recorded", S="S §43-8", M="M 4-5-5, 9-1-3"),
+        _e("indicator_after_chankan", "a kan indicator turned for a kan that was robbed: it does "
+           "not count", "rejected", S="S §43-8", M="M 4-5-5, 9-1-3"),
         _e("wrong_tile_drawn", "a drawn tile that is not the next tile of the known wall",
            "recorded", S="S §55-3", M="M 3-4-8", mu="μ §70(4)"),
         # --- turn order ---------------------------------------------------------------------

@@ -100,8 +100,15 @@ class HandBuilder:
         out: list[Input],
         kan_dora: KanDoraTiming | None = None,
         indicators: Sequence[TileName] = (),
+        dealer: Seat | None = None,
+        dealer_fourteenth: Literal["jump", "draw"] = "draw",
     ) -> None:
         self.aka = aka
+        # Records deal 13 each and the dealer draws; where the ruleset deals the dealer's 14th
+        # (the jump, S §34), that first draw is part of the deal (DealDone holds 14 for him).
+        self.dealer = dealer
+        self._jump = dealer_fourteenth == "jump" and dealer is not None
+        self._deferred: tuple[list[tuple[Tile, ...]], Tile | None, bool] | None = None
         self.hand = hand
         self.issues = issues
         self.out = out
@@ -179,19 +186,46 @@ class HandBuilder:
                 self.issue(f"seat {int(seat)} is dealt {len(hands[seat])} tiles, expected 13")
             self._hands[seat] = list(tiles)
             dealt.append(tuple(tiles))
-        self.out.append(DealDone(hands=(dealt[0], dealt[1], dealt[2], dealt[3])))
         if dora is None and self._queue:
             dora = self._queue.pop(0)
-        if dora is not None:
-            self._show(dora)
-        else:
+        indicator = None if dora is None else self._new(dora)
+        if dora is None:
             self.issue("no dora indicator")
+        self._deferred = (dealt, indicator, dora is not None)
+        if not self._jump:
+            self._emit_deal()
+
+    def _emit_deal(self) -> None:
+        if self._deferred is None:
+            return
+        dealt, indicator, shown = self._deferred
+        self._deferred = None
+        self.out.append(DealDone(hands=(dealt[0], dealt[1], dealt[2], dealt[3])))
+        if shown:
+            if indicator is not None:
+                self.indicators.append(indicator)
+            self.out.append(IndicatorShown(position=None, tile=indicator))
 
     def indicator(self, name: TileName) -> None:
         """An indicator turned where the record says (mjai ``dora``)."""
         self._show(name)
 
     def draw(self, seat: Seat, name: TileName | None) -> None:
+        if self._deferred is not None:
+            if seat != self.dealer or name is None:
+                self.issue(f"the first draw is seat {int(seat)}'s, not the dealer's")
+                self._emit_deal()
+            else:
+                tile = self._new(name)
+                if tile is not None:
+                    self._hands[seat].append(tile)
+                    dealt = self._deferred[0]
+                    dealt[seat] = (*dealt[seat], tile)
+                self.draws += 1
+                self.last_actor = seat
+                self.after_draw = True
+                self._emit_deal()
+                return
         rinshan = self._rinshan[seat]
         if rinshan and self._pending_rinshan:
             # Owed "immediate" indicators: once nobody robbed the kan, before this draw.
@@ -350,10 +384,12 @@ class HandBuilder:
                 self._show(self._queue.pop(0))
 
     def tsumo(self, seat: Seat) -> None:
+        self._emit_deal()
         self._flush_listed()
         self.out.append(Tsumo(seat=seat))
 
     def ron(self, seat: Seat) -> None:
+        self._emit_deal()
         if not any(isinstance(i, Ron) for i in self.out[-4:]):
             self._flush_listed()
         self.out.append(Ron(seat=seat))
@@ -363,10 +399,12 @@ class HandBuilder:
         self.out.append(UraRevealed(tiles=tiles))
 
     def exhaustive(self, tenpai: Sequence[Seat]) -> None:
+        self._emit_deal()
         self._flush_listed()
         self.out.append(ExhaustiveDraw(tenpai=tuple(sorted(set(tenpai)))))
 
     def abort(self, kind: AbortKind, seat: Seat | None) -> None:
+        self._emit_deal()
         self._flush_listed()
         self.out.append(AbortiveDraw(kind=kind, seat=seat))
 

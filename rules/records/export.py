@@ -451,8 +451,11 @@ def _tenhou_hand(g: _Game, hand: _Hand, aka: bool, shift: int) -> list[Any]:
             takes[rel(inp.seat)].append(_t(inp.tile, aka))
             last_draw[inp.seat] = inp.tile
         elif isinstance(inp, Discard):
-            code = 60 if inp.tsumogiri else _t(inp.tile, aka)
-            if inp.tsumogiri and inp.tile != last_draw[inp.seat]:
+            tsumogiri = inp.tsumogiri
+            if tsumogiri is None:  # unknown to the table: the tile ids tell
+                tsumogiri = inp.tile is not None and inp.tile == last_draw[inp.seat]
+            code = 60 if tsumogiri else _t(inp.tile, aka)
+            if tsumogiri and inp.tile != last_draw[inp.seat]:
                 raise ExportError("a tsumogiri discard that is not the drawn tile")
             discards[rel(inp.seat)].append(f"r{code}" if inp.riichi else code)
             last_discard = (inp.seat, inp.tile)

@@ -90,7 +90,7 @@ def server() -> Iterator[ServerThread]:
 def _dom_seats(driver: Any) -> dict[int, dict[str, Any]]:
     out = {}
     for box in driver.find_elements(By.CSS_SELECTOR, "#table .seat"):
-        seat = int(box.get_attribute("data-seat"))
+        seat = int(box.get_attribute("data-seat") or -1)
         out[seat] = {
             "score": box.find_element(By.CSS_SELECTOR, ".score").text,
             "name": box.find_element(By.CSS_SELECTOR, ".name").text,
@@ -174,7 +174,7 @@ def test_overlay_follows_a_real_game_and_resyncs(server: ServerThread) -> None:
         _wait(lambda: driver.execute_script("return !!window.__jantakuView"), "strip view")
         save_screenshot(driver, "overlay-strip.png")
         strip = driver.find_elements(By.CSS_SELECTOR, "#strip .s")
-        assert [int(e.get_attribute("data-seat")) for e in strip] == [0, 1, 2, 3]
+        assert [int(e.get_attribute("data-seat") or -1) for e in strip] == [0, 1, 2, 3]
         for e, s in zip(strip, view["seats"], strict=True):
             assert e.find_element(By.CSS_SELECTOR, ".score").text == f"{s['score']:,}"
         assert "局" in driver.find_element(By.CSS_SELECTOR, "#strip .info").text
