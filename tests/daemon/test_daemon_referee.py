@@ -114,7 +114,7 @@ async def test_refused_commands_change_nothing(config: Config) -> None:
         reply = await _cmd(service, "set_scores", good, ts=time.time() - 3600)
         assert reply["error"]["code"] == "stale"
         # signed for another command: the topic is inside the MAC
-        topic, payload = build_command(service.table_id, "pause", "alice", ALICE, {})
+        _, payload = build_command(service.table_id, "pause", "alice", ALICE, {})
         reply = await _raw(service, "set_scores", payload)
         assert reply["error"]["code"] in ("bad_signature", "bad_args")
         # args that do not fit the command's schema
@@ -124,7 +124,7 @@ async def test_refused_commands_change_nothing(config: Config) -> None:
         reply = await _raw(service, "set_scores", {"id": "x1", "user": "alice"})
         assert reply["error"]["code"] == "bad_schema"
         # a tampered payload
-        topic, payload = build_command(service.table_id, "set_scores", "alice", ALICE, good)
+        _, payload = build_command(service.table_id, "set_scores", "alice", ALICE, good)
         payload["args"]["scores"] = [99999, 0, 0, 0]
         assert (await _raw(service, "set_scores", payload))["error"]["code"] == "bad_signature"
         # pause with no hand being played
