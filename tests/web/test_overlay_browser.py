@@ -12,12 +12,12 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from browser import chromium, save_screenshot
 from selenium.webdriver.common.by import By
 
 from daemon.web.hub import ViewHub
 from daemon.web.server import serve
 from daemon.web.view import overlay_view
+from hil.browser import chromium, save_screenshot
 from hil.simulator import GameSimulator
 
 

@@ -17,7 +17,7 @@ from selenium.webdriver.chrome.service import Service
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 
 
 @contextmanager
