@@ -158,11 +158,13 @@ def ankan_keeps_hand(
         return False, "only the drawn tile may complete a kan after riichi"
     if before[kind] != 3:
         return False, "the hand does not hold three of the drawn tile"
-    w_before = waits(before)
+    # A kind whose four copies the player now holds (the drawn one included) is no wait.
+    held = _add(before, drawn)
+    w_before = waits(before, held)
     if not w_before:
         return False, "the riichi hand is not tenpai"
     after = _add(before, kind, -3)
-    w_after = waits(after, before)
+    w_after = waits(after, held)
     if w_after != w_before:
         return False, f"the wait changes from {_names(w_before)} to {_names(w_after)}"
     if mode == "wait":

@@ -178,6 +178,10 @@ def reduce(state: TableState, inp: Input) -> tuple[TableState, tuple[Event, ...]
     try:
         new = _dispatch(base, inp, out)
     except _Rejected:
+        # Only the refusal stands: anything noted on the way belonged to an input that did
+        # not happen.
+        out.violations = out.violations[-1:]
+        out.events = list(out.violations)
         new = base
     except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
         # A value the engine cannot use (e.g. a malformed referee argument that slipped past
@@ -583,18 +587,17 @@ def _indicator(rs: Ruleset, h: HandState, inp: IndicatorShown, out: _Out) -> Han
         brk = fallback_break_from_indicator(inp.position)
         out.emit(WallFallback(article="M 3-4-5", brk=brk, indicator=inp.position))
         h = replace(h, brk=brk, break_source="fallback")
+    tile = inp.tile
+    if tile is not None:
+        _check_free(h, [tile], None, out, (LOC_INDICATOR,) if correction else ())
     if inp.position is not None:
         h = _check_indicator_position(h, slot, inp.position, None, out)
-    tile = inp.tile
     if h.wall is not None:
         expected_tile = h.wall[_indicator_index(slot)]
         if tile is None:
             tile = expected_tile  # read from the wall manifest: known, not guessed
         elif tile != expected_tile:
             out.violation("indicator_wrong_tile", None, expected_tile.id, tile.id)
-    if tile is not None:
-        allowed = (LOC_INDICATOR,) if correction else ()
-        _check_free(h, [tile], None, out, allowed)
     ind = Indicator(position=inp.position, tile=tile)
     if correction:
         old = h.indicators[0]
@@ -690,6 +693,8 @@ def _draw(rs: Ruleset, h: HandState, inp: Draw, out: _Out) -> HandState:
     if h.live_left() <= 0:
         raise out.reject("out_of_phase", s, "exhaustive_draw (no live tile left)", "draw")
     tile = inp.tile
+    if tile is not None:
+        _check_free(h, [tile], s, out)
     if h.wall is not None:
         want = h.wall[h.next_live]
         if tile is None:
@@ -700,8 +705,6 @@ def _draw(rs: Ruleset, h: HandState, inp: Draw, out: _Out) -> HandState:
         want_pos = Wall(h.brk).position(h.next_live)
         if inp.position != want_pos:
             out.violation("wrong_tile_drawn", s, want_pos.to_json(), inp.position.to_json())
-    if tile is not None:
-        _check_free(h, [tile], s, out)
     h = _pass_discard(rs, h, out, None)
     h = _after_discard_dora_check(h, out)
     st = h.seats[s]
@@ -753,6 +756,16 @@ def _rinshan(rs: Ruleset, h: HandState, inp: RinshanDraw, out: _Out) -> HandStat
         raise out.reject("draw_out_of_turn", s, int(h.turn), int(s))
     if h.rinshan_taken >= len(Wall.RINSHAN):
         raise out.reject("fifth_kan", s, len(Wall.RINSHAN), h.rinshan_taken + 1)
+    tile = inp.tile
+    index = Wall.RINSHAN[h.rinshan_taken]
+    if tile is not None:
+        _check_free(h, [tile], s, out)
+    if h.wall is not None:
+        want = h.wall[index]
+        if tile is None:
+            tile = want
+        elif tile != want:
+            out.violation("wrong_tile_drawn", s, want.id, tile.id)
     dues = []
     for d in h.dora_due:
         if d.timing == "now" and not d.late:
@@ -763,16 +776,6 @@ def _rinshan(rs: Ruleset, h: HandState, inp: RinshanDraw, out: _Out) -> HandStat
         else:
             dues.append(d)
     h = replace(h, dora_due=tuple(dues), kan_window=None)
-    tile = inp.tile
-    index = Wall.RINSHAN[h.rinshan_taken]
-    if h.wall is not None:
-        want = h.wall[index]
-        if tile is None:
-            tile = want
-        elif tile != want:
-            out.violation("wrong_tile_drawn", s, want.id, tile.id)
-    if tile is not None:
-        _check_free(h, [tile], s, out)
     st = h.seats[s]
     concealed = None if st.concealed is None or tile is None else tuple(
         sorted((*st.concealed, tile), key=lambda x: x.id))

@@ -175,7 +175,8 @@ CATALOGUE: dict[str, Entry] = {
         _e("furiten_ron", "ron while furiten (own discards, same go-around, or after riichi)",
            "rejected", S="S §51, §39-9", M="M 5-5", mu="μ §63, §64"),
         _e("chankan_of_ankan", "ron on an ankan without kokushi, or where no hand may rob "
-           "an ankan", "rejected", S="S-sum", M="M 4-5-6", mu="μ §51(6)", W="W 抢杠-3"),
+           "an ankan", "rejected", S="S-sum", M="M 4-5-6", mu="μ §51(6)", W="W 抢杠-3",
+           T="RULESETS.md §7"),
         _e("win_not_shown", "the hand cannot end before the winning hand is shown (WinShown) "
            "or a manual value is entered", "rejected", E="engine: a win must be scorable"),
         _e("win_shown_mismatch", "WinShown differs from the tiles the engine knows", "recorded",
