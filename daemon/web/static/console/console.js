@@ -1,0 +1,500 @@
+// jantaku referee console (docs/console.md). Plain JS, no dependencies, works offline.
+// Every action: form -> POST /console/api/preview (dry run on the table's state) -> Confirm ->
+// POST /console/api/command (one signed referee command through the daemon's command path).
+"use strict";
+
+(() => {
+  const API = "/console/api/";
+  const POLL_MS = 1500;
+  const SEATS = [0, 1, 2, 3];
+  const WIND_NAMES = { E: "East", S: "South", W: "West", N: "North" };
+  const SUITS = ["m", "p", "s"];
+  const HONORS = ["E", "S", "W", "N", "P", "F", "C"];
+  const FLAGS = ["riichi", "double_riichi", "ippatsu", "haitei", "houtei", "rinshan", "chankan", "tenhou", "chiihou"];
+  const FU = [20, 25, 30, 40, 50, 60, 70, 80, 90, 100, 110];
+  const MELD_SIZE = { chi: 3, pon: 3, daiminkan: 4, ankan: 4, kakan: 4 };
+
+  let csrf = "";
+  let state = null;         // the last /api/state
+  let pending = null;       // {name, args, tiles, body, cid, input_seq, title}
+  let pollTimer = null;
+  const picked = { hand: [], win: [], melds: [], dora: [], ura: [], meldBuf: [] };
+
+  const $ = (id) => document.getElementById(id);
+  const el = (tag, attrs = {}, ...kids) => {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs)) {
+      if (k === "class") e.className = v;
+      else if (k === "text") e.textContent = v;
+      else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+      else e.setAttribute(k, v);
+    }
+    for (const kid of kids) if (kid != null) e.append(kid);
+    return e;
+  };
+  const newCid = () => {
+    const b = new Uint8Array(12);
+    crypto.getRandomValues(b);
+    return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+  };
+  // a logged seat name carries the tournament id as "Name #ID" (daemon/web/console_actions.py)
+  const splitName = (logged) => {
+    const m = /^(.*) #([A-Za-z0-9_.-]{1,32})$/.exec(logged || "");
+    return m ? { name: m[1], id: m[2] } : { name: logged || "", id: "" };
+  };
+  const seatName = (s) => {
+    const seat = state && state.snapshot.seats ? state.snapshot.seats[s] : null;
+    const wind = seat && seat.wind ? WIND_NAMES[seat.wind] || seat.wind : "";
+    const name = seat && seat.name ? splitName(seat.name).name : `Seat ${s}`;
+    return wind ? `${name} (${wind})` : name;
+  };
+  // mjai name ("5m", "5mr", "E") -> tile image (bundled with the overlay: /tiles/)
+  const tileImg = (name) => {
+    let file;
+    if (HONORS.includes(name)) file = `${HONORS.indexOf(name) + 1}z`;
+    else if (name.endsWith("r")) file = `0${name[1]}`;
+    else file = name;
+    return el("img", { src: `/tiles/${file}.svg`, alt: name, title: name, draggable: "false" });
+  };
+
+  // physical tile id 0..135 (rules/tiles.py) -> mjai name; red fives are ids 16, 52, 88
+  const tileName = (id) => {
+    const k = id >> 2;
+    if (k >= 27) return HONORS[k - 27];
+    return `${(k % 9) + 1}${SUITS[Math.floor(k / 9)]}${[16, 52, 88].includes(id) ? "r" : ""}`;
+  };
+
+  // ------------------------------------------------------------------ HTTP
+  async function api(path, body) {
+    const opts = { method: body === undefined ? "GET" : "POST", credentials: "same-origin", headers: {} };
+    if (body !== undefined) {
+      opts.headers["Content-Type"] = "application/json";
+      opts.headers["X-CSRF-Token"] = csrf;
+      opts.body = JSON.stringify(body);
+    }
+    let resp;
+    try {
+      resp = await fetch(API + path, opts);
+    } catch (err) {
+      link(false);
+      return { status: 0, body: { status: "error", error: { code: "offline", message: "the table does not answer (network)" } } };
+    }
+    link(true);
+    let data;
+    try { data = await resp.json(); } catch (err) { data = { status: "error", error: { code: "http", message: `HTTP ${resp.status}` } }; }
+    if (resp.status === 401) showLogin(data.error ? data.error.message : "log in");
+    return { status: resp.status, body: data };
+  }
+  function link(ok) {
+    const l = $("bar-link");
+    l.textContent = ok ? "● connected" : "● no connection";
+    l.className = "link " + (ok ? "ok" : "bad");
+  }
+
+  // ------------------------------------------------------------------ login
+  function showLogin(message) {
+    csrf = "";
+    state = null;
+    if (pollTimer) { clearInterval(pollTimer); pollTimer = null; }
+    $("main").hidden = true;
+    $("logout").hidden = true;
+    $("bar-user").textContent = "";
+    $("login").hidden = false;
+    $("login-msg").textContent = message || "";
+    $("login-password").value = "";
+  }
+  function loggedIn(info) {
+    csrf = info.csrf;
+    $("login").hidden = true;
+    $("main").hidden = false;
+    $("logout").hidden = false;
+    $("bar-user").textContent = `${info.user} (${info.role})`;
+    $("bar-table").textContent = `table ${info.table}`;
+    refresh();
+    if (!pollTimer) pollTimer = setInterval(refresh, POLL_MS);
+  }
+  $("login-form").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    $("login-msg").textContent = "checking…";
+    $("login-submit").disabled = true;
+    const r = await api("login", { user: $("login-user").value.trim(), password: $("login-password").value });
+    $("login-submit").disabled = false;
+    if (r.status === 200) loggedIn(r.body);
+    else {
+      $("login-msg").textContent = r.body.error ? r.body.error.message : `login failed (${r.status})`;
+      $("login-password").value = "";
+    }
+  });
+  $("logout").addEventListener("click", async () => {
+    await api("logout", {});
+    showLogin("logged out");
+  });
+
+  // ------------------------------------------------------------------ the table
+  async function refresh() {
+    const r = await api("state");
+    if (r.status !== 200) return;
+    state = r.body;
+    render();
+  }
+  function fmtClock(ns) {
+    if (ns == null) return "";
+    const s = Math.max(0, Math.round(ns / 1e9));
+    return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+  }
+  function render() {
+    const snap = state.snapshot;
+    const seats = $("seats");
+    seats.replaceChildren();
+    const clocks = state.clocks || {};
+    for (const seat of snap.seats || []) {
+      const c = clocks.seats ? clocks.seats[seat.seat] : null;
+      const badges = el("div", {});
+      if (seat.riichi && seat.riichi !== "none") badges.append(el("span", { class: "badge riichi", text: seat.riichi === "accepted" ? "riichi" : "riichi?" }));
+      if (seat.dead) badges.append(el("span", { class: "badge dead", text: `dead: ${seat.dead}` }));
+      if (c && c.hand_remaining_ns != null) {
+        badges.append(el("span", { class: "badge clock" + (c.warning && c.warning !== "none" ? " warn" : ""), text: `⏱ ${fmtClock(c.hand_remaining_ns)}${c.running ? " ▶" : ""}` }));
+      }
+      seats.append(el("div", { class: "seat" + (snap.dealer === seat.seat ? " dealer" : ""), "data-seat": String(seat.seat) },
+        el("div", { class: "top" }, el("span", { text: `seat ${seat.seat}` }), el("span", { class: "wind", text: seat.wind ? WIND_NAMES[seat.wind] || seat.wind : "" })),
+        el("div", { class: "name", text: splitName(seat.name).name || "—" }, splitName(seat.name).id ? el("span", { class: "pid", text: ` #${splitName(seat.name).id}` }) : null),
+        el("div", { class: "score", text: seat.score == null ? "—" : seat.score.toLocaleString("en-US") }),
+        badges));
+    }
+    const round = snap.round_wind ? `${WIND_NAMES[snap.round_wind] || snap.round_wind} ${(snap.hand_in_round || 0) + 1}` : "no game";
+    $("round").textContent = snap.game_over ? `${round} — game over` : round;
+    $("sticks").textContent = snap.honba == null ? "" : `honba ${snap.honba} · deposits ${snap.deposits}`;
+    const dora = $("dora");
+    dora.replaceChildren();
+    for (const t of snap.dora_indicators || []) if (Number.isInteger(t)) dora.append(tileImg(tileName(t)));
+    $("step").textContent = snap.step ? `step: ${snap.step}` : (state.game ? "between hands" : "");
+    const k = clocks.phase && clocks.phase !== "none" ? `clocks: ${clocks.phase}${clocks.paused ? " (paused)" : ""}` : "clocks: —";
+    $("clock").textContent = k;
+    $("k-text").textContent = k;
+
+    const won = snap.step === "won";
+    $("pending-win").hidden = !won;
+    $("pending-win-text").textContent = won ? "A declared win waits for the referee." : "";
+    $("w-text").textContent = won ? "A declared win waits: confirm it (it is settled) or reject it." : "No win is waiting for the referee.";
+    const vio = $("violations");
+    vio.replaceChildren();
+    for (const v of snap.open_violations || []) {
+      const who = v.seat == null ? "" : ` — ${seatName(v.seat)}`;
+      vio.append(el("div", { class: "violation", "data-violation": String(v.id) },
+        el("span", { text: `Violation #${v.id}: ${v.code}${who} (expected ${JSON.stringify(v.expected)}, got ${JSON.stringify(v.actual)})` }),
+        state.allowed.includes("accept_violation") ? el("button", { type: "button", text: "Accept…", onclick: () => startPreview("Accept violation", "accept_violation", { id: v.id, reason: "accepted by the referee" }) }) : null));
+    }
+    const last = state.referee_log.length ? state.referee_log[state.referee_log.length - 1] : null;
+    $("u-text").textContent = last ? `Last referee action: ${last.action} by ${last.by} (input ${last.seq}).` : "No referee action to undo.";
+    renderRecent();
+    renderSeatPickers();
+    if (!$("g-ruleset").options.length) {
+      for (const r of state.rulesets) $("g-ruleset").append(el("option", { value: r, text: r }));
+      $("g-ruleset").value = state.default_ruleset;
+    }
+    const cs = $("c-scores");
+    if (!cs.dataset.filled || cs.dataset.seq !== String(state.input_seq)) {
+      cs.replaceChildren();
+      for (const seat of snap.seats || []) {
+        cs.append(el("label", {}, seatName(seat.seat), el("input", { type: "number", step: "100", inputmode: "numeric", id: `c-score-${seat.seat}`, value: seat.score == null ? "" : String(seat.score) })));
+      }
+      cs.dataset.filled = "1";
+      cs.dataset.seq = String(state.input_seq);
+    }
+    for (const b of document.querySelectorAll("#tabs button")) {
+      b.disabled = !tabAllowed(b.dataset.tab);
+    }
+  }
+  const TAB_COMMANDS = { result: ["manual_result"], draw: ["manual_result"], penalty: ["chombo", "penalty", "dead_hand"], correct: ["set_scores", "swap_seats"], win: ["confirm_win", "reject_win"], clock: ["pause", "resume"], undo: ["undo"], game: ["new_game", "end_game"] };
+  const tabAllowed = (tab) => !state || (TAB_COMMANDS[tab] || []).some((c) => state.allowed.includes(c));
+
+  function describe(rec) {
+    const b = rec.body || {};
+    if (b.type === "referee") {
+      const a = b.args || {};
+      const bits = Object.entries(a).filter(([k]) => k !== "reason").map(([k, v]) => `${k}=${JSON.stringify(v)}`);
+      return `${b.action} ${bits.join(" ")}${a.reason ? ` — “${a.reason}”` : ""}`;
+    }
+    if (b.type === "game_start") return `new game: ${b.ruleset}, ${(b.names || []).join(" / ")}`;
+    return b.type || rec.kind;
+  }
+  function renderRecent() {
+    const ol = $("recent");
+    ol.replaceChildren();
+    for (const rec of state.recent) {
+      ol.append(el("li", { "data-seq": String(rec.seq) },
+        el("span", { text: `#${rec.seq} ${rec.ts.slice(11, 19)} ` }),
+        el("span", { class: "who", text: rec.source }),
+        el("span", { text: ` ${describe(rec)}` })));
+    }
+  }
+
+  // ------------------------------------------------------------------ seat pickers
+  const chosen = {};  // picker id -> seat or Set of seats
+  let pickerSig = "";
+  function renderSeatPickers(force) {
+    const sig = SEATS.map(seatName).join("|");
+    if (!force && sig === pickerSig) return;
+    pickerSig = sig;
+    for (const box of document.querySelectorAll(".seatpick")) {
+      const id = box.id;
+      const multi = box.classList.contains("multi");
+      if (chosen[id] === undefined) chosen[id] = multi ? new Set() : null;
+      box.replaceChildren();
+      for (const s of SEATS) {
+        const on = multi ? chosen[id].has(s) : chosen[id] === s;
+        box.append(el("button", { type: "button", class: on ? "on" : "", "data-seat": String(s), text: seatName(s), onclick: () => {
+          if (multi) { if (chosen[id].has(s)) chosen[id].delete(s); else chosen[id].add(s); }
+          else chosen[id] = chosen[id] === s ? null : s;
+          renderSeatPickers(true);
+        } }));
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ tabs
+  for (const b of document.querySelectorAll("[data-tab]")) {
+    b.addEventListener("click", () => openTab(b.dataset.tab));
+  }
+  function openTab(tab) {
+    for (const p of document.querySelectorAll(".panel")) p.hidden = p.id !== `panel-${tab}`;
+    for (const b of document.querySelectorAll("#tabs button")) b.classList.toggle("on", b.dataset.tab === tab);
+    closePreview();
+  }
+
+  // ------------------------------------------------------------------ the tile picker
+  const radio = (name) => { const r = document.querySelector(`input[name="${name}"]:checked`); return r ? r.value : null; };
+  function buildPalette() {
+    const pal = $("t-palette");
+    const names = [];
+    for (const s of SUITS) for (let n = 1; n <= 9; n++) names.push(`${n}${s}`);
+    names.push(...HONORS, "5mr", "5pr", "5sr");
+    for (const n of names) pal.append(el("button", { type: "button", "data-tile": n, onclick: () => addTile(n) }, tileImg(n)));
+    for (const f of FLAGS) {
+      $("t-flags").append(el("label", { class: "pill" }, el("input", { type: "checkbox", id: `t-flag-${f}` }), f.replace("_", " ")));
+    }
+    for (const fu of FU) $("r-fu").append(el("option", { value: String(fu), text: String(fu) }));
+    $("r-fu").value = "30";
+  }
+  function addTile(name) {
+    const target = radio("t-target");
+    if (target === "win") picked.win = [name];
+    else if (target === "meld") {
+      picked.meldBuf.push(name);
+      const kind = $("t-meld-kind").value;
+      if (picked.meldBuf.length >= MELD_SIZE[kind]) { picked.melds.push({ kind, tiles: picked.meldBuf }); picked.meldBuf = []; }
+    } else picked[target].push(name);
+    renderPicked();
+  }
+  function renderPicked() {
+    const row = (id, list, key) => {
+      const box = $(id);
+      box.replaceChildren();
+      list.forEach((n, i) => box.append(el("button", { type: "button", title: "remove", onclick: () => { picked[key].splice(i, 1); renderPicked(); } }, tileImg(n))));
+    };
+    row("t-hand", picked.hand, "hand");
+    row("t-win", picked.win, "win");
+    row("t-dora", picked.dora, "dora");
+    row("t-ura", picked.ura, "ura");
+    const m = $("t-melds");
+    m.replaceChildren();
+    picked.melds.forEach((meld, i) => {
+      m.append(el("button", { type: "button", class: "meld", title: `remove ${meld.kind}`, onclick: () => { picked.melds.splice(i, 1); renderPicked(); } }, ...meld.tiles.map(tileImg)));
+    });
+    if (picked.meldBuf.length) m.append(el("span", { class: "meld" }, ...picked.meldBuf.map(tileImg), el("span", { class: "hint", text: "…" })));
+  }
+  $("t-clear").addEventListener("click", () => {
+    picked.hand = []; picked.win = []; picked.melds = []; picked.dora = []; picked.ura = []; picked.meldBuf = [];
+    renderPicked();
+  });
+  for (const r of document.querySelectorAll('input[name="r-mode"]')) {
+    r.addEventListener("change", () => {
+      for (const m of document.querySelectorAll("#panel-result .mode")) m.hidden = m.dataset.mode !== radio("r-mode");
+    });
+  }
+  for (const r of document.querySelectorAll('input[name="r-kind"]')) {
+    r.addEventListener("change", () => { $("r-loser-row").hidden = radio("r-kind") !== "ron"; });
+  }
+  for (const r of document.querySelectorAll('input[name="p-kind"]')) {
+    r.addEventListener("change", () => { $("p-amounts").hidden = radio("p-kind") !== "penalty"; });
+  }
+
+  // ------------------------------------------------------------------ the forms
+  const int = (id) => Number.parseInt($(id).value, 10);
+  const say = (cls, text) => { const r = $("reply"); r.className = "reply " + cls; r.textContent = text; };
+
+  $("panel-result").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const kind = radio("r-kind");
+    const mode = radio("r-mode");
+    const win = { winner: chosen["r-winner"] };
+    if (win.winner == null) return say("error", "Choose the winner.");
+    if (kind === "ron") {
+      if (chosen["r-loser"] == null) return say("error", "Choose the seat that dealt in.");
+      win.loser = chosen["r-loser"];
+    }
+    let tiles;
+    if (mode === "hanfu") { win.han = int("r-han"); win.fu = int("r-fu"); }
+    else if (mode === "yakuman") win.yakuman = int("r-yakuman");
+    else if (mode === "points") win.points = int("r-points");
+    else {
+      if (picked.meldBuf.length) return say("error", "Finish the meld being picked (or clear it).");
+      if (picked.win.length !== 1) return say("error", "Pick the winning tile.");
+      const flags = {};
+      for (const f of FLAGS) if ($(`t-flag-${f}`).checked) flags[f] = true;
+      tiles = { hand: picked.hand, win_tile: picked.win[0], melds: picked.melds, dora: picked.dora, ura: picked.ura, flags };
+    }
+    for (const [k, v] of Object.entries(win)) if (Number.isNaN(v)) return say("error", `${k}: enter a number`);
+    startPreview(`${kind === "ron" ? "Ron" : "Tsumo"}: ${seatName(win.winner)}`, "manual_result", { kind, wins: [win], reason: $("r-reason").value }, tiles);
+  });
+  $("panel-draw").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const tenpai = [...chosen["d-tenpai"]].sort();
+    startPreview("Exhaustive draw", "manual_result", { kind: "exhaustive", tenpai, reason: $("d-reason").value });
+  });
+  $("panel-penalty").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const seat = chosen["p-seat"];
+    if (seat == null) return say("error", "Choose the seat.");
+    const kind = radio("p-kind");
+    const reason = $("p-reason").value;
+    if (kind === "penalty") {
+      const args = { seat, reason };
+      const points = int("p-points");
+      const pt = Number.parseFloat($("p-pt").value);
+      if (points) args.points = points;
+      if (pt) args.pt = pt;
+      startPreview(`Penalty: ${seatName(seat)}`, "penalty", args);
+    } else startPreview(`${kind === "chombo" ? "Chombo" : "Dead hand"}: ${seatName(seat)}`, kind, { seat, reason });
+  });
+  $("panel-correct").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const scores = SEATS.map((s) => int(`c-score-${s}`));
+    if (scores.some(Number.isNaN)) return say("error", "Enter all four scores.");
+    startPreview("Correct scores", "set_scores", { scores, reason: $("c-reason").value });
+  });
+  $("s-preview").addEventListener("click", () => {
+    const a = chosen["s-a"], b = chosen["s-b"];
+    if (a == null || b == null) return say("error", "Choose the two seats to swap.");
+    startPreview(`Swap ${seatName(a)} ↔ ${seatName(b)}`, "swap_seats", { a, b, reason: $("s-reason").value });
+  });
+  $("w-confirm").addEventListener("click", () => startPreview("Confirm the declared win", "confirm_win", { reason: $("w-reason").value }));
+  $("w-reject").addEventListener("click", () => startPreview("Reject the declared win", "reject_win", { reason: $("w-reason").value || "rejected by the referee", chombo: $("w-chombo").checked }));
+  $("k-pause").addEventListener("click", () => startPreview("Pause the clocks", "pause", { reason: $("k-reason").value }));
+  $("k-resume").addEventListener("click", () => startPreview("Resume the clocks", "resume", { reason: $("k-reason").value }));
+  $("panel-undo").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    startPreview("Undo the last referee action", "undo", { reason: $("u-reason").value });
+  });
+  $("e-preview").addEventListener("click", () => startPreview("End the game now", "end_game", { reason: $("e-reason").value }));
+
+  // new game: players, seat draw or entered seating
+  function buildPlayers() {
+    const box = $("g-players");
+    for (const s of SEATS) {
+      box.append(el("div", { class: "player" },
+        el("span", { class: "lbl", text: `Seat ${s}` }),
+        el("input", { class: "pname", id: `g-name-${s}`, placeholder: "name", maxlength: "40" }),
+        el("input", { class: "pid", id: `g-id-${s}`, placeholder: "player id", maxlength: "32", autocapitalize: "none" })));
+    }
+  }
+  $("g-draw").addEventListener("click", async () => {
+    const players = SEATS.map((s) => ({ name: $(`g-name-${s}`).value, id: $(`g-id-${s}`).value }));
+    const r = await api("seat-draw", { players });
+    if (r.status !== 200) return say("error", r.body.error.message);
+    r.body.seats.forEach((p, s) => { $(`g-name-${s}`).value = p.name; $(`g-id-${s}`).value = p.id; });
+    chosen["g-dealer"] = r.body.first_dealer;
+    $("g-seed").textContent = `seat draw seed ${r.body.seed}: first dealer seat ${r.body.first_dealer}`;
+    renderSeatPickers(true);
+  });
+  $("panel-game").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const dealer = chosen["g-dealer"];
+    if (dealer == null) return say("error", "Choose the first dealer (or draw the seats).");
+    const names = SEATS.map((s) => $(`g-name-${s}`).value.trim());
+    const ids = SEATS.map((s) => $(`g-id-${s}`).value.trim());
+    startPreview("New game", "new_game", { ruleset: $("g-ruleset").value, first_dealer: dealer, names }, undefined, { player_ids: ids });
+  });
+
+  // ------------------------------------------------------------------ preview -> confirm
+  async function startPreview(title, name, args, tiles, extra) {
+    const body = { name, args, ...(extra || {}) };
+    if (tiles !== undefined) body.tiles = tiles;
+    say("", "previewing…");
+    const r = await api("preview", body);
+    if (r.status !== 200) {
+      closePreview();
+      return say("error", `Refused: ${r.body.error ? r.body.error.message : r.status}`);
+    }
+    say("", "");
+    pending = { body, cid: newCid(), input_seq: r.body.input_seq, title };
+    showPreview(title, r.body);
+  }
+  function showPreview(title, p) {
+    $("preview-title").textContent = `Preview — ${title}`;
+    const box = $("preview-body");
+    box.replaceChildren();
+    if (p.scores_before && p.scores_after && p.scores_after.length) {
+      const t = el("table", { class: "deltas", id: "preview-table" },
+        el("tr", {}, el("th", { text: "Seat" }), el("th", { text: "Before" }), el("th", { text: "Change" }), el("th", { text: "After" })));
+      SEATS.forEach((s) => {
+        const before = p.scores_before[s], after = p.scores_after[s];
+        const d = before != null && after != null ? after - before : null;
+        const who = (p.names_after && p.names_after[s] && splitName(p.names_after[s]).name) || seatName(s);
+        t.append(el("tr", { "data-seat": String(s) }, el("td", { text: `${s} ${who}` }),
+          el("td", { text: before == null ? "—" : String(before) }),
+          el("td", { class: d > 0 ? "plus" : d < 0 ? "minus" : "", text: d == null ? "—" : (d > 0 ? "+" : "") + d }),
+          el("td", { text: after == null ? "—" : String(after) })));
+      });
+      box.append(t);
+    }
+    const st = p.settlement;
+    if (st) {
+      for (const w of st.wins || []) {
+        const v = w.family === "zung_jung" ? `${w.value} points` : w.yakuman ? `${w.yakuman}× yakuman` : `${w.han} han ${w.fu} fu`;
+        box.append(el("p", { text: `${seatName(w.winner)} wins ${w.tsumo ? "by tsumo" : `from ${seatName(w.loser)}`}: ${v}${w.limit ? ` (${w.limit})` : ""} = ${w.points}${w.honba_points ? ` + ${w.honba_points} honba` : ""}${w.deposit_points ? ` + ${w.deposit_points} deposits` : ""}` }));
+      }
+      if (st.pt_penalties && st.pt_penalties.some((x) => x)) box.append(el("p", { text: `pt penalties: ${st.pt_penalties.join(" / ")}` }));
+      if (st.replay) box.append(el("p", { text: "The hand is replayed." }));
+      for (const n of st.notes || []) box.append(el("p", { text: n }));
+    }
+    if (p.valuation && p.valuation.yaku && p.valuation.yaku.length) {
+      box.append(el("p", { text: "Yaku: " + p.valuation.yaku.map(([n, h]) => `${n} ${h}`).join(", ") }));
+    }
+    if (p.valuation && p.valuation.patterns && p.valuation.patterns.length) {
+      box.append(el("p", { text: "Patterns: " + p.valuation.patterns.map(([n, h]) => `${n} ${h}`).join(", ") }));
+    }
+    if (p.standings) box.append(el("p", { text: "The game ends: final standings are computed." }));
+    if (!p.events) box.append(el("p", { text: "The clocks change; the scores do not." }));
+    $("preview").hidden = false;
+    $("preview-confirm").disabled = false;
+    $("preview").scrollIntoView({ block: "nearest" });
+  }
+  function closePreview() { $("preview").hidden = true; pending = null; }
+  $("preview-cancel").addEventListener("click", () => { closePreview(); say("", "cancelled"); });
+  $("preview-confirm").addEventListener("click", async () => {
+    if (!pending) return;
+    const p = pending;
+    $("preview-confirm").disabled = true;
+    const r = await api("command", { ...p.body, cid: p.cid, expect_input_seq: p.input_seq });
+    if (r.status === 200 && r.body.status === "ok") {
+      closePreview();
+      say("ok", `Done: ${p.title} (input #${r.body.input_seq}${r.body.repeated ? ", already done" : ""}).`);
+    } else {
+      $("preview-confirm").disabled = false;
+      if (r.body.error && r.body.error.code === "stale_preview") closePreview();
+      say("error", `Refused: ${r.body.error ? r.body.error.message : r.status}`);
+    }
+    refresh();
+  });
+
+  // ------------------------------------------------------------------ start
+  buildPalette();
+  buildPlayers();
+  openTab("result");
+  (async () => {
+    const r = await api("session");
+    if (r.status === 200) loggedIn(r.body);
+    else showLogin("");
+  })();
+})();
