@@ -217,3 +217,59 @@ def test_seat_draw_is_reproducible_from_its_seed() -> None:
     draws = {tuple(p["name"] for p in seat_draw(players, s)["seats"]) for s in range(200)}
     assert len(draws) == 24  # every seating can come out
     assert split_name("Ann #P1") == ("Ann", "P1") and split_name("Ann") == ("Ann", "")
+
+
+async def test_declared_win_violations_clocks_and_penalties(tmp_path: Path) -> None:
+    """A sensor table's declared win waits for the referee (confirm_wins); its open violations
+    are accepted, the clocks paused and resumed, penalties given -- each one logged command."""
+    async with running_table(tmp_path) as t, _session(t) as http:
+        c = Client(http, t)
+        await c.login()
+        status, reply = await c.command("new_game", {
+            "ruleset": "mleague", "first_dealer": 0, "names": ["Ann", "Bo", "Cy", "Di"],
+            "confirm_wins": True})
+        assert status == 200, reply
+        for body in ({"type": "hand_start"}, {"type": "wall_raised"},
+                     {"type": "dice", "seat": 0, "dice": [3, 4]}, {"type": "deal_done"},
+                     {"type": "draw", "seat": 0}, {"type": "discard", "seat": 0}):
+            await t.table_input(body)
+        # the clocks run from the deal: pause and resume them
+        status, reply = await c.command("pause", {"reason": "dispute"})
+        assert status == 200, reply
+        status, st = await c.get("/console/api/state")
+        assert st["clocks"]["paused"] is True
+        status, reply = await c.command("pause", {"reason": "again"})
+        assert status == 422 and "paused" in reply["error"]["message"]
+        status, reply = await c.command("resume", {})
+        assert status == 200 and t.inputs()[-1].kind == "timer"
+        # the table saw no dora indicator before the first discard: an open violation
+        status, st = await c.get("/console/api/state")
+        open_v = st["snapshot"]["open_violations"]
+        assert open_v and open_v[0]["code"] == "indicator_missing"
+        status, reply = await c.command("accept_violation", {"id": open_v[0]["id"],
+                                                             "reason": "shown late"})
+        assert status == 200, reply
+        assert t.snapshot()["open_violations"] == []
+        # a penalty deducts points; undo gives them back
+        status, reply = await c.command("penalty", {"seat": 2, "points": -1000,
+                                                    "reason": "slow play"})
+        assert status == 200 and t.scores()[2] == 24000
+        status, reply = await c.command("undo", {"reason": "warning only"})
+        assert status == 200 and t.scores()[2] == 25000
+        # seat 1 declares ron; the table waits for the referee
+        await t.table_input({"type": "ron", "seat": 1})
+        status, st = await c.get("/console/api/state")
+        assert st["snapshot"]["step"] == "won"
+        # confirming a win nobody showed is refused by the engine, with its reason
+        status, pv = await c.post("/console/api/preview", {"name": "confirm_win", "args": {}})
+        assert status == 422 and "win_not_shown" in pv["error"]["message"]
+        status, pv = await c.post("/console/api/preview", {
+            "name": "reject_win", "args": {"reason": "no yaku", "chombo": True}})
+        assert status == 200 and pv["settlement"]["pt_penalties"][1] == -20.0
+        status, reply = await c.command("reject_win", pv["args"],
+                                        expect_input_seq=pv["input_seq"])
+        assert status == 200, reply
+        assert t.service.core.state.table.progress.pt_adjustments[1] == -20.0
+        rec = t.inputs()[-1]
+        assert (rec.source, rec.body["action"]) == ("referee:alice", "reject_win")
+        await wait_until(lambda: any(e["type"] == "hand_ended" for e in t.events))

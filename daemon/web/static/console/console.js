@@ -413,7 +413,9 @@
     if (dealer == null) return say("error", "Choose the first dealer (or draw the seats).");
     const names = SEATS.map((s) => $(`g-name-${s}`).value.trim());
     const ids = SEATS.map((s) => $(`g-id-${s}`).value.trim());
-    startPreview("New game", "new_game", { ruleset: $("g-ruleset").value, first_dealer: dealer, names }, undefined, { player_ids: ids });
+    const args = { ruleset: $("g-ruleset").value, first_dealer: dealer, names };
+    if ($("g-confirm-wins").checked) args.confirm_wins = true;
+    startPreview("New game", "new_game", args, undefined, { player_ids: ids });
   });
 
   // ------------------------------------------------------------------ preview -> confirm
