@@ -25,7 +25,7 @@ from daemon.web.console_auth import ConsoleSettings
 
 class Client:
     def __init__(self, http: aiohttp.ClientSession, t: Table) -> None:
-        self.http, self.t, self.csrf = http, t, ""
+        self.http, self.t, self.csrf, self.cookie = http, t, "", ""
 
     async def login(self, user: str = "alice", password: str = REFEREE_PASSWORD) -> Any:
         async with self.http.post(
@@ -34,6 +34,9 @@ class Client:
             body = await r.json()
             if r.status == 200:
                 self.csrf = body["csrf"]
+                self.cookie = r.headers["Set-Cookie"]
+            else:
+                assert "Set-Cookie" not in r.headers
             return r.status, body
 
     async def post(self, path: str, body: Any, csrf: str | None = None) -> tuple[int, Any]:
@@ -77,13 +80,14 @@ async def test_login_sessions_csrf_and_refusals_change_nothing(tmp_path: Path) -
         assert status == 401
         status, body = await c.login()
         assert status == 200 and body["user"] == "alice" and body["role"] == "referee"
+        assert "HttpOnly" in c.cookie and "SameSite=Strict" in c.cookie
+        assert "Secure" not in c.cookie  # plain HTTP here; see the TLS test
         await _new_game(c, t)
         seq = t.service.core.state.input_seq
         # the page itself carries the security headers
         async with http.get(t.base + "/console/") as r:
             assert r.status == 200
             assert "frame-ancestors 'none'" in r.headers["Content-Security-Policy"]
-            assert "HttpOnly" not in r.headers.get("Set-Cookie", "")
         # CSRF: a POST without the token, with a wrong one, or from another origin is refused
         chombo = {"name": "chombo", "args": {"seat": 1, "reason": "x"}, "cid": "abcdefgh1"}
         assert (await c.post("/console/api/command", chombo, csrf=""))[0] == 403
@@ -273,3 +277,48 @@ async def test_declared_win_violations_clocks_and_penalties(tmp_path: Path) -> N
         rec = t.inputs()[-1]
         assert (rec.source, rec.body["action"]) == ("referee:alice", "reject_win")
         await wait_until(lambda: any(e["type"] == "hand_ended" for e in t.events))
+
+
+async def test_a_repeated_tap_runs_once(tmp_path: Path) -> None:
+    """The console sends one command id per previewed action: a second tap on Confirm (or a
+    retry after a lost response) gets the first reply again and logs nothing more."""
+    async with running_table(tmp_path) as t, _session(t) as http:
+        c = Client(http, t)
+        await c.login()
+        await _new_game(c, t)
+        body = {"name": "penalty", "args": {"seat": 0, "pt": -5.0, "reason": "late"},
+                "cid": "tap-0123456789"}
+        s1, r1 = await c.post("/console/api/command", body)
+        s2, r2 = await c.post("/console/api/command", body)
+        assert s1 == s2 == 200 and r2["repeated"] is True
+        assert r2["input_seq"] == r1["input_seq"] == t.service.core.state.input_seq
+        assert t.service.core.state.table.progress.pt_adjustments[0] == -5.0
+
+
+async def test_served_over_tls_the_cookie_is_secure(tmp_path: Path) -> None:
+    import ssl
+    import subprocess
+
+    from daemon.web.hub import ViewHub
+    from daemon.web.server import serve
+
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+         "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1", "-addext",
+         "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+        check=True, capture_output=True,
+    )
+    server_ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    server_ctx.load_cert_chain(cert, key)
+    client_ctx = ssl.create_default_context(cafile=str(cert))
+    async with running_table(tmp_path) as t:
+        tls = serve(ViewHub(), "127.0.0.1", 0, console=t.console, ssl_context=server_ctx)
+        async with tls as port, aiohttp.ClientSession() as http, http.post(
+            f"https://127.0.0.1:{port}/console/api/login",
+            json={"user": "alice", "password": REFEREE_PASSWORD}, ssl=client_ctx,
+        ) as r:
+            assert r.status == 200
+            cookie = r.headers["Set-Cookie"]
+        assert "Secure" in cookie and "HttpOnly" in cookie and "SameSite=Strict" in cookie
+        assert "Path=/console/" in cookie
