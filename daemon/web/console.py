@@ -13,7 +13,8 @@ HTTP API (JSON; the session cookie on every call, the ``X-CSRF-Token`` header on
   ``POST /console/api/logout``; ``GET /console/api/session``
 * ``GET /console/api/state``: the table (snapshot, clocks, recent inputs, referee log)
 * ``POST /console/api/preview`` ``{name, args, tiles?}``: what the command would do (dry run)
-* ``POST /console/api/command`` ``{name, args, tiles?, cid, expect_input_seq?}``: do it
+* ``POST /console/api/command`` ``{name, args, tiles?, cid, expect_digest?}``: do it (refused if
+  it would no longer do what the preview with that digest showed)
 * ``POST /console/api/seat-draw`` ``{players: [{name, id}] x4}``: a seeded random seating
 * ``GET /console/api/standings.json`` / ``standings.csv``: final standings for a tournament system
 """
@@ -21,6 +22,7 @@ HTTP API (JSON; the session cookie on every call, the ``X-CSRF-Token`` header on
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
 import re
@@ -212,7 +214,23 @@ class Console:
             out["valuation"] = valuation
         if inp is not None:
             out.update(dry_run(self.service.engine, self.service.core.state.table, inp))
+        out["digest"] = consequence_digest(out)
         return out
+
+
+#: what a preview promises (not the event numbers, which move with any input)
+CONSEQUENCE: Final = (
+    "name", "args", "deltas", "scores_after", "names_after", "deposits_after", "honba_after",
+    "settlement", "next", "standings",
+)
+
+
+def consequence_digest(preview: dict[str, Any]) -> str:
+    """A digest of what a preview says will happen: the confirm is refused when the same
+    command would now do something else (the table moved on in between)."""
+    what = {k: preview.get(k) for k in CONSEQUENCE}
+    text = json.dumps(what, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 # --------------------------------------------------------------------------- HTTP plumbing
@@ -393,14 +411,18 @@ async def _command(request: web.Request) -> web.StreamResponse:
         if not isinstance(cid, str) or not CID.match(cid):
             raise ConsoleError("bad_request", "cid: 8..40 of A-Z a-z 0-9 _ - (one per action)")
         name, args, valuation = console.prepare(got, body)
-        expect = body.get("expect_input_seq")
-        current = console.service.core.state.input_seq
-        if expect is not None and expect != current:
-            raise ConsoleError(
-                "stale_preview",
-                f"the table changed since the preview (input {expect} -> {current}):"
-                " check the preview again",
-            )
+        svc = console.service
+        done = await svc.db(svc.eventlog.command_reply, got.user, f"c-{cid}")
+        expect = body.get("expect_digest")
+        if done is None and expect is not None:
+            # the same command on the table as it is now: does it still do what was previewed?
+            now = console.preview(got, body)
+            if now["digest"] != expect:
+                raise ConsoleError(
+                    "stale_preview",
+                    "the table changed since the preview and the command would now do"
+                    " something else: check the preview again",
+                )
     except ConsoleError as exc:
         return _error(422, exc.code, str(exc))
     reply = await console.submit(got, name, args, f"c-{cid}")

@@ -164,8 +164,7 @@ async def test_preview_is_what_the_command_does(tmp_path: Path) -> None:
         status, pv = await c.post("/console/api/preview", {"name": "manual_result", "args": args})
         assert status == 200 and pv["deltas"] == [0, 3900, -3900, 0]
         assert t.scores() == [25000, 25000, 25000, 25000]  # a preview changes nothing
-        status, reply = await c.command("manual_result", pv["args"],
-                                        expect_input_seq=pv["input_seq"])
+        status, reply = await c.command("manual_result", pv["args"], expect_digest=pv["digest"])
         assert status == 200 and reply["status"] == "ok"
         assert t.scores() == pv["scores_after"] == [25000, 28900, 21100, 25000]
         rec = t.inputs()[-1]
@@ -174,11 +173,22 @@ async def test_preview_is_what_the_command_does(tmp_path: Path) -> None:
         ended = next(e for e in t.events if e["type"] == "hand_ended")
         assert ended["source"] == "referee:alice"
         assert ended["data"]["settlement"]["deltas"] == [0, 3900, -3900, 0]
-        # a stale preview is refused
+        # a preview whose consequences changed is refused; one that still holds is not
         await t.table_input({"type": "hand_start"})
-        status, body = await c.command("chombo", {"seat": 0, "reason": "x"},
-                                       expect_input_seq=pv["input_seq"])
+        fine = {"seat": 0, "points": -1000, "reason": "x"}
+        status, pv = await c.post("/console/api/preview", {"name": "penalty", "args": fine})
+        await t.table_input({"type": "wall_raised"})  # changes nothing the penalty does
+        status, reply = await c.command("penalty", fine, expect_digest=pv["digest"])
+        assert status == 200, reply
+        status, pv = await c.post("/console/api/preview", {"name": "penalty", "args": fine})
+        status, reply = await c.command("penalty", fine, cid="other-0123456")
+        assert status == 200  # someone else's fine: the scores moved
+        status, body = await c.command("penalty", fine, expect_digest=pv["digest"])
         assert status == 422 and body["error"]["code"] == "stale_preview"
+        assert t.scores()[0] == 23000
+        status, reply = await c.command("undo", {"reason": "x"})
+        status, reply = await c.command("undo", {"reason": "x"})
+        assert t.scores()[0] == 25000
         # a picked hand: 234m34m 567p 678s 22s + 5m ron, non-dealer: tanyao pinfu 2 han 30 fu
         tiles = {"hand": ["2m", "3m", "4m", "3m", "4m", "5p", "6p", "7p", "6s", "7s", "8s",
                           "2s", "2s"], "win_tile": "5m", "melds": [], "dora": ["E"]}
@@ -270,8 +280,7 @@ async def test_declared_win_violations_clocks_and_penalties(tmp_path: Path) -> N
         status, pv = await c.post("/console/api/preview", {
             "name": "reject_win", "args": {"reason": "no yaku", "chombo": True}})
         assert status == 200 and pv["settlement"]["pt_penalties"][1] == -20.0
-        status, reply = await c.command("reject_win", pv["args"],
-                                        expect_input_seq=pv["input_seq"])
+        status, reply = await c.command("reject_win", pv["args"], expect_digest=pv["digest"])
         assert status == 200, reply
         assert t.service.core.state.table.progress.pt_adjustments[1] == -20.0
         rec = t.inputs()[-1]

@@ -16,7 +16,7 @@
 
   let csrf = "";
   let state = null;         // the last /api/state
-  let pending = null;       // {name, args, tiles, body, cid, input_seq, title}
+  let pending = null;       // {body, cid, digest, title}: the previewed action
   let pollTimer = null;
   const picked = { hand: [], win: [], melds: [], dora: [], ura: [], meldBuf: [] };
 
@@ -429,7 +429,7 @@
       return say("error", `Refused: ${r.body.error ? r.body.error.message : r.status}`);
     }
     say("", "");
-    pending = { body, cid: newCid(), input_seq: r.body.input_seq, title };
+    pending = { body, cid: newCid(), digest: r.body.digest, title };
     showPreview(title, r.body);
   }
   function showPreview(title, p) {
@@ -478,7 +478,7 @@
     if (!pending) return;
     const p = pending;
     $("preview-confirm").disabled = true;
-    const r = await api("command", { ...p.body, cid: p.cid, expect_input_seq: p.input_seq });
+    const r = await api("command", { ...p.body, cid: p.cid, expect_digest: p.digest });
     if (r.status === 200 && r.body.status === "ok") {
       closePreview();
       say("ok", `Done: ${p.title} (input #${r.body.input_seq}${r.body.repeated ? ", already done" : ""}).`);
