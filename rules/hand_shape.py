@@ -125,6 +125,7 @@ def wins_on(counts: Counts, kind: int, held: Counts | None = None) -> bool:
     return sum(counts) % 3 == 1 and held[kind] < 4 and is_complete(_add(counts, kind))
 
 
+@lru_cache(maxsize=65536)
 def shanten(counts: Counts) -> int:
     """The ``mahjong`` package's shanten number (-1 complete, 0 tenpai)."""
     return int(Shanten.calculate_shanten(list(counts)))

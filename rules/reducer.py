@@ -186,8 +186,10 @@ def reduce(state: TableState, inp: Input) -> tuple[TableState, tuple[Event, ...]
     except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
         # A value the engine cannot use (e.g. a malformed referee argument that slipped past
         # the codec): refuse it, keep running (engineering.md "Bad input").
-        out.events = [e for e in out.events if isinstance(e, Violation)]
-        out.violation("bad_input", None, "a usable input", f"{type(exc).__name__}: {exc}")
+        out.violations = []
+        out.events = []
+        out.violation("internal_error", None, "an input the engine can apply",
+                      f"{type(exc).__name__}: {exc}")
         new = base
     if out.violations:
         keep = (*new.open_violations, *out.violations)[-MAX_OPEN_VIOLATIONS:]

@@ -61,6 +61,8 @@ CATALOGUE: dict[str, Entry] = {
            S="S §28-3", M="M 3-4-3", mu="μ §14", W="W 配牌"),
         _e("bad_input", "an input whose values cannot be used", "rejected",
            E="docs/inputs.md"),
+        _e("internal_error", "the engine failed on this input (a bug: report it); the input is "
+           "refused and the table keeps running", "rejected", E="engineering.md Bad input"),
         # --- dice, break, indicators --------------------------------------------------------
         _e("dice_wrong_seat", "the dice rolled by the wrong seat", "rejected",
            S="S §28-3(3)", mu="μ §14(1)", W="W 开门-1,2", G="table-geometry.md Dice"),

@@ -368,7 +368,6 @@ class Table:
                     and rng.random() < self.kan_rate:
                 for t in same:
                     op.hand.remove(t)
-                self.players[d].river.pop()
                 op.melds.append(("daiminkan", [*same, tile]))
                 self._kan(o)
                 self.send(Call(o, "daiminkan", tuple(same) if self.mode != "blind" else None))
@@ -379,7 +378,6 @@ class Table:
                 two = same[:2]
                 for t in two:
                     op.hand.remove(t)
-                self.players[d].river.pop()
                 op.melds.append(("pon", [*two, tile]))
                 if rs.calls.kuikae == "forbidden":
                     op.kuikae = (tile.kind.value,)
@@ -403,7 +401,6 @@ class Table:
                         continue
                     op.hand.remove(ta)
                     op.hand.remove(tb)
-                    self.players[d].river.pop()
                     op.melds.append(("chi", [ta, tb, tile]))
                     if rs.calls.kuikae == "forbidden":
                         op.kuikae = tuple(forbid)

@@ -1,0 +1,200 @@
+"""Properties of the hand reducer over random legal games (hand_driver): legal play raises no
+violation; the same inputs give byte-identical events; a single mutation of a legal stream is
+legal, or refused with the state unchanged, or sanctioned exactly as documented."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from hand_driver import Mode, Table
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rules.events import Event
+from rules.inputs import (
+    Ankan,
+    Call,
+    Discard,
+    Draw,
+    Input,
+    Kakan,
+    RinshanDraw,
+    Ron,
+    Tsumo,
+    input_from_json,
+    input_to_json,
+)
+from rules.reducer import new_table, reduce
+from rules.ruleset import BUILTIN
+from rules.seats import Seat
+from rules.table_state import TableState
+from rules.tiles import Tile
+from rules.violations import CATALOGUE
+
+SLOW = os.environ.get("JANTAKU_SLOW") == "1"
+MODES: tuple[Mode, ...] = ("table", "record", "blind")
+_CACHE: dict[tuple[str, int, str, int], Table] = {}
+
+
+def game(ruleset: str, seed: int, mode: Mode, hands: int = 2) -> Table:
+    key = (ruleset, seed, mode, hands)
+    if key not in _CACHE:
+        t = Table(ruleset, seed, mode)
+        t.play_game(max_hands=hands)
+        _CACHE[key] = t
+    return _CACHE[key]
+
+
+def stream(events: list[Event] | tuple[Event, ...]) -> str:
+    return "\n".join(json.dumps(e.to_json(), sort_keys=True, ensure_ascii=False)
+                     for e in events)
+
+
+def replay(inputs: list[Input]) -> tuple[TableState, list[Event]]:
+    t = new_table()
+    out: list[Event] = []
+    for inp in inputs:
+        t, ev = reduce(t, inp)
+        out.extend(ev)
+    return t, out
+
+
+@settings(max_examples=60 if SLOW else 14, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(BUILTIN), st.integers(0, 10**6), st.sampled_from(MODES))
+def test_legal_play_raises_no_violation(ruleset: str, seed: int, mode: Mode) -> None:
+    t = game(ruleset, seed, mode)
+    assert [v.to_json() for v in t.violations()] == []
+    types = [e.TYPE for e in t.events]
+    assert types[0] == "game_started"
+    assert types.count("hand_started") >= 1
+    assert types.count("hand_ended") >= types.count("hand_started") - 1
+
+
+def test_legal_play_covers_the_interesting_events() -> None:
+    """The driver really exercises riichi, calls, kans, wins and draws (so the property above
+    is not vacuous)."""
+    seen: set[str] = set()
+    for ruleset in BUILTIN:
+        for seed in range(3):
+            seen.update(e.TYPE for e in game(ruleset, seed, "table", 3).events)
+    for needed in ("riichi_accepted", "call", "kan", "win_declared", "hand_ended",
+                   "dora_revealed", "haitei_reached", "break_checked"):
+        assert needed in seen, needed
+
+
+@settings(max_examples=30 if SLOW else 8, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(BUILTIN), st.integers(0, 10**6), st.sampled_from(MODES))
+def test_same_inputs_same_bytes(ruleset: str, seed: int, mode: Mode) -> None:
+    t = game(ruleset, seed, mode)
+    first = stream(t.events)
+    state, again = replay(t.inputs)
+    assert stream(again) == first
+    # through the JSON codec (the event log) too
+    via_json = [input_from_json(json.loads(json.dumps(input_to_json(i)))) for i in t.inputs]
+    _, third = replay(via_json)
+    assert stream(third) == first
+    assert json.dumps(state.snapshot(), sort_keys=True) == json.dumps(
+        t.state.snapshot(), sort_keys=True)
+
+
+def _mutations(inp: Input, rng: random.Random) -> list[Input]:
+    """Variants of one input: another seat, another tile, a riichi flag."""
+    out: list[Input] = []
+    seat = getattr(inp, "seat", None)
+    if isinstance(seat, Seat):
+        out.append(replace(inp, seat=seat.plus(rng.randrange(1, 4))))  # type: ignore[type-var]
+    tile = getattr(inp, "tile", None)
+    if isinstance(inp, Draw | Discard | RinshanDraw | Kakan):
+        out.append(replace(inp, tile=Tile(rng.randrange(136))))
+        out.append(replace(inp, tile=None))
+        if tile is not None:
+            out.append(replace(inp, tile=Tile((tile.id + 4) % 136)))
+    if isinstance(inp, Discard):
+        out.append(replace(inp, riichi=not inp.riichi))
+    if isinstance(inp, Call):
+        out.append(replace(inp, kind="pon" if inp.kind != "pon" else "chi"))
+    if isinstance(inp, Ankan | Call) and inp.tiles is not None:
+        out.append(replace(inp, tiles=None))
+    if isinstance(inp, Draw):
+        out.append(Tsumo(inp.seat))
+        out.append(Ron(inp.seat.plus(2)))
+    return out
+
+
+def _play_state(t: TableState) -> tuple[Any, ...]:
+    return (t.game, t.progress, t.hand)
+
+
+def _check_one(before: TableState, after: TableState, events: tuple[Event, ...]) -> None:
+    codes = [e.to_json() for e in events if e.TYPE == "violation"]
+    assert "internal_error" not in [c["code"] for c in codes], codes
+    if not codes:
+        return
+    for c in codes:
+        assert c["code"] in CATALOGUE
+        assert c["article"]
+    sanctions = {c["sanction"].split(":")[0] for c in codes}
+    if sanctions == {"rejected"}:
+        assert _play_state(after) == _play_state(before), codes
+        assert [e.TYPE for e in events] == ["violation"]
+    elif "dead_hand_rejected" in sanctions:
+        # the tile goes back; only the offender's hand is dead
+        assert after.hand is not None and before.hand is not None
+        dead = [s for s in range(4) if after.hand.seats[s].dead != before.hand.seats[s].dead]
+        assert len(dead) <= 1
+        if dead:
+            fixed = replace(after.hand.seats[dead[0]], dead=before.hand.seats[dead[0]].dead)
+            seats = list(after.hand.seats)
+            seats[dead[0]] = fixed
+            assert replace(after.hand, seats=tuple(seats)) == before.hand  # type: ignore[arg-type]
+    else:
+        assert sanctions <= {"recorded", "dead_hand", "chombo", "treated_noten"}, codes
+
+
+@settings(max_examples=200 if SLOW else 40, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(BUILTIN), st.integers(0, 50), st.sampled_from(MODES),
+       st.integers(0, 10**9), st.sampled_from(["drop", "duplicate", "swap", "change"]))
+def test_a_single_mutation_is_legal_refused_or_sanctioned(
+        ruleset: str, seed: int, mode: Mode, pick: int, how: str) -> None:
+    t = game(ruleset, seed, mode, 1)
+    inputs = t.inputs
+    rng = random.Random(pick)
+    i = rng.randrange(1, len(inputs))
+    state, _ = replay(inputs[:i])
+    if how == "drop":
+        fed = inputs[i + 1:i + 2]
+    elif how == "duplicate":
+        state, _ = reduce(state, inputs[i])
+        fed = [inputs[i]]
+    elif how == "swap":
+        fed = [inputs[i + 1], inputs[i]] if i + 1 < len(inputs) else [inputs[i]]
+    else:
+        variants = _mutations(inputs[i], rng) or [inputs[i]]
+        fed = [rng.choice(variants)]
+    for inp in fed:
+        new, events = reduce(state, inp)
+        _check_one(state, new, events)
+        state = new
+    # the rest of the stream never breaks the engine
+    rest = inputs[i + (2 if how == "swap" else 1):]
+    for inp in rest:
+        state, events = reduce(state, inp)
+        assert "internal_error" not in [e.to_json().get("code") for e in events]
+
+
+@pytest.mark.slow
+def test_soak_many_games() -> None:
+    n = 60 if SLOW else 2
+    for seed in range(n):
+        for ruleset in BUILTIN:
+            t = Table(ruleset, 1000 + seed, MODES[seed % 3])
+            t.play_game(max_hands=8 if SLOW else 2)
+            assert [v.to_json() for v in t.violations()] == []
