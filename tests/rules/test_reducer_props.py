@@ -109,7 +109,7 @@ def _mutations(inp: Input, rng: random.Random) -> list[Input]:
     out: list[Input] = []
     seat = getattr(inp, "seat", None)
     if isinstance(seat, Seat):
-        out.append(replace(inp, seat=seat.plus(rng.randrange(1, 4))))  # type: ignore[type-var]
+        out.append(replace(inp, seat=seat.plus(rng.randrange(1, 4))))  # type: ignore[arg-type]
     tile = getattr(inp, "tile", None)
     if isinstance(inp, Draw | Discard | RinshanDraw | Kakan):
         out.append(replace(inp, tile=Tile(rng.randrange(136))))
