@@ -172,6 +172,9 @@ class Config:
     devices: DevicesConfig
     referee: RefereeConfig
     logging: LoggingConfig
+    #: ``[tiles]``: RFID readers and their enrolment (drivers/tiles/config.py, docs/tiles.md);
+    #: None: no tile sensors. With readers, the sensor tracker (daemon/tracker.py) runs.
+    tiles: Any = None
 
     @property
     def client_id(self) -> str:
@@ -503,6 +506,20 @@ def parse_config(text: str, source: Path | str = "<config>") -> Config:
             level=lsec.choice("level", LOG_LEVELS, "info"), file=lsec.str_("file", "-")
         )
         lsec.done()
+    tiles = None
+    if root.has("tiles"):
+        root.seen.add("tiles")
+        from drivers.tiles.config import parse_tiles_config
+        from drivers.tiles.errors import SensorConfigError
+
+        if not isinstance(raw["tiles"], dict):
+            raise root.error(f"[tiles] must be a table, got {_kind(raw['tiles'])}")
+        try:
+            tiles = parse_tiles_config(raw["tiles"])
+        except SensorConfigError as exc:
+            raise root.error(str(exc)) from None
+        if tiles.readers and tiles.enrolment is None:
+            raise root.error("tiles: readers need an 'enrolment' file (jantaku tiles enrol)")
     root.done()
     return Config(
         source=file,
@@ -512,6 +529,7 @@ def parse_config(text: str, source: Path | str = "<config>") -> Config:
         devices=devices,
         referee=referee,
         logging=logging,
+        tiles=tiles,
     )
 
 

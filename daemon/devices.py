@@ -24,6 +24,7 @@ from daemon.table import KIND_INPUT, KIND_MARKER, KIND_TIMER
 
 if TYPE_CHECKING:
     from daemon.service import Driver, InputSink
+    from daemon.tracker import SensorTracker
     from drivers.link.messages import Command, TableEvent
     from drivers.table.link import TableLink
 
@@ -62,10 +63,16 @@ class TableLinkDriver:
     """One table link, forever: reconnects are the link's own business (drivers/table)."""
 
     def __init__(
-        self, factory: Callable[[], TableLink], displays: DisplaysConfig, name: str = "table"
+        self,
+        factory: Callable[[], TableLink],
+        displays: DisplaysConfig,
+        name: str = "table",
+        tracker: SensorTracker | None = None,
     ) -> None:
         self.name = name
         self.factory = factory
+        #: with tile sensors, the tracker turns table events into inputs (daemon/tracker.py)
+        self.tracker = tracker
         self.displays = displays
         self._link: TableLink | None = None
         self._effects: asyncio.Queue[Command] = asyncio.Queue()
@@ -86,6 +93,9 @@ class TableLinkDriver:
                         log.info("table link %s (%s)", event.status.value, event.reason)
                         continue
                     self.events += 1
+                    if self.tracker is not None:
+                        self.tracker.table_event(event)
+                        continue
                     snapshot = _snapshot_of(sink)
                     kind, body = table_event_record(event, snapshot)
                     if kind == KIND_MARKER and body["type"] == "table_fault":
@@ -209,11 +219,13 @@ class SimulatedTable(TableLinkDriver):
     """The hil table-controller emulator on a pty, driven through the real serial link driver
     (``devices.table.kind = "simulator"``): the same bytes as a real table."""
 
-    def __init__(self, displays: DisplaysConfig, workdir: Path) -> None:
+    def __init__(
+        self, displays: DisplaysConfig, workdir: Path, tracker: SensorTracker | None = None
+    ) -> None:
         self.workdir = workdir
         self.emulator: Any = None
         self._ready = asyncio.Event()
-        super().__init__(self._open, displays)
+        super().__init__(self._open, displays, tracker=tracker)
 
     def _open(self) -> TableLink:
         from drivers.table.serial import SerialTransport
@@ -251,20 +263,27 @@ def build_drivers(config: Config, *, pin_factory: Any = None) -> list[Driver]:
     drivers: list[Driver] = []
     link = config.devices.table
     displays = config.devices.displays
+    tracker: SensorTracker | None = None
+    if config.tiles is not None and config.tiles.readers:
+        from daemon.tracker import SensorTracker
+
+        tracker = SensorTracker.from_config(config.tiles)
     if link.kind == "serial":
         url = f"serial://{link.path}?baud={link.baud}"
-        drivers.append(TableLinkDriver(lambda: open_table_link(url), displays))
+        drivers.append(TableLinkDriver(lambda: open_table_link(url), displays, tracker=tracker))
     elif link.kind == "usb":
         url = f"usb://{link.vid:04x}:{link.pid:04x}"
-        drivers.append(TableLinkDriver(lambda: open_table_link(url), displays))
+        drivers.append(TableLinkDriver(lambda: open_table_link(url), displays, tracker=tracker))
     elif link.kind == "gpio":
         url = f"gpio://?relay={link.pins['relay']}&wall={link.pins['wall']}"
-        drivers.append(TableLinkDriver(lambda: open_table_link(url), displays))
+        drivers.append(TableLinkDriver(lambda: open_table_link(url), displays, tracker=tracker))
     elif link.kind == "simulator":
         runtime = Path(config.eventlog.path).parent / f"sim-{config.table.id}-{time.time_ns()}"
-        drivers.append(SimulatedTable(displays, runtime))
+        drivers.append(SimulatedTable(displays, runtime, tracker=tracker))
     else:
         drivers.append(NoTable())
+    if tracker is not None:
+        drivers.append(tracker)
     buttons = config.devices.buttons
     if buttons.kind == "gpio" and buttons.seat_pins is not None:
         drivers.append(ButtonsDriver(buttons.seat_pins, buttons.referee_pin, pin_factory))
