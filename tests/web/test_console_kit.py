@@ -176,6 +176,15 @@ class TableThread:
         assert self._stop is not None
         self.loop.call_soon_threadsafe(self._stop.set)
         self._done.result(30)
+
+        async def drain() -> None:  # nothing may be left to be collected on another thread
+            rest = [x for x in asyncio.all_tasks() if x is not asyncio.current_task()]
+            for task in rest:
+                task.cancel()
+            await asyncio.gather(*rest, return_exceptions=True)
+            await asyncio.get_running_loop().shutdown_asyncgens()
+
+        asyncio.run_coroutine_threadsafe(drain(), self.loop).result(10)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(10)
         self.loop.close()
