@@ -654,7 +654,8 @@ def _deal_done(rs: Ruleset, h: HandState, inp: DealDone, out: _Out) -> HandState
     for s in SEATS:
         hand = hands[s]
         count = len(hand) if hand is not None else expected_size[s]
-        seats[s] = replace(seats[s], concealed=hand, count=count,
+        fourteenth = h.wall[52] if (h.wall is not None and s == h.dealer and jump) else None
+        seats[s] = replace(seats[s], concealed=hand, count=count, drawn=fourteenth,
                            has_drawn=(s == h.dealer and jump))
     h = replace(h, seats=(seats[0], seats[1], seats[2], seats[3]), dealt=True,
                 next_live=53 if jump else 52, turn=h.dealer,
@@ -1156,11 +1157,16 @@ def _tsumo(rs: Ruleset, t: TableState, h: HandState, inp: Tsumo, out: _Out) -> H
         raise out.reject("false_win", s, "a complete hand", [x.mjai(False)
                                                               for x in st.concealed])
     first = st.discards == 0 and not h.interrupted
+    win_tile = st.drawn
+    if win_tile is None and st.concealed and first and s == h.dealer:
+        # [I] a tenhou from a record that does not say which of the dealer's 14 came last:
+        # the winning tile does not change the yakuman.
+        win_tile = st.concealed[-1]
     win = Win(
         winner=s,
         loser=None,
         hand=(),
-        win_tile=st.drawn,
+        win_tile=win_tile,
         riichi=st.riichi == "accepted",
         double_riichi=st.double_riichi and st.riichi == "accepted",
         ippatsu=st.ippatsu,
@@ -1171,10 +1177,10 @@ def _tsumo(rs: Ruleset, t: TableState, h: HandState, inp: Tsumo, out: _Out) -> H
         pao=st.pao,
         pao_yaku=st.pao_yaku,
     )
-    out.emit(WinDeclared(seat=s, kind="tsumo", loser=None, tile=st.drawn))
+    out.emit(WinDeclared(seat=s, kind="tsumo", loser=None, tile=win_tile))
     if t.game is not None and t.game.confirm_wins:
         out.emit(AwaitingConfirmation(seats=(s,)))
-    return replace(h, step="won", wins=(PendingWin(s, None, st.drawn, win),), win_base=h)
+    return replace(h, step="won", wins=(PendingWin(s, None, win_tile, win),), win_base=h)
 
 
 def _ron(rs: Ruleset, t: TableState, h: HandState, inp: Ron, out: _Out) -> HandState:

@@ -31,9 +31,11 @@ S0, S1, S2, S3 = Seat.S0, Seat.S1, Seat.S2, Seat.S3
 
 def build_wall(rs: Ruleset, dealer: Seat, hands: dict[Seat, str], draws: str = "",
                rinshan: str = "", dora: str = "", kan_dora: str = "", ura: str = "",
-               aka: bool | None = None) -> tuple[Tile, ...]:
+               aka: bool | None = None, at: dict[int, str] | None = None
+               ) -> tuple[Tile, ...]:
     """``hands``: 13 tiles (or fewer; the rest random) per seat; ``draws``: the live tiles in
-    order from the dealer's 14th (ring index 52: dealt under a jump, drawn otherwise)."""
+    order from the dealer's 14th (ring index 52: dealt under a jump, drawn otherwise); ``at``:
+    tiles at chosen ring indices; everything else is a fixed shuffle of the rest."""
     alloc = TileAllocator(aka=rs.dora.red_fives if aka is None else aka)
     ring: list[Tile | None] = [None] * 136
     deal = Wall.deal_indices(dealer)
@@ -51,6 +53,8 @@ def build_wall(rs: Ruleset, dealer: Seat, hands: dict[Seat, str], draws: str = "
     put([Wall.DORA], dora)
     put(list(Wall.KAN_DORA), kan_dora)
     put(list(Wall.URA), ura)
+    for index, text in sorted((at or {}).items()):
+        put([index], text)
     rest_tiles = sorted(alloc.remaining())
     random.Random(0).shuffle(rest_tiles)
     rest = iter(rest_tiles)
@@ -64,23 +68,23 @@ class Hand:
                  hands: dict[Seat, str] | None = None, draws: str = "", rinshan: str = "",
                  dora: str = "", kan_dora: str = "", ura: str = "", indicator: bool = True,
                  scores: tuple[int, int, int, int] | None = None, confirm_wins: bool = False,
-                 aka: bool | None = None) -> None:
+                 aka: bool | None = None, at: dict[int, str] | None = None) -> None:
         self.rs = load_ruleset(ruleset)
         self.state: TableState = new_table()
         self.events: list[Event] = []
         self.send(GameStart(ruleset, dealer, ("A", "B", "C", "D"), scores=scores,
                             confirm_wins=confirm_wins, aka=aka))
         self.deal(hands or {}, draws=draws, rinshan=rinshan, dora=dora, kan_dora=kan_dora,
-                  ura=ura, indicator=indicator, aka=aka)
+                  ura=ura, indicator=indicator, aka=aka, at=at)
 
     def deal(self, hands: dict[Seat, str], *, draws: str = "", rinshan: str = "", dora: str = "",
              kan_dora: str = "", ura: str = "", indicator: bool = True,
-             aka: bool | None = None) -> None:
+             aka: bool | None = None, at: dict[int, str] | None = None) -> None:
         self.send(HandStart())
         p = self.state.progress
         assert p is not None
         self.wall = build_wall(self.rs, p.dealer, hands, draws, rinshan, dora, kan_dora, ura,
-                               aka)
+                               aka, at)
         self.send(WallRaised(self.wall))
         if indicator and self.rs.dora.indicator:
             self.send(IndicatorShown())
