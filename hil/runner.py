@@ -1,0 +1,482 @@
+"""Hardware in the loop: the simulator's bots play through emulated devices into the real daemon.
+
+    python -m hil.runner hil/scenarios/clean-mleague.toml       # one scenario
+    python -m hil.runner --ruleset wmc --seed 7 --hands 3        # a game, compared
+    python -m hil.runner --real-table /dev/ttyUSB0 ...           # a real serial link (docs/hil.md)
+
+The world side is :class:`hil.simulator.GameSimulator` (the wall, the dice, four bots): each of its
+steps is *performed* on the emulated sensor table (:mod:`hil.rig`) -- table actions as table-link
+frames on a pty, tile moves as RFID frames on the zone readers, declarations as seat-panel keys,
+clock presses as GPIO edges -- at the bots' think-time instants scaled by ``speed``. The daemon
+side is the production service (``daemon.service.Service``) built from a venue config by
+``daemon.devices.build_drivers``: its real serial table driver, RFID reader drivers, sensor tracker
+(``daemon/tracker.py``) and gpiozero buttons on a ``MockFactory`` (GPIO mock pins can only be
+driven in-process, so the daemon runs in this process; ``hil.procdaemon`` runs ``jantaku run``
+as a separate process for the kill -9 scenario).
+
+The two are played in lockstep: after every device event the runner waits until the tracker has
+consumed it (the table link and the readers are separate wires; a real player also waits for the
+rack LED). At the end the daemon's rules events are compared with the simulator's own reducer run:
+equal types, seats, tiles and scores, event by event (docs/hil.md, *What is compared*).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import shutil
+import socket
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from daemon.tracker import (
+    FOUR_KANS,
+    FOUR_RIICHI,
+    FOUR_WINDS,
+    NINE_TERMINALS,
+    NOTEN,
+    RIICHI,
+    RON,
+    TENPAI,
+    TSUMO,
+    SensorTracker,
+)
+from drivers.tiles.places import Place, Zone
+from hil.rig import Rig, physical_manifest
+from hil.simulator import GameSimulator, Step
+from rules import inputs as ri
+from rules.events import Event
+from rules.ruleset import Ruleset, load_ruleset
+from rules.seats import SEATS, Seat
+from rules.tiles import Tile
+from rules.wall import Wall, break_from_dice
+
+#: Events a sensor table cannot produce identically, by design (docs/hil.md): the link's wall
+#: manifest has kinds, not tile ids, so the daemon's wall is not id-known (no ``wall_known``) and
+#: a riichi win's ura indicators are shown and read (``ura_revealed``) instead of looked up.
+NOT_COMPARED = frozenset({"wall_known", "ura_revealed"})
+
+
+def rules_event_types() -> frozenset[str]:
+    out: set[str] = set()
+    todo: list[type[Any]] = [Event]
+    while todo:
+        cls = todo.pop()
+        todo.extend(cls.__subclasses__())
+        name = getattr(cls, "TYPE", None)
+        if isinstance(name, str):
+            out.add(name)
+    return frozenset(out)
+
+
+RULES_EVENTS = rules_event_types()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def comparable(events: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [_normalised(e) for e in events
+            if e.get("type") in RULES_EVENTS and e["type"] not in NOT_COMPARED]
+
+
+def _normalised(event: dict[str, Any]) -> dict[str, Any]:
+    """The ura indicators of a hand without a riichi win: the simulator's reducer, knowing the
+    wall's ids, lists them in the outcome's context; nobody turns them over at a real table, so
+    the daemon cannot (they score nothing: S §24-7)."""
+    outcome = event.get("outcome")
+    if event.get("type") != "hand_ended" or not isinstance(outcome, dict):
+        return event
+    wins = outcome.get("wins") or []
+    if any(isinstance(w, dict) and w.get("riichi") for w in wins):
+        return event
+    context = dict(outcome.get("context") or {})
+    context.pop("ura_indicators", None)
+    return {**event, "outcome": {**outcome, "context": context}}
+
+
+def first_difference(a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]]) -> str | None:
+    for i, (x, y) in enumerate(zip(a, b, strict=False)):
+        if x != y:
+            return f"event {i}: simulator {json.dumps(x)} != daemon {json.dumps(y)}"
+    if len(a) != len(b):
+        longer, name = (a, "simulator") if len(a) > len(b) else (b, "daemon")
+        extra = longer[min(len(a), len(b))]
+        return f"{name} has {abs(len(a) - len(b))} more events, first: {json.dumps(extra)}"
+    return None
+
+
+# --------------------------------------------------------------------------- the daemon side
+class EventTap:
+    """A daemon driver that keeps every event envelope the service publishes (and the latest
+    snapshot): what a subscriber of ``events`` would receive, in order."""
+
+    name = "tap"
+
+    def __init__(self, on_events: Callable[[dict[str, Any], Sequence[dict[str, Any]]], None]
+                 | None = None) -> None:
+        self.envelopes: list[dict[str, Any]] = []
+        self.snapshot: dict[str, Any] = {}
+        self.on_events = on_events
+
+    async def run(self, sink: Any) -> None:
+        await asyncio.Event().wait()
+
+    async def show(self, snapshot: dict[str, Any], events: Sequence[dict[str, Any]]) -> None:
+        self.envelopes.extend(events)
+        self.snapshot = snapshot
+        if self.on_events is not None:
+            self.on_events(snapshot, events)
+
+    def health(self) -> dict[str, Any]:
+        return {"kind": "tap", "status": "up", "events": len(self.envelopes)}
+
+    @property
+    def data(self) -> list[dict[str, Any]]:
+        return [e["data"] for e in self.envelopes]
+
+
+class InProcessDaemon:
+    """The production service with the drivers its config names, in this process."""
+
+    def __init__(self, config_text: str, source: Path, gpio: Any,
+                 on_events: Callable[[dict[str, Any], Sequence[dict[str, Any]]], None]
+                 | None = None) -> None:
+        from daemon.config import parse_config
+        from daemon.devices import build_drivers
+        from daemon.engine import load_engine
+        from daemon.service import Service
+
+        self.config = parse_config(config_text, source)
+        drivers = build_drivers(self.config, pin_factory=gpio)
+        self.tap = EventTap(on_events)
+        self.tracker = next(d for d in drivers if isinstance(d, SensorTracker))
+        self.service = Service(self.config, load_engine(), drivers=[*drivers, self.tap],
+                               ready_timeout=0.5)
+        self._task: asyncio.Task[int] | None = None
+
+    async def __aenter__(self) -> InProcessDaemon:
+        self._task = asyncio.create_task(self.service.run(), name="daemon")
+        ready = asyncio.create_task(self.service.ready.wait())
+        done, _ = await asyncio.wait([ready, self._task], return_when=asyncio.FIRST_COMPLETED)
+        if self._task in done:
+            ready.cancel()
+            raise RuntimeError(f"the daemon stopped at start: {self._task.result()}")
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.service.stop()
+        if self._task is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._task, 15)
+
+    async def submit_referee(self, inp: ri.Input) -> None:
+        from daemon.table import KIND_INPUT
+
+        await self.service.submit(KIND_INPUT, "referee:hil", ri.input_to_json(inp))
+
+    async def sync(self, consumed: int, timeout: float = 10.0) -> None:
+        await self.tracker.wait_consumed(consumed, timeout)
+        # the tracker's last input is queued: wait until the service has applied it
+        await asyncio.wait_for(self.service.queue.join(), timeout)
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        return self.tap.data
+
+    @property
+    def running(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+
+# --------------------------------------------------------------------------- the world side
+@dataclass
+class Perform:
+    """How the runner performs one step; a scenario's fault may replace or surround it."""
+
+    index: int
+    step: Step
+    hand: int  # hands started so far (1 = the first hand)
+
+
+Hook = Callable[["HilRunner", Perform], Any]
+
+
+@dataclass
+class GameResult:
+    ruleset: str
+    seed: int
+    hands: int
+    steps: int
+    seconds: float
+    sim_events: list[dict[str, Any]]
+    daemon_events: list[dict[str, Any]]
+    violations: list[dict[str, Any]]  # in the daemon's stream
+    sim_violations: list[dict[str, Any]]
+    rejections: int
+    reader_faults: int
+    difference: str | None
+    final_scores: list[int] | None
+    sim_scores: list[int] | None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def equal(self) -> bool:
+        return self.difference is None
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "ruleset": self.ruleset, "seed": self.seed, "hands": self.hands, "steps": self.steps,
+            "seconds": round(self.seconds, 2), "events": len(self.daemon_events),
+            "equal": self.equal, "difference": self.difference,
+            "violations": [v.get("code") for v in self.violations],
+            "rejections": self.rejections, "reader_faults": self.reader_faults,
+            "scores": self.final_scores, "notes": self.notes,
+        }
+
+
+class HilRunner:
+    """Plays one simulated game through a rig into a daemon (see the module doc)."""
+
+    def __init__(self, rig: Rig, daemon: Any, ruleset: Ruleset, *, speed: float = 0.0,
+                 before: Hook | None = None, after: Hook | None = None,
+                 replace: Callable[[HilRunner, Perform], Any] | None = None) -> None:
+        self.rig = rig
+        self.daemon = daemon
+        self.rs = ruleset
+        self.speed = speed
+        self.before, self.after, self.replace = before, after, replace
+        self.sim_events: list[dict[str, Any]] = []
+        self._wall: tuple[Tile, ...] = ()
+        self._last_discard: Tile | None = None
+        self._riichi: set[Seat] = set()
+        self._indicators = 0
+        self._winners: list[Seat] = []
+        self.hand = 0
+
+    async def sync(self) -> None:
+        await self.daemon.sync(self.rig.events)
+
+    async def play(self, steps: Sequence[Step]) -> None:
+        t_prev = 0.0
+        for i, step in enumerate(steps):
+            if self.speed > 0 and step.t > t_prev:
+                await asyncio.sleep((step.t - t_prev) / self.speed)
+            t_prev = step.t
+            if isinstance(step.input, ri.HandStart):
+                self.hand += 1
+            p = Perform(i, step, self.hand)
+            if self.before is not None:
+                await _maybe(self.before(self, p))
+            if self.replace is None or not await _maybe(self.replace(self, p)):
+                await self.perform(step, steps[i + 1] if i + 1 < len(steps) else None)
+            if self.after is not None:
+                await _maybe(self.after(self, p))
+            self.sim_events.extend(e.to_json() for e in step.events)
+
+    async def perform(self, step: Step, following: Step | None) -> None:
+        """The device actions that make the daemon see ``step.input``."""
+        inp, rig = step.input, self.rig
+        if isinstance(inp, ri.GameStart):
+            await self.daemon.submit_referee(inp)
+            return
+        if isinstance(inp, ri.HandStart):
+            self._riichi, self._indicators, self._winners = set(), 0, []
+            rig.press_start()
+        elif isinstance(inp, ri.WallRaised):
+            assert inp.wall is not None
+            self._wall = inp.wall
+            rig.raise_wall(None)
+        elif isinstance(inp, ri.DiceRolled):
+            rig.roll(inp.dice)
+        elif isinstance(inp, ri.BreakOpened):
+            rig.open_break(inp.seat, inp.count)
+        elif isinstance(inp, ri.IndicatorShown):
+            assert inp.position is not None and inp.tile is not None
+            rig.turn_indicator(inp.position, inp.tile)
+            await self.sync()
+            rig.tag(Place(Zone.DORA), inp.tile)
+            self._indicators += 1
+        elif isinstance(inp, ri.DealDone):
+            assert inp.hands is not None
+            for s in SEATS:
+                rig.tags(Place(Zone.HAND, s), inp.hands[s])
+        elif isinstance(inp, ri.Draw | ri.RinshanDraw):
+            assert inp.tile is not None
+            rig.tag(Place(Zone.HAND, inp.seat), inp.tile)
+        elif isinstance(inp, ri.Discard):
+            assert inp.tile is not None
+            if inp.riichi:
+                rig.key(inp.seat, RIICHI)
+                await self.sync()
+            rig.tag(Place(Zone.RIVER, inp.seat), inp.tile)
+            self._last_discard = inp.tile
+            await self.sync()
+            await rig.clock(inp.seat)
+        elif isinstance(inp, ri.Call):
+            assert inp.tiles is not None and self._last_discard is not None
+            rig.tags(Place(Zone.MELDS, inp.seat), [*inp.tiles, self._last_discard])
+        elif isinstance(inp, ri.Ankan):
+            assert inp.tiles is not None
+            rig.tags(Place(Zone.MELDS, inp.seat), inp.tiles)
+        elif isinstance(inp, ri.Kakan):
+            assert inp.tile is not None
+            rig.tag(Place(Zone.MELDS, inp.seat), inp.tile)
+        elif isinstance(inp, ri.Tsumo | ri.Ron):
+            rig.key(inp.seat, TSUMO if isinstance(inp, ri.Tsumo) else RON)
+            self._winners.append(inp.seat)
+            if not (following is not None and isinstance(following.input, ri.Ron)):
+                await self.sync()
+                await self._show_ura()
+        elif isinstance(inp, ri.ExhaustiveDraw):
+            for s in SEATS:
+                rig.key(s, TENPAI if s in inp.tenpai else NOTEN)
+        elif isinstance(inp, ri.AbortiveDraw):
+            button = {"nine_terminals": NINE_TERMINALS, "four_winds": FOUR_WINDS,
+                      "four_riichi": FOUR_RIICHI, "four_kans": FOUR_KANS}.get(inp.kind)
+            if button is None:
+                raise ValueError(f"no seat key for the abortive draw {inp.kind!r}")
+            rig.key(inp.seat if inp.seat is not None else Seat.S0, button)
+        else:
+            raise ValueError(f"the rig cannot perform {inp!r}")
+        for ev in step.events:
+            if ev.TYPE == "riichi_accepted":
+                self._riichi.add(Seat.of(ev.to_json()["seat"]))
+        await self.sync()
+
+    async def _show_ura(self) -> None:
+        """After a riichi win the ura indicators are turned onto the dora spot (S §24-7)."""
+        dora = self.rs.dora
+        if not (dora.indicator and dora.ura) or not any(w in self._riichi for w in
+                                                        self._winners):
+            return
+        n = self._indicators
+        count = n if (dora.kan_dora and dora.kan_ura) else min(n, 1)
+        self.rig.tags(Place(Zone.DORA), [self._wall[i] for i in Wall.URA[:count]])
+
+    def manifest_for(self, wall: tuple[Tile, ...], dice: Sequence[tuple[int, int]],
+                     dealer: Seat) -> tuple[str, ...]:
+        brk = break_from_dice(self.rs, dealer, tuple(dice))
+        return physical_manifest(wall, Wall(brk), self.rig.aka)
+
+
+async def _maybe(value: Any) -> Any:
+    if asyncio.iscoroutine(value):
+        return await value
+    return value
+
+
+def sim_steps(ruleset: str, seed: int, hands: int | None) -> tuple[GameSimulator, list[Step]]:
+    sim = GameSimulator(ruleset, seed, hands=hands)
+    return sim, list(sim.steps())
+
+
+def result_of(runner: HilRunner, daemon: Any, sim: GameSimulator, ruleset: str, seed: int,
+              steps: Sequence[Step], seconds: float) -> GameResult:
+    d_all = daemon.events
+    a, b = comparable(runner.sim_events), comparable(d_all)
+    snap_scores = None
+    st = daemon.service.core.state.table if hasattr(daemon, "service") else None
+    if st is not None:
+        snap_scores = _scores(st)
+    return GameResult(
+        ruleset=ruleset, seed=seed, hands=runner.hand, steps=len(steps), seconds=seconds,
+        sim_events=a, daemon_events=b,
+        violations=[e for e in d_all if e.get("type") == "violation"],
+        sim_violations=list(sim.violations),
+        rejections=daemon.tracker.rejected if hasattr(daemon, "tracker") else 0,
+        reader_faults=daemon.tracker.reader_faults if hasattr(daemon, "tracker") else 0,
+        difference=first_difference(a, b), final_scores=snap_scores,
+        sim_scores=_scores(sim.state),
+    )
+
+
+def _scores(state: Any) -> list[int] | None:
+    h = state.hand
+    if h is not None and h.step != "ended":
+        return list(h.scores)
+    p = state.progress
+    return None if p is None else list(p.scores)
+
+
+async def run_game(ruleset: str, seed: int, hands: int | None, *, workdir: Path,
+                   speed: float = 0.0, table_id: str = "hil", mqtt: tuple[str, int] | None = None,
+                   real_table: str | None = None, link_path: str | None = None,
+                   before: Hook | None = None, after: Hook | None = None,
+                   replace: Callable[[HilRunner, Perform], Any] | None = None,
+                   on_events: Callable[[dict[str, Any], Sequence[dict[str, Any]]], None]
+                   | None = None) -> GameResult:
+    """One game through the rig into an in-process daemon; the result compares both sides."""
+    from gpiozero import Device
+    from gpiozero.pins.mock import MockFactory
+
+    rs = load_ruleset(ruleset)
+    sim, steps = sim_steps(ruleset, seed, hands)
+    gpio = MockFactory()
+    Device.pin_factory = gpio
+    host, port = mqtt if mqtt is not None else ("127.0.0.1", free_port())
+    async with Rig(workdir, aka=rs.dora.red_fives, gpio=gpio, real_table=real_table) as rig:
+        text = rig.config_toml(table_id=table_id, ruleset=ruleset,
+                               eventlog=workdir / "events.sqlite", mqtt_host=host,
+                               mqtt_port=port, link=link_path)
+        (workdir / "jantaku.toml").write_text(text, encoding="utf-8")
+        async with InProcessDaemon(text, workdir / "jantaku.toml", gpio, on_events) as daemon:
+            runner = HilRunner(rig, daemon, rs, speed=speed, before=before, after=after,
+                               replace=replace)
+            t0 = time.monotonic()
+            await runner.play(steps)
+            await daemon.sync(rig.events)
+            return result_of(runner, daemon, sim, ruleset, seed, steps, time.monotonic() - t0)
+
+
+# --------------------------------------------------------------------------- CLI
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m hil.runner", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("scenario", nargs="*", help="scenario TOML files (hil/scenarios/)")
+    parser.add_argument("--ruleset", default="mleague")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--hands", type=int, default=2)
+    parser.add_argument("--speed", type=float, default=0.0, help="0: as fast as the stack goes")
+    parser.add_argument("--real-table", metavar="DEV", help="the controller emulator on this "
+                        "serial port (loopback harness); the daemon opens --daemon-link")
+    parser.add_argument("--daemon-link", metavar="DEV", help="the daemon's end of the loopback "
+                        "(e.g. /dev/ttyAMA0)")
+    parser.add_argument("--workdir", type=Path, help="keep the rig and the event log here")
+    args = parser.parse_args(argv)
+    if args.real_table and not args.daemon_link:
+        parser.error("--real-table needs --daemon-link (the other end of the loopback)")
+    failures = 0
+    if args.scenario:
+        from hil.scenario import load_scenario, run_scenario
+
+        for path in args.scenario:
+            sc = load_scenario(Path(path))
+            report = asyncio.run(run_scenario(sc, workdir=args.workdir))
+            print(json.dumps(report.summary(), ensure_ascii=False))
+            failures += 0 if report.ok else 1
+        return 1 if failures else 0
+    work = args.workdir or Path(tempfile.mkdtemp(prefix="jantaku-hil-"))
+    try:
+        result = asyncio.run(run_game(args.ruleset, args.seed, args.hands, workdir=work,
+                                      speed=args.speed, real_table=args.real_table,
+                                      link_path=args.daemon_link))
+    finally:
+        if args.workdir is None:
+            shutil.rmtree(work, ignore_errors=True)
+    print(json.dumps(result.summary(), ensure_ascii=False))
+    return 0 if result.equal and not result.violations else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
