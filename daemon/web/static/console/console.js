@@ -171,6 +171,8 @@
     const k = clocks.phase && clocks.phase !== "none" ? `clocks: ${clocks.phase}${clocks.paused ? " (paused)" : ""}` : "clocks: —";
     $("clock").textContent = k;
     $("k-text").textContent = k;
+    const lr = snap.last_result && snap.last_result.settlement;
+    $("last-hand").textContent = lr ? `last hand: ${lr.kind} ${lr.deltas.map((d) => (d > 0 ? "+" : "") + d).join(" / ")}` : "";
 
     const won = snap.step === "won";
     $("pending-win").hidden = !won;
@@ -311,6 +313,9 @@
     r.addEventListener("change", () => {
       for (const m of document.querySelectorAll("#panel-result .mode")) m.hidden = m.dataset.mode !== radio("r-mode");
     });
+  }
+  for (const r of document.querySelectorAll('input[name="t-target"]')) {
+    r.addEventListener("change", () => { $("t-meld-kind").hidden = radio("t-target") !== "meld"; });
   }
   for (const r of document.querySelectorAll('input[name="r-kind"]')) {
     r.addEventListener("change", () => { $("r-loser-row").hidden = radio("r-kind") !== "ron"; });
