@@ -264,8 +264,8 @@ def _console(request: web.Request) -> Console:
     return request.config_dict[CONSOLE_KEY]
 
 
-def _session(request: web.Request) -> Session | None:
-    return _console(request).sessions.get(request.cookies.get(COOKIE))
+def _session(request: web.Request, touch: bool) -> Session | None:
+    return _console(request).sessions.get(request.cookies.get(COOKIE), touch=touch)
 
 
 def _same_origin(request: web.Request) -> bool:
@@ -288,8 +288,13 @@ async def _body(request: web.Request) -> dict[str, Any]:
     return data
 
 
-def _authorised(request: web.Request, *, post: bool) -> Session | web.Response:
-    session = _session(request)
+def _authorised(
+    request: web.Request, *, post: bool, touch: bool | None = None
+) -> Session | web.Response:
+    """The request's live session (CSRF-checked for a POST), or the refusal to send. Only what
+    a referee does restarts the idle timer (``touch``, default: POSTs): the page's own polling
+    does not, so a console left open logs out after ``idle_timeout``."""
+    session = _session(request, post if touch is None else touch)
     if session is None:
         return _error(401, "login_required", "not logged in, or the login expired: log in again")
     if post:
@@ -376,7 +381,7 @@ async def _logout(request: web.Request) -> web.StreamResponse:
 
 
 async def _session_info(request: web.Request) -> web.StreamResponse:
-    got = _authorised(request, post=False)
+    got = _authorised(request, post=False, touch=True)  # a page (re)load
     if isinstance(got, web.Response):
         return got
     return _json(_login_info(_console(request), got))
@@ -461,6 +466,7 @@ async def _standings(request: web.Request) -> web.StreamResponse:
     if isinstance(got, web.Response):
         return got
     console = _console(request)
+    console.sessions.get(got.sid)  # a download is the referee's doing
     svc = console.service
     try:
         data = standings_rows(svc.core.state.table, svc.table_id)

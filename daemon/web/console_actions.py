@@ -152,6 +152,12 @@ def pick_hand(table: Any, winner: Seat, loser: Seat | None, tiles: dict[str, Any
         except (TileError, ValueError) as exc:
             raise ConsoleError("bad_tiles", f"tile {name!r}: {exc}") from None
 
+    # Indicators the table saw are in play: they count against the four copies of their kind.
+    h = table.hand
+    known_dora = tuple(i.tile for i in h.indicators if i.tile is not None) if h else ()
+    ura_known = tuple(h.ura) if h is not None else ()
+    for t in (*known_dora, *ura_known):
+        alloc.take(t.kind, t.is_red(aka))
     melds: list[Meld] = []
     raw_melds = tiles.get("melds", [])
     if not isinstance(raw_melds, list) or len(raw_melds) > 4:
@@ -191,10 +197,7 @@ def pick_hand(table: Any, winner: Seat, loser: Seat | None, tiles: dict[str, Any
     hand = [take(n) for n in hand_names]
     win_tile = take(win_name)
     # Indicators known to the table win; the picker's fill in what no sensor saw.
-    h = table.hand
-    known_dora = tuple(i.tile for i in h.indicators if i.tile is not None) if h else ()
     dora = known_dora or tuple(take(n) for n in _names(tiles.get("dora", []), "dora"))
-    ura_known = tuple(h.ura) if h is not None else ()
     ura = ura_known or tuple(take(n) for n in _names(tiles.get("ura", []), "ura"))
     flags_raw = tiles.get("flags", {})
     if not isinstance(flags_raw, dict) or any(

@@ -331,3 +331,40 @@ async def test_served_over_tls_the_cookie_is_secure(tmp_path: Path) -> None:
             cookie = r.headers["Set-Cookie"]
         assert "Secure" in cookie and "HttpOnly" in cookie and "SameSite=Strict" in cookie
         assert "Path=/console/" in cookie
+
+
+async def test_polling_does_not_keep_a_login_alive(tmp_path: Path) -> None:
+    """The page polls the state; only the referee's own requests restart the idle timer, so a
+    tablet left logged in logs out after the idle timeout."""
+    async with running_table(tmp_path) as t, _session(t) as http:
+        c = Client(http, t)
+        await c.login()
+        t.clock.offset += 20 * 60
+        assert (await c.get("/console/api/state"))[0] == 200
+        t.clock.offset += 11 * 60  # 31 min since the login, 11 since the last poll
+        status, body = await c.get("/console/api/state")
+        assert status == 401 and body["error"]["code"] == "login_required"
+        await c.login()
+        t.clock.offset += 20 * 60
+        status, _ = await c.post("/console/api/preview", {"name": "undo", "args": {}})
+        assert status == 422  # nothing to undo; but the referee acted: the timer restarts
+        t.clock.offset += 20 * 60
+        assert (await c.get("/console/api/state"))[0] == 200
+
+
+async def test_double_ron_by_han_fu(tmp_path: Path) -> None:
+    async with running_table(tmp_path) as t, _session(t) as http:
+        c = Client(http, t)
+        await c.login()
+        status, reply = await c.command("new_game", {
+            "ruleset": "tenhou", "first_dealer": 0, "names": ["A", "B", "C", "D"]})
+        assert status == 200, reply
+        await t.table_input({"type": "hand_start"})
+        args = {"kind": "ron", "reason": "double ron",
+                "wins": [{"winner": 1, "loser": 0, "han": 1, "fu": 30},
+                         {"winner": 3, "loser": 0, "han": 2, "fu": 40}]}
+        status, pv = await c.post("/console/api/preview", {"name": "manual_result", "args": args})
+        assert status == 200, pv
+        assert pv["deltas"] == [-1000 - 2600, 1000, 0, 2600]
+        status, reply = await c.command("manual_result", args, expect_digest=pv["digest"])
+        assert status == 200 and t.scores() == pv["scores_after"]

@@ -174,6 +174,15 @@ def test_console_runs_a_table(tmp_path: Path) -> None:
         assert p.preview_cell(1, 3) == f"+{want}" and p.preview_cell(2, 3) == f"-{want}"
         assert svc.core.state.input_seq == 2  # the preview logged nothing
         p.shot("ron-preview")
+        # a double ron is previewed under the ruleset: M-League head-bumps (M 5-1-3) -- from
+        # the discarder (seat 2) seat 0 comes before seat 1, so seat 1 loses the ron
+        p.click("#r-second")
+        p.click("#r-winner2 button[data-seat='0']")
+        p.click("#panel-result button[type='submit']")
+        p.wait(lambda d: "head-bump: seat 1 loses" in d.find_element(By.ID, "preview-body").text)
+        p.click("#preview-cancel")
+        p.click("#r-second")
+        p.click("#panel-result button[type='submit']")
         assert "Done" in p.preview_and_confirm()
         scores = [s["score"] for s in svc.core.snapshot()["seats"]]
         assert scores[1] == 25000 + want and scores[2] == 25000 - want

@@ -135,6 +135,8 @@
     const r = await api("state");
     if (r.status !== 200) return;
     state = r.body;
+    const min = Math.ceil(state.expires_in / 60);
+    $("bar-user").textContent = `${state.user} (${state.role}) · logs out in ${min} min`;
     render();
   }
   function fmtClock(ns) {
@@ -275,8 +277,10 @@
     for (const f of FLAGS) {
       $("t-flags").append(el("label", { class: "pill" }, el("input", { type: "checkbox", id: `t-flag-${f}` }), f.replace("_", " ")));
     }
-    for (const fu of FU) $("r-fu").append(el("option", { value: String(fu), text: String(fu) }));
-    $("r-fu").value = "30";
+    for (const id of ["r-fu", "r-fu2"]) {
+      for (const fu of FU) $(id).append(el("option", { value: String(fu), text: String(fu) }));
+      $(id).value = "30";
+    }
   }
   function addTile(name) {
     const target = radio("t-target");
@@ -314,11 +318,15 @@
       for (const m of document.querySelectorAll("#panel-result .mode")) m.hidden = m.dataset.mode !== radio("r-mode");
     });
   }
+  $("r-second").addEventListener("change", () => { $("r-second-row").hidden = !$("r-second").checked; });
   for (const r of document.querySelectorAll('input[name="t-target"]')) {
     r.addEventListener("change", () => { $("t-meld-kind").hidden = radio("t-target") !== "meld"; });
   }
   for (const r of document.querySelectorAll('input[name="r-kind"]')) {
-    r.addEventListener("change", () => { $("r-loser-row").hidden = radio("r-kind") !== "ron"; });
+    r.addEventListener("change", () => {
+      $("r-loser-row").hidden = radio("r-kind") !== "ron";
+      $("r-second-box").classList.toggle("off", radio("r-kind") !== "ron");
+    });
   }
   for (const r of document.querySelectorAll('input[name="p-kind"]')) {
     r.addEventListener("change", () => { $("p-amounts").hidden = radio("p-kind") !== "penalty"; });
@@ -349,8 +357,14 @@
       for (const f of FLAGS) if ($(`t-flag-${f}`).checked) flags[f] = true;
       tiles = { hand: picked.hand, win_tile: picked.win[0], melds: picked.melds, dora: picked.dora, ura: picked.ura, flags };
     }
-    for (const [k, v] of Object.entries(win)) if (Number.isNaN(v)) return say("error", `${k}: enter a number`);
-    startPreview(`${kind === "ron" ? "Ron" : "Tsumo"}: ${seatName(win.winner)}`, "manual_result", { kind, wins: [win], reason: $("r-reason").value }, tiles);
+    const wins = [win];
+    if (kind === "ron" && mode === "hanfu" && $("r-second").checked) {
+      if (chosen["r-winner2"] == null) return say("error", "Choose the second winner.");
+      wins.push({ winner: chosen["r-winner2"], loser: win.loser, han: int("r-han2"), fu: int("r-fu2") });
+    }
+    for (const w of wins) for (const [k, v] of Object.entries(w)) if (Number.isNaN(v)) return say("error", `${k}: enter a number`);
+    const who = wins.map((w) => seatName(w.winner)).join(" + ");
+    startPreview(`${kind === "ron" ? "Ron" : "Tsumo"}: ${who}`, "manual_result", { kind, wins, reason: $("r-reason").value }, tiles);
   });
   $("panel-draw").addEventListener("submit", (ev) => {
     ev.preventDefault();
