@@ -368,3 +368,39 @@ async def test_double_ron_by_han_fu(tmp_path: Path) -> None:
         assert pv["deltas"] == [-1000 - 2600, 1000, 0, 2600]
         status, reply = await c.command("manual_result", args, expect_digest=pv["digest"])
         assert status == 200 and t.scores() == pv["scores_after"]
+
+
+async def test_the_same_action_from_the_command_line(tmp_path: Path) -> None:
+    """``jantaku referee`` (MQTT, signed by the CLI) and the console log the same input."""
+    import asyncio
+    import json
+    import os
+    import sys
+
+    from test_console_kit import BROKER_PORT
+
+    async with running_table(tmp_path) as t, _session(t) as http:
+        c = Client(http, t)
+        await c.login()
+        await _new_game(c, t)
+        args = {"kind": "ron", "wins": [{"winner": 1, "loser": 2, "han": 3, "fu": 30}],
+                "reason": "no sensor"}
+        status, reply = await c.command("manual_result", args)
+        assert status == 200
+        by_console = t.inputs()[-1]
+        status, _reply = await c.command("undo", {"reason": "again from the shell"})
+        assert status == 200
+        proc = await asyncio.create_subprocess_exec(
+            str(Path(sys.executable).parent / "jantaku"), "referee", "--table", t.table,
+            "--port", str(BROKER_PORT), "--user", "alice", "--iterations", "1000",
+            "manual_result", "--args", json.dumps(args),
+            env={**os.environ, "JANTAKU_REFEREE_PASSWORD": REFEREE_PASSWORD},
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        )
+        out, err = await asyncio.wait_for(proc.communicate(), 30)
+        assert proc.returncode == 0, err.decode()
+        assert json.loads(out)["status"] == "ok"
+        by_cli = t.inputs()[-1]
+        assert by_cli.source == by_console.source == "referee:alice"
+        assert by_cli.body == by_console.body
+        assert t.scores() == [25000, 28900, 21100, 25000]
