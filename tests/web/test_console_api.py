@@ -385,7 +385,7 @@ async def test_the_same_action_from_the_command_line(tmp_path: Path) -> None:
         await _new_game(c, t)
         args = {"kind": "ron", "wins": [{"winner": 1, "loser": 2, "han": 3, "fu": 30}],
                 "reason": "no sensor"}
-        status, reply = await c.command("manual_result", args)
+        status, _ = await c.command("manual_result", args)
         assert status == 200
         by_console = t.inputs()[-1]
         status, _reply = await c.command("undo", {"reason": "again from the shell"})
