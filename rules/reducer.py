@@ -1036,12 +1036,10 @@ def _register_kan(rs: Ruleset, h: HandState, s: Seat, *, open_kan: bool) -> Hand
     dues = h.dora_due
     if rs.dora.indicator and rs.dora.kan_dora:
         timing = rs.dora.kan_dora_open if open_kan else rs.dora.kan_dora_closed
-        if timing == "immediate":
-            # An earlier open kan's indicator still owed is turned now too (Tenhou).
-            dues = tuple(replace(d, timing="now") for d in dues)
-            dues = (*dues, DoraDue("now", s))
-        else:
-            dues = (*dues, DoraDue("after_discard", s))
+        # An earlier kan's indicator still owed is turned at the next kan's declaration
+        # (Tenhou: a daiminkan, its rinshan tile, then a kakan turns the first indicator).
+        dues = tuple(replace(d, timing="now") for d in dues)
+        dues = (*dues, DoraDue("now" if timing == "immediate" else "after_discard", s))
     return replace(h, kans=h.kans + 1, kan_seats=(*h.kan_seats, s), dora_due=dues,
                    robbed=False)
 
