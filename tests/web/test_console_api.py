@@ -404,3 +404,29 @@ async def test_the_same_action_from_the_command_line(tmp_path: Path) -> None:
         assert by_cli.source == by_console.source == "referee:alice"
         assert by_cli.body == by_console.body
         assert t.scores() == [25000, 28900, 21100, 25000]
+
+
+async def test_zung_jung_by_points_and_by_tiles(tmp_path: Path) -> None:
+    """WMC (Zung Jung): a discard win worth V above the threshold (25): the discarder pays
+    3V - 2·25, the others 25 each; a picked hand is valued by its patterns."""
+    async with running_table(tmp_path) as t, _session(t) as http:
+        c = Client(http, t)
+        await c.login()
+        status, reply = await c.command("new_game", {
+            "ruleset": "wmc", "first_dealer": 0, "names": ["A", "B", "C", "D"]})
+        assert status == 200, reply
+        await t.table_input({"type": "hand_start"})
+        args = {"kind": "ron", "wins": [{"winner": 1, "loser": 2, "points": 40}], "reason": "x"}
+        status, pv = await c.post("/console/api/preview", {"name": "manual_result", "args": args})
+        assert status == 200 and pv["deltas"] == [-25, 120, -70, -25]
+        # 123m 456m 789m 234p + 55s pair, won on 5s by self-draw: Pure Straight (and no honor)
+        tiles = {"hand": ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "2p", "3p", "4p",
+                          "5s"], "win_tile": "5s"}
+        pick = {"kind": "tsumo", "wins": [{"winner": 3}], "reason": "picked"}
+        status, pv = await c.post("/console/api/preview",
+                                  {"name": "manual_result", "args": pick, "tiles": tiles})
+        assert status == 200, pv
+        value = pv["args"]["wins"][0]["points"]
+        names = [p[0] for p in pv["valuation"]["patterns"]]
+        assert any("straight" in n.lower() for n in names), names
+        assert pv["deltas"] == [-value, -value, -value, 3 * value]
