@@ -221,6 +221,7 @@ class HandBuilder:
                     self._hands[seat].append(tile)
                     dealt = self._deferred[0]
                     dealt[seat] = (*dealt[seat], tile)
+                self._drawn[seat] = tile  # the record's "drawn tile" for a tsumogiri discard
                 self.draws += 1
                 self.last_actor = seat
                 self.after_draw = True

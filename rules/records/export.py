@@ -55,6 +55,14 @@ def _four(value: Any) -> Scores | None:
     return None
 
 
+def _shown_ura(outcome: Mapping[str, Any]) -> tuple[int, ...]:
+    """The ura indicators a riichi win shows (S §24-7), as the engine read them."""
+    if not any(w.get("riichi") for w in outcome.get("wins", ())):
+        return ()
+    context = outcome.get("context") or {}
+    return tuple(int(t) for t in context.get("ura_indicators", ()))
+
+
 def hands_from_events(events: Sequence[Mapping[str, Any]]) -> list[RecordedHand]:
     """The hands as the engine played them, from its events in JSON form (the daemon's event
     log, or ``jantaku replay``): ``hand_started`` gives the place, ``hand_ended`` the outcome and
@@ -109,6 +117,7 @@ def hands_from_events(events: Sequence[Mapping[str, Any]]) -> list[RecordedHand]
                     deltas=_four(st.get("deltas")),
                     wins=tuple(wins),
                     tenpai=tuple(Seat(int(s)) for s in st.get("tenpai", ())),
+                    ura_indicators=_shown_ura(outcome),
                     abort_kind=outcome.get("abort_kind") or (
                         "triple_ron" if result == "abortive" and outcome.get("kind") == "win"
                         else None),
@@ -220,7 +229,7 @@ def _mjai_hand(g: _Game, hand: _Hand, aka: bool) -> list[dict[str, Any]]:
         "kyoku": number,
         "oya": int(dealer),
         "dora_marker": _m(indicators[0].tile, aka),
-        "tehais": [[_m(t, aka) for t in h] for h in deal.hands],
+        "tehais": [[_m(t, aka) for t in h[:13]] for h in deal.hands],
     }
     honba = _pick(hand.start.honba, info.honba if info else None)
     deposits = _pick(hand.start.deposits, info.deposits if info else None)
@@ -234,6 +243,11 @@ def _mjai_hand(g: _Game, hand: _Hand, aka: bool) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = [start]
     first_indicator = indicators[0]
     last_draw: list[Tile | None] = [None, None, None, None]
+    jump = _jump_tile(deal.hands, dealer)
+    if jump is not None:
+        # The dealer's 14th dealt tile (the jump): records have it as his first draw.
+        out.append({"type": "tsumo", "actor": int(dealer), "pai": _m(jump, aka)})
+        last_draw[dealer] = jump
     last_discard: tuple[Seat, Tile | None] | None = None
     pons: dict[tuple[int, int], list[Tile]] = {}
     pending_reach: Seat | None = None
@@ -337,8 +351,19 @@ def _mjai_hand(g: _Game, hand: _Hand, aka: bool) -> list[dict[str, Any]]:
                 ev["deltas"] = list(info.deltas)
             out.append(ev)
     accept()
+    if wins and info is not None and info.ura_indicators and not any(
+        isinstance(i, UraRevealed) for i in hand.inputs
+    ):
+        for ev in wins:
+            ev["ura_markers"] = [_m(Tile(t), aka) for t in info.ura_indicators]
     out.append({"type": "end_kyoku"})
     return out
+
+
+def _jump_tile(hands: Sequence[Sequence[Tile]], dealer: Seat) -> Tile | None:
+    """The dealer's 14th tile when the deal gave it (``wall.dealer_fourteenth = "jump"``)."""
+    mine = hands[dealer]
+    return mine[13] if len(mine) == 14 else None
 
 
 def _match_win(wins: list[RecordedWin], winner: Seat, loser: Seat | None) -> RecordedWin | None:
@@ -418,7 +443,7 @@ def to_tenhou6(
 
 
 def _tenhou_hand(g: _Game, hand: _Hand, aka: bool, shift: int) -> list[Any]:
-    wind, _, number = _hand_place(g, hand)
+    wind, dealer, number = _hand_place(g, hand)
     info = hand.info
 
     def rel(seat: Seat) -> int:
@@ -432,7 +457,7 @@ def _tenhou_hand(g: _Game, hand: _Hand, aka: bool, shift: int) -> list[Any]:
         raise ExportError(f"hand {wind.mjai}{number}: no dealt tiles")
     haipai: list[list[int]] = [[], [], [], []]
     for s in SEATS:
-        haipai[rel(s)] = [_t(t, aka) for t in deal.hands[s]]
+        haipai[rel(s)] = [_t(t, aka) for t in deal.hands[s][:13]]
     takes: list[list[Any]] = [[], [], [], []]
     discards: list[list[Any]] = [[], [], [], []]
     dora: list[int] = []
@@ -442,6 +467,10 @@ def _tenhou_hand(g: _Game, hand: _Hand, aka: bool, shift: int) -> list[Any]:
     wins: list[tuple[Seat, Seat]] = []
     last_draw: list[Tile | None] = [None, None, None, None]
     end: Input | None = None
+    jump = _jump_tile(deal.hands, dealer)
+    if jump is not None:
+        takes[rel(dealer)].append(_t(jump, aka))
+        last_draw[dealer] = jump
     for inp in hand.inputs:
         if isinstance(inp, IndicatorShown):
             dora.append(_t(inp.tile, aka))
@@ -513,6 +542,8 @@ def _tenhou_hand(g: _Game, hand: _Hand, aka: bool, shift: int) -> list[Any]:
             wins.append((inp.seat, last_discard[0]))
         elif isinstance(inp, ExhaustiveDraw | AbortiveDraw):
             end = inp
+    if wins and not ura and info is not None and info.ura_indicators:
+        ura = [_t(Tile(t), aka) for t in info.ura_indicators]
     result = _tenhou_result(wins, end, info, rel)
     kyoku = int(wind) * 4 + number - 1
     entry: list[Any] = [

@@ -210,7 +210,14 @@ class _Reader:
         self.inputs.append(
             HandStart(dealer=dealer, round_wind=wind, honba=honba, deposits=deposits, scores=scores)
         )
-        self.b = HandBuilder(aka=self.aka, hand=number, issues=self.issues, out=self.inputs)
+        self.b = HandBuilder(
+            aka=self.aka,
+            hand=number,
+            issues=self.issues,
+            out=self.inputs,
+            dealer=dealer,
+            dealer_fourteenth=self.ruleset.wall.dealer_fourteenth,
+        )
         self.b.where = line
         self.b.deal(hands, dora)
         self.riichi_next = set()

@@ -99,6 +99,9 @@ class RecordedHand:
     abort_kind: str | None = None
     first_input: int = 0
     end_input: int = 0
+    # Ura indicators the engine knew without an UraRevealed input (a table's wall manifest):
+    # for exporting a table's own games; importers leave it empty (the inputs carry them).
+    ura_indicators: tuple[int, ...] = ()
 
     @property
     def label(self) -> str:

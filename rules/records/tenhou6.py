@@ -346,7 +346,10 @@ def import_tenhou6(source: str | bytes | Mapping[str, Any], ruleset: Ruleset) ->
     rounds = record_rounds(rule)
     title_raw = data.get("title")
     title = " ".join(str(t) for t in title_raw if t) if isinstance(title_raw, list) else ""
-    timing = KanDoraTiming(ruleset.dora.kan_dora_closed, ruleset.dora.kan_dora_open)
+    timing: KanDoraTiming | None = None
+    if ruleset.dora.indicator and ruleset.dora.kan_dora:
+        timing = KanDoraTiming(ruleset.dora.kan_dora_closed, ruleset.dora.kan_dora_open)
+    fourteenth = ruleset.wall.dealer_fourteenth
 
     issues: list[ImportIssue] = []
     notes: set[str] = set()
@@ -394,6 +397,7 @@ def import_tenhou6(source: str | bytes | Mapping[str, Any], ruleset: Ruleset) ->
                 entry,
                 aka,
                 timing,
+                fourteenth,
                 issues,
                 notes,
                 inputs,
@@ -435,7 +439,8 @@ def _import_hand(
     h: int,
     entry: list[Any],
     aka: bool,
-    timing: KanDoraTiming,
+    timing: KanDoraTiming | None,
+    fourteenth: Literal["jump", "draw"],
     issues: list[ImportIssue],
     notes: set[str],
     inputs: list[Input],
@@ -476,7 +481,14 @@ def _import_hand(
     if not dora:
         issues.append(ImportIssue(h, None, "no dora indicator"))
     b = HandBuilder(
-        aka=aka, hand=h, issues=issues, out=inputs, kan_dora=timing, indicators=dora[1:]
+        aka=aka,
+        hand=h,
+        issues=issues,
+        out=inputs,
+        kan_dora=timing,
+        indicators=dora[1:],
+        dealer=dealer,
+        dealer_fourteenth=fourteenth,
     )
     b.deal(haipai, dora[0] if dora else None)
     ti = [0, 0, 0, 0]
