@@ -173,6 +173,9 @@ class PenaltyRules:
     chombo_returns_deposits: bool
     # The sanction for 多牌/少牌, kuikae and the like: 停和 / agari houki / 相公.
     dead_hand: Literal["agari_houki", "tinghe", "xianggong"]
+    # A riichi hand noten at the exhaustive draw is a chombo (S §54-1, M 7-4-1, μ §68); C-sum:
+    # the riichi player may keep his hand hidden and noten riichi is not penalised.
+    noten_riichi_chombo: bool
 
 
 @dataclass(frozen=True, slots=True)
