@@ -130,6 +130,12 @@ class Console:
         return body
 
     # ------------------------------------------------------------------ views
+    def rulesets(self) -> list[str]:
+        """The builtin rulesets and the table's own (a venue's TOML path): never a path typed
+        into a browser."""
+        own = self.service.config.table.ruleset
+        return [*BUILTIN, *([] if own in BUILTIN else [own])]
+
     def allowed(self, session: Session) -> list[str]:
         return list(self.referee.roles.get(session.role, ()))
 
@@ -168,7 +174,7 @@ class Console:
                 for r in reversed(recent)
             ],
             "referee_log": ref_log,
-            "rulesets": list(BUILTIN),
+            "rulesets": self.rulesets(),
             "default_ruleset": svc.config.table.ruleset,
         }
 
@@ -194,9 +200,9 @@ class Console:
                         and len(names) == 4 and all(isinstance(x, str) for x in ids + names)):
                     raise ConsoleError("bad_args", "player_ids: four strings beside four names")
                 args["names"] = [seat_name(n, i) for n, i in zip(names, ids, strict=True)]
-            if args.get("ruleset") not in BUILTIN:
+            if args.get("ruleset") not in self.rulesets():
                 raise ConsoleError(
-                    "bad_args", f"ruleset {args.get('ruleset')!r}: one of {list(BUILTIN)}"
+                    "bad_args", f"ruleset {args.get('ruleset')!r}: one of {self.rulesets()}"
                 )
         return name, args, valuation
 

@@ -30,7 +30,6 @@ from daemon.table import KIND_INPUT
 from rules.game_flow import standings
 from rules.inputs import InputError, input_from_json
 from rules.outcome import HandContext, Meld, MeldKind, Win
-from rules.ruleset import RulesetError, load_ruleset
 from rules.scoring.value import ScoringError
 from rules.seats import SEATS, Seat
 from rules.settlement import value_win
@@ -50,6 +49,7 @@ WIN_FLAGS: Final = (
 )
 PLAYER_ID = re.compile(r"^[A-Za-z0-9_.-]{1,32}$")
 ID_SEPARATOR: Final = " #"
+NAME_MAX: Final = 64  # daemon/schemas/command.json $defs/name
 
 
 class ConsoleError(DaemonError, ValueError):
@@ -319,7 +319,14 @@ def seat_name(name: str, player_id: str) -> str:
         return name
     if not PLAYER_ID.match(player_id):
         raise ConsoleError("bad_args", f"player id {player_id!r}: 1..32 of A-Z a-z 0-9 _ . -")
-    return f"{name}{ID_SEPARATOR}{player_id}"
+    logged = f"{name}{ID_SEPARATOR}{player_id}"
+    if len(logged) > NAME_MAX:
+        raise ConsoleError(
+            "bad_args",
+            f"{logged!r}: name and player id together may have {NAME_MAX - len(ID_SEPARATOR)}"
+            " characters",
+        )
+    return logged
 
 
 def split_name(logged: str) -> tuple[str, str]:
@@ -400,13 +407,6 @@ def standings_csv(data: dict[str, Any]) -> str:
             }
         )
     return buf.getvalue()
-
-
-def known_ruleset(name: str) -> None:
-    try:
-        load_ruleset(name)
-    except (RulesetError, OSError) as exc:
-        raise ConsoleError("bad_args", f"ruleset {name!r}: {exc}") from None
 
 
 __all__ = [

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import pytest
 from test_console_kit import (
     OPERATOR_PASSWORD,
     REFEREE_PASSWORD,
@@ -19,7 +20,7 @@ from test_console_kit import (
     wait_until,
 )
 
-from daemon.web.console_actions import seat_draw, split_name
+from daemon.web.console_actions import ConsoleError, seat_draw, seat_name, split_name
 from daemon.web.console_auth import ConsoleSettings
 
 
@@ -231,6 +232,10 @@ def test_seat_draw_is_reproducible_from_its_seed() -> None:
     draws = {tuple(p["name"] for p in seat_draw(players, s)["seats"]) for s in range(200)}
     assert len(draws) == 24  # every seating can come out
     assert split_name("Ann #P1") == ("Ann", "P1") and split_name("Ann") == ("Ann", "")
+    assert seat_name(" Ann ", " P1 ") == "Ann #P1" and seat_name("Ann", "") == "Ann"
+    for bad in (("Ann", "P 1"), ("A" * 40, "X" * 30)):
+        with pytest.raises(ConsoleError):
+            seat_name(*bad)
 
 
 async def test_declared_win_violations_clocks_and_penalties(tmp_path: Path) -> None:
