@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from rules.inputs import (
     AbortiveDraw,
@@ -636,3 +636,29 @@ def export_tenhou6(
         ensure_ascii=False,
         separators=(",", ":"),
     )
+
+
+def export_game(
+    inputs: Sequence[Input],
+    events: Sequence[Mapping[str, Any]],
+    to: Literal["mjai", "tenhou6"],
+    *,
+    title: str = "",
+) -> str:
+    """A table's game as a record: its inputs and its events in JSON form, as the daemon's event
+    log holds them. Results, scores and the final points are the engine's."""
+    hands = hands_from_events(events)
+    ended = [e for e in events if e.get("type") == "game_ended"]
+    final: Scores | None = None
+    pts: tuple[float, float, float, float] | None = None
+    if ended:
+        seats = (ended[-1].get("standings") or {}).get("seats") or []
+        if len(seats) == 4:
+            final = (seats[0]["points"], seats[1]["points"], seats[2]["points"],
+                     seats[3]["points"])
+            pts = (seats[0]["total_pt"], seats[1]["total_pt"], seats[2]["total_pt"],
+                   seats[3]["total_pt"])
+    if to == "mjai":
+        return export_mjai(inputs, hands, final_scores=final)
+    scored = None if final is None or pts is None else (final, pts)
+    return export_tenhou6(inputs, hands, final=scored, title=title)

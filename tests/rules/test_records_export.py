@@ -180,3 +180,21 @@ def test_histories_that_cannot_be_written() -> None:
                       TENHOU)
     with pytest.raises(ExportError, match="more than one game"):
         export_mjai([*rec.inputs, *rec.inputs])
+
+
+def test_a_full_game_from_its_event_log() -> None:
+    from rules.records.export import export_game
+
+    path = LOGS / "riichi-rs/random-games/2022081017gm-00e1-0000-2df24853.json"
+    rec = import_tenhou6(path.read_text(encoding="utf-8"), TENHOU)
+    result = replay(rec, keep_events=True)
+    assert any(e["type"] == "game_ended" for e in result.event_log)
+    data = json.loads(export_game(rec.inputs, result.event_log, "tenhou6"))
+    original = json.loads(path.read_text(encoding="utf-8"))
+    assert data["sc"][0::2] == original["sc"][0::2]
+    assert [round(float(p), 1) for p in data["sc"][1::2]] == [
+        round(float(p), 1) for p in original["sc"][1::2]]
+    text = export_game(rec.inputs, result.event_log, "mjai")
+    last = json.loads(text.splitlines()[-1])
+    assert last == {"type": "end_game", "scores": original["sc"][0::2]}
+    assert import_mjai(text, TENHOU).inputs == rec.inputs

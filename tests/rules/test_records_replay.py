@@ -197,3 +197,27 @@ def test_a_win_waiting_for_ura_is_closed_by_the_next_hand() -> None:
     result = replay(import_tenhou6(json.dumps(data), TENHOU))
     assert [v["code"] for v in result.violations] == []
     assert result.hands[4].dealer == 2 and result.hands[4].honba == 0
+
+
+@pytest.mark.parametrize("path", FULL_GAMES[:3], ids=rel)
+def test_stripped_mjai_replays_to_the_same_result(path: Path) -> None:
+    from rules.records.export import to_mjai_events
+
+    rec, full = replayed(path)
+    events = []
+    first = True
+    for e in to_mjai_events(rec.inputs, rec.hands):
+        e = {k: v for k, v in e.items()
+             if k not in ("deltas", "yakus", "fu", "fan", "hora_points", "tenpais")}
+        if e["type"] == "start_kyoku":
+            if not first:
+                for key in ("scores", "honba", "kyotaku"):
+                    e.pop(key, None)
+            first = False
+        events.append(e)
+    bare_rec = import_mjai("".join(json.dumps(e) + "\n" for e in events), TENHOU)
+    assert all(h.deltas is None and h.scores is None for h in bare_rec.hands[1:])
+    bare = replay(bare_rec)
+    assert [h.deltas for h in bare.hands] == [h.deltas for h in full.hands]
+    assert bare.final_scores == full.final_scores == rec.final_scores
+    assert bare.violations == ()
