@@ -435,3 +435,31 @@ async def test_zung_jung_by_points_and_by_tiles(tmp_path: Path) -> None:
         names = [p[0] for p in pv["valuation"]["patterns"]]
         assert any("straight" in n.lower() for n in names), names
         assert pv["deltas"] == [-value, -value, -value, 3 * value]
+
+
+async def test_picked_hand_with_melds(tmp_path: Path) -> None:
+    async with running_table(tmp_path) as t, _session(t) as http:
+        c = Client(http, t)
+        await c.login()
+        await _new_game(c, t)
+        pick = {"kind": "ron", "wins": [{"winner": 1, "loser": 3}], "reason": "picked"}
+        # pon of white dragons + 234m 567p 678s, waiting on 2s alone
+        tiles = {"hand": ["2m", "3m", "4m", "5p", "6p", "7p", "6s", "7s", "8s", "2s"],
+                 "win_tile": "2s", "melds": [{"kind": "pon", "tiles": ["P", "P", "P"]}]}
+        status, pv = await c.post("/console/api/preview",
+                                  {"name": "manual_result", "args": pick, "tiles": tiles})
+        assert status == 200, pv
+        win = pv["args"]["wins"][0]
+        assert (win["han"], win["fu"]) == (1, 30)
+        assert pv["deltas"] == [0, 1000, 0, -1000]
+        assert "pon P P P" in pv["args"]["reason"]
+        bad = {**tiles, "melds": [{"kind": "chi", "tiles": ["2p", "4p", "6p"]}]}
+        status, body = await c.post("/console/api/preview",
+                                    {"name": "manual_result", "args": pick, "tiles": bad})
+        assert status == 422 and "is not a chi" in body["error"]["message"]
+        nothing = {**tiles, "melds": [{"kind": "pon", "tiles": ["E", "E", "E"]}],
+                   "hand": ["1m", "9m", "1p", "9p", "1s", "9s", "S", "W", "N", "F"]}
+        status, body = await c.post("/console/api/preview",
+                                    {"name": "manual_result", "args": pick, "tiles": nothing})
+        assert status == 422 and body["error"]["code"] == "false_win"
+        assert t.service.core.state.input_seq == 2
