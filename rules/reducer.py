@@ -360,20 +360,39 @@ def _pass_discard(rs: Ruleset, h: HandState, out: _Out, taker: Seat | None) -> H
     if last is None or last.passed:
         return h
     h = _accept_riichi(rs, h, out)
-    if rs.furiten.enabled and last.tile is not None:
-        for s in ron_order(last.seat):
-            if s == taker:
-                continue
-            st = h.seats[s]
-            if st.concealed is None or not hand_shape.wins_on(
-                    hand_shape.counts_of(st.concealed), last.tile.kind.value, _held_counts(st)):
-                continue
-            if st.riichi == "accepted":
-                if not st.furiten_riichi:
-                    h = _set_seat(h, s, replace(st, furiten_riichi=True))
-            elif not st.furiten_temp:
-                h = _set_seat(h, s, replace(st, furiten_temp=True))
+    h = _mark_passed(rs, h, last.seat, last.tile, taker)
     return replace(h, last=replace(last, passed=True))
+
+
+def _mark_passed(rs: Ruleset, h: HandState, owner: Seat, tile: Tile | None,
+                 taker: Seat | None) -> HandState:
+    """Seats that let a winning ``tile`` go by are furiten: until their next discard, or for
+    the rest of the hand after riichi (S §51(2)(3), §39-9; M 5-5; μ §64)."""
+    if not rs.furiten.enabled or tile is None:
+        return h
+    for s in ron_order(owner):
+        if s == taker:
+            continue
+        st = h.seats[s]
+        if st.concealed is None or not hand_shape.wins_on(
+                hand_shape.counts_of(st.concealed), tile.kind.value, _held_counts(st)):
+            continue
+        if st.riichi == "accepted":
+            if not st.furiten_riichi:
+                h = _set_seat(h, s, replace(st, furiten_riichi=True))
+        elif not st.furiten_temp:
+            h = _set_seat(h, s, replace(st, furiten_temp=True))
+    return h
+
+
+def _close_kan_window(rs: Ruleset, h: HandState) -> HandState:
+    """The kan stands: a kakan tile nobody robbed counts as passed (S §51(2) names kakan)."""
+    window = h.kan_window
+    if window is None:
+        return h
+    seat, tile, is_ankan, _ = window
+    h = replace(h, kan_window=None)
+    return h if is_ankan else _mark_passed(rs, h, seat, tile, None)
 
 
 def _break_ippatsu(h: HandState) -> HandState:
@@ -618,7 +637,7 @@ def _indicator(rs: Ruleset, h: HandState, inp: IndicatorShown, out: _Out) -> Han
                           int(tile.kind.dora_from_indicator())))
     if h.kan_window is not None:
         # The kan is established once its indicator is turned (S §43-4): no chankan after.
-        h = replace(h, kan_window=None)
+        h = _close_kan_window(rs, h)
     return h
 
 
@@ -778,7 +797,7 @@ def _rinshan(rs: Ruleset, h: HandState, inp: RinshanDraw, out: _Out) -> HandStat
             dues.append(replace(d, late=True))
         else:
             dues.append(d)
-    h = replace(h, dora_due=tuple(dues), kan_window=None)
+    h = _close_kan_window(rs, replace(h, dora_due=tuple(dues)))
     st = h.seats[s]
     concealed = None if st.concealed is None or tile is None else tuple(
         sorted((*st.concealed, tile), key=lambda x: x.id))
@@ -1522,7 +1541,7 @@ def _exhaustive(rs: Ruleset, t: TableState, h: HandState, inp: ExhaustiveDraw,
         says = s in declared
         w = _waits(st)
         noten_riichi = st.riichi == "accepted" and (not says or (w is not None and not w))
-        if noten_riichi and rs.penalties.chombo != "none" and chombo is None:
+        if noten_riichi and rs.penalties.noten_riichi_chombo and chombo is None:
             # S §54-1, M 7-4-1, μ §68: a noten riichi reaching the draw.
             out.violation("noten_riichi", s, "tenpai", "noten")
             chombo = s

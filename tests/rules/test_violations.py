@@ -577,19 +577,28 @@ def test_riichi_furiten_where_forbidden(tmp_path: Path) -> None:
              article="M 4-8-3")
 
 
-def test_noten_riichi_at_the_draw_is_chombo() -> None:
-    # seat 0 declares riichi noten (a table cannot stop it), reaches the draw: chombo
-    h = Hand("mleague", hands={S0: "1m3m5m7m9m2p4p6p8p1s3s5s7s"})
+@pytest.mark.parametrize(("ruleset", "chombo"), [("mleague", True), ("saikouisen", True),
+                                               ("saikouisen-classic", False), ("tenhou", False)])
+def test_noten_riichi_at_the_draw(ruleset: str, chombo: bool) -> None:
+    # seat 0 declares riichi noten (a table cannot stop it) and reaches the draw
+    h = Hand(ruleset, hands={S0: "1m3m5m7m9m2p4p6p8p1s3s5s7s"})
     h.draw(S0)
     h.discard(S0, "1m", riichi=True)
     seat = S1
     while h.h.live_left() > 0:
         seat = h.go_around(seat)
     ev = h.send(ExhaustiveDraw(tenpai=(S0,)))
-    assert "noten_riichi" in h.codes(ev)
     end = h.ended()
-    assert end["outcome"]["kind"] == "chombo" and end["outcome"]["offender"] == 0
-    assert end["settlement"]["pt_penalties"][0] == -20.0
+    if chombo:
+        v = h.violations(ev)[0]
+        assert v["code"] == "noten_riichi" and v["sanction"] == "chombo"
+        assert v["article"] in ("M 7-4-1", "S §54-1")
+        assert end["outcome"]["kind"] == "chombo" and end["outcome"]["offender"] == 0
+        assert end["settlement"]["pt_penalties"][0] == -20.0
+    else:
+        # C-sum: noten riichi is not penalised; the false tenpai claim counts as noten
+        assert "noten_riichi" not in h.codes(ev)
+        assert end["outcome"]["kind"] == "exhaustive" and end["outcome"]["tenpai"] == []
 
 
 # --- wins ----------------------------------------------------------------------------------------
@@ -744,3 +753,18 @@ def test_every_catalogue_code_is_documented() -> None:
     assert missing == []
 
 
+
+
+def test_a_kakan_tile_let_pass_is_furiten() -> None:
+    # seat 2 waits on 1m (23m) and lets seat 1's kakan of 1m go: furiten until its discard
+    h = Hand("mleague", hands={S0: "1m456p789s11223z", S1: "11m234p", S2: "23m456p789s11333z"},
+             draws="9p" + "2p" + "3s3s" + "1m", rinshan="5z")
+    h.draw(S0)
+    h.discard(S0, "1m")
+    h.send(Call(S1, "pon", h.tiles(S1, "11m")))
+    h.discard(S1, "2p")
+    h.go_around(S2, 3)
+    h.draw(S1)
+    h.send(Kakan(S1, h.tile(S1, "1m")))
+    h.send(IndicatorShown())
+    assert h.h.seats[2].furiten_temp
