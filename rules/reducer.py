@@ -133,6 +133,15 @@ class _Out:
         self.events: list[Event] = []
         self.violations: list[Violation] = []
         self.rejected = False
+        # What stands even if the input is then refused (a win sealed by a closing input).
+        self.kept: TableState | None = None
+        self.kept_events = 0
+        self.kept_violations = 0
+
+    def keep(self, state: TableState) -> None:
+        self.kept = state
+        self.kept_events = len(self.events)
+        self.kept_violations = len(self.violations)
 
     def emit(self, event: Event) -> None:
         self.events.append(event)
@@ -179,10 +188,11 @@ def reduce(state: TableState, inp: Input) -> tuple[TableState, tuple[Event, ...]
         new = _dispatch(base, inp, out)
     except _Rejected:
         # Only the refusal stands: anything noted on the way belonged to an input that did
-        # not happen.
-        out.violations = out.violations[-1:]
-        out.events = list(out.violations)
-        new = base
+        # not happen (except a win the input sealed before it was refused).
+        last = out.violations[-1:]
+        out.violations = out.violations[:out.kept_violations] + last
+        out.events = out.events[:out.kept_events] + last
+        new = out.kept if out.kept is not None else base
     except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
         # A value the engine cannot use (e.g. a malformed referee argument that slipped past
         # the codec): refuse it, keep running (engineering.md "Bad input").
@@ -212,7 +222,9 @@ def _dispatch(t: TableState, inp: Input, out: _Out) -> TableState:
             raise out.reject("call_loses_to_ron", inp.seat, "ron", inp.kind if isinstance(
                 inp, Call) else input_type(inp))
         t = _seal(t, h, out, closing=input_type(inp))
-        h = t.hand
+        out.keep(t)
+        h, rs, progress = t.hand, t.ruleset, t.progress
+        assert rs is not None and progress is not None
     if isinstance(inp, HandStart):
         return _hand_start(t, rs, progress, inp, out)
     if h is None or h.step == "ended":

@@ -185,11 +185,6 @@ def test_stripped_records_replay_to_the_same_result(path: Path) -> None:
     assert len(bare.violations) == len(full.violations)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="reducer: a HandStart that closes a pending win (ura not shown) starts the next hand "
-    "from the progress before the win (rules/reducer.py _dispatch reads t.progress before _seal)",
-)
 def test_a_win_waiting_for_ura_is_closed_by_the_next_hand() -> None:
     name = "riichi-rs/random-games/2022013100gm-00a9-0000-af91b2de.json"
     data = json.loads((LOGS / name).read_text(encoding="utf-8"))

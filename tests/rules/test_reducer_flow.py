@@ -507,3 +507,20 @@ def test_kakan_needs_its_pon() -> None:
     h = Hand("mleague", hands={S0: TENPAI})
     h.draw(S0)
     assert h.codes(h.send(Kakan(S0, None))) == ["kan_bad_tiles"]
+
+
+def test_a_closing_input_refused_after_sealing_keeps_the_seal() -> None:
+    """A win waiting for more rons is sealed by the next input; if that input is then refused
+    the hand still ends (the seal stands) and the next hand starts from the settled game."""
+    h = two_waiting("mleague")
+    play_to_the_3s(h)
+    h.send(Ron(S2))
+    assert h.h.step == "won"
+    ev = h.send(Draw(S3))  # closes the claims; a draw after the hand ended is refused
+    assert h.types(ev) == ["hand_ended", "violation"]
+    assert h.codes(ev) == ["out_of_phase"]
+    assert h.h.step == "ended"
+    p = h.state.progress
+    assert p is not None and p.dealer == 1 and p.honba == 0
+    ev = h.send(HandStart())
+    assert ev[0].to_json()["dealer"] == 1
