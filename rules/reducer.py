@@ -191,7 +191,7 @@ def reduce(state: TableState, inp: Input) -> tuple[TableState, tuple[Event, ...]
         # not happen (except a win the input sealed before it was refused).
         last = out.violations[-1:]
         out.violations = out.violations[:out.kept_violations] + last
-        out.events = out.events[:out.kept_events] + last
+        out.events = [*out.events[:out.kept_events], *last]
         new = out.kept if out.kept is not None else base
     except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
         # A value the engine cannot use (e.g. a malformed referee argument that slipped past
