@@ -126,6 +126,7 @@ class _Hand:
     ura: list[Tile] = field(default_factory=list)
     answers: dict[Seat, bool] = field(default_factory=dict)  # exhaustive draw: tenpai?
     manifest: tuple[str | None, ...] | None = None  # physical order (link's manifest_index)
+    fourteenth: Tile | None = None  # the dealer's jump tile: the last one dealt to its rack
 
 
 Item = Any  # a TableEvent or an RfidEvent
@@ -442,6 +443,9 @@ class SensorTracker:
             if all(len(self._hand.deal[s]) == (14 if (s == h.dealer and self._jump(sink))
                                                  else 13) for s in SEATS):
                 d = self._hand.deal
+                if self._jump(sink):
+                    # The dealer picks the jump tile last (RULESETS.md 2.4): its drawn tile.
+                    self._hand.fourteenth = d[h.dealer][-1]
                 hands = (tuple(d[Seat.S0]), tuple(d[Seat.S1]), tuple(d[Seat.S2]),
                          tuple(d[Seat.S3]))
                 await self._input(sink, "table", DealDone(hands=hands))
@@ -464,7 +468,10 @@ class SensorTracker:
         st = h.seats[seat]
         riichi = seat in self._hand.riichi
         self._hand.riichi.discard(seat)
-        tsumogiri = st.drawn is not None and read.tile == st.drawn
+        drawn = st.drawn
+        if drawn is None and seat == h.dealer and st.discards == 0 and st.has_drawn:
+            drawn = self._hand.fourteenth
+        tsumogiri = drawn is not None and read.tile == drawn
         await self._input(sink, f"seat:{int(seat)}",
                           Discard(seat=seat, tile=read.tile, riichi=riichi, tsumogiri=tsumogiri))
 
