@@ -193,7 +193,7 @@ def reduce(state: TableState, inp: Input) -> tuple[TableState, tuple[Event, ...]
         out.violations = out.violations[:out.kept_violations] + last
         out.events = [*out.events[:out.kept_events], *last]
         new = out.kept if out.kept is not None else base
-    except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+    except Exception as exc:  # a table must keep running (engineering.md "Bad input")
         # A value the engine cannot use (e.g. a malformed referee argument that slipped past
         # the codec): refuse it, keep running (engineering.md "Bad input").
         out.violations = []
@@ -1683,7 +1683,9 @@ def _referee(t: TableState, inp: RefereeOverride, out: _Out) -> TableState:
         raise out.reject("referee_bad_args", None, sorted([*handlers, "undo_last"]), action)
     out.emit(RefereeApplied(action=action, by=by, args=dict(args)))
     new, comp = fn(t, args, by, out)
-    rec = RefereeRecord(action=action, by=by, seq=t.seq, before=t, compensation=comp)
+    # ``before`` without its own log: undo records never chain into the whole game's history.
+    rec = RefereeRecord(action=action, by=by, seq=t.seq, before=replace(t, referee_log=()),
+                        compensation=comp)
     return replace(new, referee_log=(*new.referee_log, rec)[-16:])
 
 

@@ -198,3 +198,56 @@ def test_soak_many_games() -> None:
             t = Table(ruleset, 1000 + seed, MODES[seed % 3])
             t.play_game(max_hands=8 if SLOW else 2)
             assert [v.to_json() for v in t.violations()] == []
+
+
+# --- random inputs anywhere: never an exception, never an internal error --------------------------
+_seat = st.sampled_from([Seat.S0, Seat.S1, Seat.S2, Seat.S3])
+_tile = st.one_of(st.none(), st.integers(0, 135).map(Tile))
+_tiles = st.one_of(st.none(), st.lists(st.integers(0, 135).map(Tile), min_size=0,
+                                       max_size=4).map(tuple))
+_random_input = st.one_of(
+    st.builds(Draw, _seat, _tile),
+    st.builds(Discard, _seat, _tile, st.booleans()),
+    st.builds(Call, _seat, st.sampled_from(["chi", "pon", "daiminkan"]), _tiles),
+    st.builds(Tsumo, _seat),
+    st.builds(Ron, _seat),
+    st.builds(RinshanDraw, _seat, _tile),
+    st.builds(Kakan, _seat, _tile),
+    st.builds(lambda s, ts: Ankan(s, None if ts is None or len(ts) != 4 else ts), _seat, _tiles),
+    st.builds(lambda d: input_from_json(d), st.sampled_from([
+        {"type": "hand_start"}, {"type": "deal_done"}, {"type": "indicator"},
+        {"type": "exhaustive_draw", "tenpai": [0, 2]}, {"type": "ura", "tiles": [131]},
+        {"type": "abortive_draw", "kind": "four_winds"},
+        {"type": "abortive_draw", "kind": "nine_terminals", "seat": 1},
+        {"type": "dice", "seat": 0, "dice": [3, 4]}, {"type": "break_opened", "seat": 2,
+                                                      "count": 7},
+        {"type": "referee", "action": "undo_last"},
+        {"type": "referee", "action": "set_scores", "args": {"scores": ["x", 1, 2, 3]}},
+        {"type": "referee", "action": "manual_result", "args": {"kind": "ron", "winner": 0,
+                                                                 "loser": 0, "han": 1}},
+        {"type": "referee", "action": "manual_result", "args": {"kind": "tsumo",
+                                                                 "winner": 1, "han": "a"}},
+        {"type": "referee", "action": "penalty", "args": {"seat": 1, "pt": "x"}},
+        {"type": "referee", "action": "accept_violation", "args": {"all": True}},
+        {"type": "referee", "action": "confirm_win"},
+        {"type": "referee", "action": "reject_win", "args": {"chombo": "yes"}},
+        {"type": "win_shown", "seat": 1, "hand": [0, 1, 2], "win_tile": 2},
+    ])),
+)
+
+
+@settings(max_examples=150 if SLOW else 30, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(BUILTIN), st.integers(0, 20), st.integers(0, 10**9),
+       st.lists(_random_input, min_size=1, max_size=8))
+def test_random_inputs_never_break_the_engine(ruleset: str, seed: int, pick: int,
+                                              junk: list[Input]) -> None:
+    t = game(ruleset, seed, "table", 1)
+    i = random.Random(pick).randrange(1, len(t.inputs))
+    state, _ = replay(t.inputs[:i])
+    for inp in junk:
+        state, events = reduce(state, inp)
+        codes = [e.to_json().get("code") for e in events]
+        assert "internal_error" not in codes, [e.to_json() for e in events]
+        json.dumps([e.to_json() for e in events])
+        json.dumps(state.snapshot())
