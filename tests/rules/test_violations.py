@@ -751,6 +751,9 @@ def test_every_catalogue_code_is_documented() -> None:
     doc = (Path(__file__).parents[2] / "docs" / "rules-engine.md").read_text(encoding="utf-8")
     missing = [c for c in CATALOGUE if f"`{c}`" not in doc]
     assert missing == []
+    rows = {line.split("|")[1].strip().strip("`"): line.split("|")[3].strip()
+            for line in doc.splitlines() if line.startswith("| `")}
+    assert {c: rows.get(c) for c in CATALOGUE} == {c: e.sanction for c, e in CATALOGUE.items()}
 
 
 
