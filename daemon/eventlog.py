@@ -205,6 +205,15 @@ class EventLog:
         with self._lock:
             self._db.close()
 
+    def backup(self, path: Path | str) -> None:
+        """A consistent copy of the whole log (WAL included) to ``path``."""
+        target = sqlite3.connect(path)
+        try:
+            with self._lock:
+                self._db.backup(target)
+        finally:
+            target.close()
+
     # ------------------------------------------------------------------ inputs
     def last_seq(self) -> int:
         row = self._db.execute("SELECT MAX(seq) FROM inputs").fetchone()

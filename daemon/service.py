@@ -116,6 +116,7 @@ class Service:
         drivers: Sequence[Driver] = (),
         notifier: Notifier | None = None,
         ready_timeout: float = 5.0,
+        db_timeout: float = 5.0,
         mqtt_backoff: tuple[float, float] = (0.2, 5.0),
         wall_ns: Callable[[], int] = time.time_ns,
         mono_ns: Callable[[], int] = time.monotonic_ns,
@@ -127,6 +128,7 @@ class Service:
         self.drivers = list(drivers)
         self.notifier = notifier or Notifier()
         self.ready_timeout = ready_timeout
+        self.db_timeout = db_timeout
         self._wall_ns = wall_ns
         self._mono_ns = mono_ns
         self.boot = boot_id()
@@ -425,7 +427,7 @@ class Service:
             if ok:
                 # a round trip through the database thread: a wedged log stops the watchdog
                 try:
-                    await asyncio.wait_for(self.db(lambda: None), 5.0)
+                    await asyncio.wait_for(self.db(lambda: None), self.db_timeout)
                 except TimeoutError:
                     ok, problem = False, "event log thread not responding"
             if ok and wd is not None:
