@@ -614,12 +614,6 @@ def _indicator(rs: Ruleset, h: HandState, inp: IndicatorShown, out: _Out) -> Han
                               "before it")
                 due_index = 0
     slot = 0 if correction else number
-    # M 3-4-5: the table showed the indicator without opening: break from the indicator.
-    if slot == 0 and h.brk is None and rs.wall.auto_fallbacks and inp.position is not None \
-            and h.wall_raised and not h.dealt:
-        brk = fallback_break_from_indicator(inp.position)
-        out.emit(WallFallback(article="M 3-4-5", brk=brk, indicator=inp.position))
-        h = replace(h, brk=brk, break_source="fallback")
     tile = inp.tile
     if tile is not None:
         _check_free(h, [tile], None, out, (LOC_INDICATOR,) if correction else ())
@@ -657,10 +651,18 @@ def _deal_done(rs: Ruleset, h: HandState, inp: DealDone, out: _Out) -> HandState
     _in_setup(h, out, "deal_done")
     jump = rs.wall.dealer_fourteenth == "jump"
     if h.brk is None and rs.wall.auto_fallbacks and h.wall_raised:
-        # M 3-4-6: nothing opened or shown: the dealer breaks at 自7.
-        brk = fallback_break_no_indicator(h.dealer)
-        out.emit(WallFallback(article="M 3-4-6", brk=brk,
-                              indicator=Wall(brk).position(Wall.DORA)))
+        shown = h.indicators[0].position if h.indicators else None
+        if shown is not None:
+            # M 3-4-5: the indicator was shown but the wall not opened: break from the
+            # indicator (it stays the 3rd stack of the dead wall, M 2-6-6).
+            brk = fallback_break_from_indicator(shown)
+            out.emit(WallFallback(article="M 3-4-5", brk=brk, indicator=shown))
+        else:
+            # M 3-4-6: nothing opened or shown: the dealer breaks at 自7 and the indicator
+            # is due at the dealer's 5th stack (ring index 130).
+            brk = fallback_break_no_indicator(h.dealer)
+            out.emit(WallFallback(article="M 3-4-6", brk=brk,
+                                  indicator=Wall(brk).position(Wall.DORA)))
         h = replace(h, brk=brk, break_source="fallback")
     deal = Wall.deal_indices(h.dealer)
     expected_size = {s: (14 if (s == h.dealer and jump) else 13) for s in SEATS}

@@ -158,12 +158,26 @@ def test_m_fallback_3_4_5_indicator_without_break() -> None:
     h.send(WallRaised())
     ind = Position(S3, 10, Layer.TOP)
     ev = h.send(IndicatorShown(ind))
+    assert h.codes(ev) == [] and "wall_fallback" not in h.types(ev)
+    ev = h.send(DealDone())  # the deal is done and the wall was never opened
     fb = next(e.to_json() for e in ev if e.TYPE == "wall_fallback")
     assert fb["article"] == "M 3-4-5"
     assert fb["brk"] == {"seat": 3, "count": 12}
-    assert h.codes(ev) == []
-    h.send(DealDone())
+    assert h.h.brk is not None and Wall(h.h.brk).position(Wall.DORA) == ind
     assert h.types().count("wall_fallback") == 1
+
+
+def test_m_indicator_before_the_opening_is_no_fallback() -> None:
+    h = setup_only("mleague", S1)
+    h.send(WallRaised())
+    h.send(IndicatorShown(Position(S3, 10, Layer.TOP)))
+    ev = h.send(BreakOpened(S3, 12))  # the table opens after showing: consistent
+    assert h.codes(ev) == []
+    h2 = setup_only("mleague", S1)
+    h2.send(WallRaised())
+    h2.send(IndicatorShown(Position(S3, 10, Layer.TOP)))
+    recorded(h2, BreakOpened(S3, 11), "indicator_wrong_position", article="M 2-6-2,6")
+    assert "wall_fallback" not in h.types() + h2.types()
 
 
 def test_m_fallback_3_4_6_nothing_opened() -> None:
