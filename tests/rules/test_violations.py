@@ -785,3 +785,22 @@ def test_a_kakan_tile_let_pass_is_furiten() -> None:
     h.send(Kakan(S1, h.tile(S1, "1m")))
     h.send(IndicatorShown())
     assert h.h.seats[2].furiten_temp
+
+
+@pytest.mark.parametrize(("ruleset", "code"), [("mleague", "furiten_ron"), ("wmc", None)])
+def test_furiten_only_where_the_ruleset_has_it(ruleset: str, code: str | None) -> None:
+    # tenpai on 1s/4s; the drawn 4s is thrown away, later seat 0 deals a 1s
+    h = Hand(ruleset, hands={S0: "1s9m9m7z7z7z6z6z6z5z5z5z", S1: "123m456p789s11z23s"},
+             draws="4z" + "4s" + "3z3z" + "4z")
+    h.draw(S0)
+    h.discard(S0, "4z")
+    h.draw(S1)
+    h.cut(S1)  # the 4s: own discard of a wait
+    h.go_around(S2, 2)
+    h.draw(S0)
+    h.discard(S0, "1s")
+    if code is None:
+        ev = h.send(Ron(S1))  # W 和牌-5: no furiten
+        assert h.codes(ev) == [] and "win_declared" in h.types(ev)
+    else:
+        rejected(h, Ron(S1), code, article="M 5-5")
