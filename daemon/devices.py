@@ -131,11 +131,14 @@ class TableLinkDriver:
         seats = snapshot.get("seats")
         if self.displays.scores == "table" and isinstance(seats, list) and len(seats) == 4:
             scores = [s.get("score") for s in seats]
-            if all(isinstance(x, int) and 0 <= x <= 9_999_999 for x in scores):
+            if all(isinstance(x, int) and not isinstance(x, bool) for x in scores):
                 four = (int(scores[0]), int(scores[1]), int(scores[2]), int(scores[3]))
                 if self._shown.get("scores") != four:
                     self._shown["scores"] = four
-                    self._effects.put_nowait(m.ScoreDisplay(four))
+                    try:
+                        self._effects.put_nowait(m.ScoreDisplay(four))
+                    except ValueError as exc:  # beyond what the displays can show
+                        log.warning("score display: %s", exc)
         if self.displays.buzzer == "table" and any(e.get("type") == "violation" for e in events):
             self._effects.put_nowait(m.Buzzer(300, 2))
 

@@ -1,0 +1,134 @@
+"""The daemon with its devices: the table-controller emulator on a real pty (the same bytes as a
+real table), and the clocks driven by table inputs and referee pause/resume."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import daemon_kit
+import pytest
+from conftest import running_service
+
+from daemon import auth, schema
+from daemon.cli.referee import build_command, send
+from daemon.config import Config, DisplaysConfig
+from daemon.devices import TableLinkDriver
+from drivers.link.arq import LinkTimings
+from drivers.link.messages import Buzzer, HonbaDisplay, Layer, ScoreDisplay
+from drivers.table.serial import SerialTransport
+from drivers.table.session import LinkSession
+from hil.table_controller import PtyTableController, TableController
+
+FAST = LinkTimings(heartbeat_interval=0.05, link_timeout=0.5, ack_timeout=0.05, max_retries=5,
+                   hello_interval=0.05, backoff_initial=0.02, backoff_max=0.2)
+ALICE = auth.derive_key("alice", daemon_kit.REFEREE_PASSWORD, 1000)
+
+
+async def until(cond: Callable[[], bool], timeout: float = 10.0) -> None:
+    async with asyncio.timeout(timeout):
+        while not cond():
+            await asyncio.sleep(0.01)
+
+
+@pytest.fixture
+async def emulator(tmp_path: Path) -> AsyncIterator[PtyTableController]:
+    async with PtyTableController(tmp_path / "ttyTABLE", TableController(timings=FAST)) as t:
+        yield t
+
+
+def _driver(emulator: PtyTableController) -> TableLinkDriver:
+    return TableLinkDriver(
+        lambda: LinkSession(SerialTransport(str(emulator.path)), timings=FAST), DisplaysConfig()
+    )
+
+
+async def test_table_events_are_logged_and_displays_follow(
+    emulator: PtyTableController, broker: daemon_kit.Broker, make_config: Callable[..., Config]
+) -> None:
+    driver = _driver(emulator)
+    async with running_service(make_config(broker.port), drivers=[driver]) as service:
+        await until(lambda: driver.health().get("status") == "connected")
+        await service.submit(
+            "input", "referee:alice",
+            {"type": "game_start", "ruleset": "mleague", "first_dealer": 1,
+             "names": ["a", "b", "c", "d"]},
+        )
+        ctl = emulator.controller
+        ctl.press_start(1)
+        ctl.raise_wall()
+        ctl.roll_dice(3, 4)
+        ctl.open_break(1, 7)
+        ctl.turn_indicator(1, 5, Layer.TOP, ring=130, tile="3p")
+        ctl.send_manifest()
+        ctl.press_seat_button(2)
+        await until(lambda: service.core.state.input_seq >= 8)
+        records = list(service.eventlog.records())
+        assert [(r.kind, r.body["type"]) for r in records[1:]] == [
+            ("input", "hand_start"),
+            ("input", "wall_raised"),
+            ("input", "dice"),
+            ("input", "break_opened"),
+            ("input", "indicator"),
+            ("marker", "table_wall_manifest"),
+            ("timer", "button"),
+        ]
+        assert all(r.source == "table" for r in records[1:])
+        assert records[3].body["seat"] == 1  # the dealer rolls
+        assert records[4].body == {"type": "break_opened", "seat": 1, "count": 7}
+        # the effects: the table's displays show the scores and honba of the new hand
+        await until(lambda: any(isinstance(c, ScoreDisplay) for c in ctl.commands))
+        await until(lambda: any(isinstance(c, HonbaDisplay) for c in ctl.commands))
+        assert ctl.display.scores == (25000, 25000, 25000, 25000)
+        assert (ctl.display.honba, ctl.display.deposits) == (0, 0)
+        # a violation buzzes: a discard by a seat that is not on turn
+        await service.submit("input", "table", {"type": "discard", "seat": 3})
+        await until(lambda: any(isinstance(c, Buzzer) for c in ctl.commands))
+        health = service.health()
+        assert schema.errors("health", health) == []
+        assert health["links"]["table"]["status"] == "connected"
+        assert health["links"]["table"]["events"] == 7
+
+
+async def test_referee_pauses_and_resumes_the_clocks(
+    broker: daemon_kit.Broker, make_config: Callable[..., Config]
+) -> None:
+    async with running_service(make_config(broker.port)) as service:
+        script = daemon_kit.game_inputs(1, ruleset="wmc", seed=3)
+        deal = next(i for i, b in enumerate(script) if b["type"] == "deal_done")
+        for body in script[: deal + 1]:
+            await service.submit("input", "table", body)
+        clocks = service.core.state.clocks
+        assert clocks.state is not None and clocks.state.phase.value == "playing"
+
+        async def cmd(name: str) -> dict[str, object]:
+            topic, payload = build_command(service.table_id, name, "alice", ALICE, {})
+            reply = await send("127.0.0.1", broker.port, service.table_id, topic, payload)
+            assert reply is not None
+            return reply
+
+        assert (await cmd("resume"))["error"] == {
+            "code": "not_applicable", "message": "resume: the clocks are not paused"}
+        assert (await cmd("pause"))["status"] == "ok"
+        assert service.core.state.clocks.state is not None
+        assert service.core.state.clocks.state.paused
+        assert (await cmd("pause"))["status"] == "error"
+        service._refresh_timers()
+        view = json.loads(service.link._retained[service.topics.timers])
+        assert schema.errors("timers", view) == []
+        assert view["paused"] is True and view["phase"] == "playing"
+        assert (await cmd("resume"))["status"] == "ok"
+        assert not service.core.state.clocks.state.paused
+        records = list(service.eventlog.records())
+        assert [(r.kind, r.body["type"], r.source) for r in records[-2:]] == [
+            ("timer", "pause", "referee:alice"), ("timer", "resume", "referee:alice")]
+        # the clocks are part of the fold: a restart rebuilds them exactly
+        before = service.core.state.clocks
+    async with running_service(make_config(broker.port, table=service.table_id)) as again:
+        assert again.core.state.clocks.state is not None
+        # a restart marker was logged (the outage is charged to nobody), the rest is identical
+        assert list(again.eventlog.records())[-1].body == {"type": "restart"}
+        assert again.core.state.clocks.rules == before.rules
+        assert again.core.state.clocks.state.seats == before.state.seats  # type: ignore[union-attr]
