@@ -46,7 +46,11 @@ class Position:
     @classmethod
     def from_json(cls, obj: Any) -> Position:
         try:
-            return cls(Seat.of(obj["seat"]), int(obj["stack"]), Layer(obj["layer"]))
+            stack = obj["stack"]
+            if isinstance(stack, bool) or not isinstance(stack, int):
+                # 2.5 or "3" or true are no stack numbers: never round them into one
+                raise TypeError(f"stack must be an integer, got {stack!r}")
+            return cls(Seat.of(obj["seat"]), stack, Layer(obj["layer"]))
         except (KeyError, TypeError, ValueError) as exc:
             raise WallError(f"bad position {obj!r}: {exc}") from exc
 

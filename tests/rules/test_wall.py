@@ -178,6 +178,9 @@ def test_bad_geometry_values() -> None:
         Wall(Break(Seat.S0, 5), dead_wall_tiles=16)
     with pytest.raises(WallError):
         Position.from_json({"seat": 0, "stack": 3})
+    for bad in (2.5, "3", True):
+        with pytest.raises(WallError, match="stack must be an integer"):
+            Position.from_json({"seat": 0, "stack": bad, "layer": "top"})
     assert Position.from_json({"seat": 1, "stack": 3, "layer": "bottom"}) == Position(
         Seat.S1, 3, Layer.BOTTOM)
 
