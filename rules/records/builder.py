@@ -391,8 +391,7 @@ class HandBuilder:
 
     def ron(self, seat: Seat) -> None:
         self._emit_deal()
-        if not any(isinstance(i, Ron) for i in self.out[-4:]):
-            self._flush_listed()
+        self._flush_listed()  # once: the queue is empty for a second ron on the same discard
         self.out.append(Ron(seat=seat))
 
     def ura(self, names: Sequence[TileName]) -> None:

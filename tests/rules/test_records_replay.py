@@ -34,27 +34,8 @@ DEFECTS = {
     # Four plain 5s in a game with a red 5s.
     "mjai-reviewer/confusing_nakis_2.json": "no 5s left",
 }
-# Tenhou turns an owed open-kan indicator when the same player's next kan stands (suukantsu_0,
-# yakuman-four-kans-1, yakuman-kazoe-17 show it): rules/reducer.py _register_kan now does too.
-KAN_DORA: set[str] = set()
-
-
 def rel(p: Path) -> str:
     return p.relative_to(LOGS).as_posix()
-
-
-def params() -> list[Any]:
-    out = []
-    for p in RECORDS:
-        marks = []
-        if rel(p) in KAN_DORA:
-            marks.append(pytest.mark.xfail(
-                strict=True,
-                reason="reducer: an owed after-discard kan indicator must be accepted when the "
-                "same player's next kan stands (Tenhou)",
-            ))
-        out.append(pytest.param(p, id=rel(p), marks=marks))
-    return out
 
 
 def imp(path: Path) -> ImportedRecord:
@@ -68,7 +49,7 @@ def replayed(path: Path) -> tuple[ImportedRecord, ReplayResult]:
     return rec, replay(rec)
 
 
-@pytest.mark.parametrize("path", params())
+@pytest.mark.parametrize("path", RECORDS, ids=rel)
 def test_every_record_replays_and_verifies(path: Path) -> None:
     rec, result = replayed(path)
     diffs = [str(d) for d in verify(rec, result)]
