@@ -197,3 +197,18 @@ def test_stripped_mjai_replays_to_the_same_result(path: Path) -> None:
     assert [h.deltas for h in bare.hands] == [h.deltas for h in full.hands]
     assert bare.final_scores == full.final_scores == rec.final_scores
     assert bare.violations == ()
+
+
+def test_red_fives_off_changes_the_value() -> None:
+    data = json.loads((LOGS / "mjai-reviewer/double_ron.json").read_text(encoding="utf-8"))
+    data["rule"] = {"disp": "般南喰", "aka": 0}
+    rec = import_tenhou6(json.dumps(data), TENHOU)
+    assert rec.aka is False
+    result = replay(rec)
+    assert result.violations == ()
+    first, second = result.hands[0].wins
+    # Riichi 1 + dora 3 (+ red 2 with red fives): 6 han haneman → 4 han 40 fu mangan.
+    assert (first.han, first.fu, first.points) == (4, 40, 8000)
+    assert (second.han, second.points) == (2, 2000)
+    assert result.hands[0].deltas == (9000, 0, 2000, -10000)
+    assert [d.what for d in verify(rec, result)] == ["deltas", "win by seat 0: han"]
