@@ -69,8 +69,12 @@ class ScriptTable:
             await ready.wait()
         while not self.go.exists():
             await asyncio.sleep(0.02)
-        # continue after what the log holds (a restarted daemon resumes its game)
-        start = int(sink.core.state.input_seq) if hasattr(sink, "core") else 0
+        # continue after the table inputs the log holds (a restarted daemon resumes its game;
+        # the log also holds the daemon's own records -- restart markers -- which are skipped)
+        start = 0
+        if hasattr(sink, "db") and hasattr(sink, "eventlog"):
+            log = sink.eventlog
+            start = await sink.db(lambda: sum(1 for r in log.records() if r.kind == "input"))
         period = 1.0 / self.rate if self.rate > 0 else 0.0
         t0 = time.monotonic()
         for i, body in enumerate(self.script[start:]):

@@ -1,0 +1,250 @@
+"""The chaos suite's tools: a controllable TCP proxy, a fed daemon, and the fault-free reference.
+
+Everything real: a private Mosquitto (tests/daemon/daemon_kit.Broker), the real daemon
+(:class:`daemon.service.Service` with its SQLite log and MQTT link), the real reducer. The
+reference is the same logged inputs (bodies *and* timestamps, read back from the daemon's log)
+folded through a fresh :class:`daemon.table.TableCore` with no fault at all: the events it numbers
+are byte-for-byte what the subscriber must have seen, and its state is what the daemon must hold.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import socket
+import struct
+import sys
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "daemon"))
+
+import daemon_kit  # noqa: E402
+
+from daemon.config import Config, parse_config  # noqa: E402
+from daemon.eventlog import EventLog  # noqa: E402
+from daemon.service import Service  # noqa: E402
+from daemon.table import KIND_INPUT, TableCore  # noqa: E402
+
+SLOW = os.environ.get("JANTAKU_SLOW") == "1"
+
+
+# --------------------------------------------------------------------------- the network
+class TcpProxy:
+    """An in-process TCP proxy between a client and a broker, with faults on demand.
+
+    ``mode``: ``pass`` (bytes flow), ``blackhole`` (connections stay open, every byte is
+    swallowed both ways, new connections are accepted and swallowed too), ``drop`` (connections
+    are closed with a FIN, new ones closed at once), ``reset`` (closed with a RST, new ones too).
+    """
+
+    def __init__(self, target_port: int) -> None:
+        self.target_port = target_port
+        self.mode = "pass"
+        self.port = 0
+        self.accepted = 0
+        self._server: asyncio.Server | None = None
+        self._conns: set[tuple[asyncio.StreamWriter, asyncio.StreamWriter]] = set()
+
+    async def __aenter__(self) -> TcpProxy:
+        self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
+        self.port = int(self._server.sockets[0].getsockname()[1])
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self._server is not None
+        self._server.close()
+        for a, b in list(self._conns):
+            _abort(a)
+            _abort(b)
+        await self._server.wait_closed()
+
+    def cut(self, mode: str) -> None:
+        assert mode in ("blackhole", "drop", "reset")
+        self.mode = mode
+        if mode == "blackhole":
+            return
+        for a, b in list(self._conns):
+            if mode == "reset":
+                _rst(a)
+                _rst(b)
+            else:
+                a.close()
+                b.close()
+        self._conns.clear()
+
+    def heal(self) -> None:
+        if self.mode == "blackhole":
+            # a healed black hole: the stale connections are dead to both ends (their bytes are
+            # lost); the client finds out by its keepalive, as over a real network
+            for a, b in list(self._conns):
+                _abort(a)
+                _abort(b)
+            self._conns.clear()
+        self.mode = "pass"
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.accepted += 1
+        if self.mode in ("drop", "reset"):
+            (_rst if self.mode == "reset" else _close)(writer)
+            return
+        try:
+            up_r, up_w = await asyncio.open_connection("127.0.0.1", self.target_port)
+        except OSError:
+            _abort(writer)
+            return
+        pair = (writer, up_w)
+        self._conns.add(pair)
+        try:
+            await asyncio.gather(self._pipe(reader, up_w), self._pipe(up_r, writer))
+        finally:
+            self._conns.discard(pair)
+            _abort(writer)
+            _abort(up_w)
+
+    async def _pipe(self, src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
+        with contextlib.suppress(OSError, asyncio.IncompleteReadError):
+            while data := await src.read(65536):
+                if self.mode == "blackhole":
+                    continue
+                if dst.is_closing():
+                    return
+                dst.write(data)
+                await dst.drain()
+        _close(dst)
+
+
+def _close(w: asyncio.StreamWriter) -> None:
+    with contextlib.suppress(Exception):
+        w.close()
+
+
+def _abort(w: asyncio.StreamWriter) -> None:
+    with contextlib.suppress(Exception):
+        w.transport.abort()
+
+
+def _rst(w: asyncio.StreamWriter) -> None:
+    sock = w.get_extra_info("socket")
+    with contextlib.suppress(Exception):
+        if sock is not None:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    _abort(w)
+
+
+# --------------------------------------------------------------------------- the daemon
+def make_config(tmp: Path, port: int, table: str, db: Path | None = None, **kw: Any) -> Config:
+    db = db or tmp / f"{table}.sqlite"
+    return parse_config(daemon_kit.config_text(table=table, db=db, port=port, **kw))
+
+
+@contextlib.asynccontextmanager
+async def running(config: Config, **kw: Any) -> AsyncIterator[Service]:
+    """A real daemon in this event loop; stopped cleanly at the end (unless it ended itself)."""
+    service = Service(config, daemon_kit.engine(), mqtt_backoff=(0.05, 0.5), **kw)
+    task = asyncio.create_task(service.run())
+    ready = asyncio.create_task(service.ready.wait())
+    done, _ = await asyncio.wait([task, ready], timeout=15, return_when=asyncio.FIRST_COMPLETED)
+    if task in done:
+        ready.cancel()
+        raise AssertionError(f"the daemon ended at start: {task.result()}")
+    try:
+        yield service
+    finally:
+        service.stop()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(task, 20)
+
+
+def script(hands: int = 2, seed: int = 3) -> list[dict[str, Any]]:
+    return daemon_kit.game_inputs(hands, seed=seed)
+
+
+async def feed(service: Service, bodies: list[dict[str, Any]]) -> None:
+    for body in bodies:
+        await service.submit(KIND_INPUT, "table", body)
+
+
+def event_collector(port: int, table: str, **kw: Any) -> daemon_kit.Collector:
+    return daemon_kit.Collector(port, [f"jantaku/v1/{table}/events"], **kw)
+
+
+# --------------------------------------------------------------------------- the reference
+@dataclass
+class Reference:
+    inputs: list[dict[str, Any]]  # the logged input bodies (kind "input"), in order
+    snapshot: dict[str, Any]
+    envelopes: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def last_seq(self) -> int:
+        return len(self.envelopes)
+
+
+def reference(db: Path, table: str, work: Path) -> Reference:
+    """Fold the daemon's logged records (bodies and timestamps) with no fault at all."""
+    src = EventLog(db, table, readonly=True)
+    ref_db = work / f"reference-{table}-{os.getpid()}.sqlite"
+    with contextlib.suppress(FileNotFoundError):
+        ref_db.unlink()
+    out = EventLog(ref_db, table)
+    core = TableCore(out, daemon_kit.engine(), table, checkpoint_every=0)
+    inputs, envelopes = [], []
+    try:
+        for rec in src.records():
+            applied = core.submit(
+                rec.kind, rec.source, rec.body, rec.mono_ns, rec.wall_ns, rec.boot
+            )
+            if rec.kind == KIND_INPUT:
+                inputs.append(rec.body)
+            envelopes.extend(applied.events)
+        return Reference(inputs, core.snapshot(), envelopes)
+    finally:
+        src.close()
+        out.close()
+
+
+def delivered(collector: daemon_kit.Collector) -> tuple[list[dict[str, Any]], int]:
+    """The events a subscriber got, deduplicated by ``seq`` (first copy kept), and how many
+    copies were dropped."""
+    seen: dict[int, dict[str, Any]] = {}
+    order: list[int] = []
+    dups = 0
+    for body in collector.payloads("/events"):
+        seq = int(body["seq"])
+        if seq in seen:
+            dups += 1
+            assert seen[seq] == body, f"two different events numbered {seq}"
+            continue
+        seen[seq] = body
+        order.append(seq)
+    return [seen[s] for s in order], dups
+
+
+def assert_consistent(
+    got: list[dict[str, Any]], ref: Reference, expected_inputs: list[dict[str, Any]]
+) -> None:
+    """Nothing lost, nothing duplicated (after dedupe), order kept, same bytes as fault-free."""
+    if ref.inputs != expected_inputs:
+        i = next(
+            (i for i, (a, b) in enumerate(zip(ref.inputs, expected_inputs)) if a != b),
+            min(len(ref.inputs), len(expected_inputs)),
+        )
+        raise AssertionError(
+            f"the log does not hold exactly the inputs fed, in order: {len(ref.inputs)} logged,"
+            f" {len(expected_inputs)} fed, first difference at input {i}:"
+            f" {ref.inputs[i:i + 1]} != {expected_inputs[i:i + 1]}"
+        )
+    seqs = [e["seq"] for e in got]
+    missing = sorted(set(range(1, ref.last_seq + 1)) - set(seqs))
+    assert not missing, f"{len(missing)} events never arrived: {missing[:20]}"
+    assert seqs == sorted(seqs), "events arrived out of seq order"
+    assert got == ref.envelopes, "the delivered events differ from the fault-free run"
+
+
+def jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
