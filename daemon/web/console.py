@@ -300,7 +300,7 @@ def _authorised(
     """The request's live session (CSRF-checked for a POST), or the refusal to send. Only what
     a referee does restarts the idle timer (``touch``, default: POSTs): the page's own polling
     does not, so a console left open logs out after ``idle_timeout``."""
-    session = _session(request, post if touch is None else touch)
+    session = _session(request, False)
     if session is None:
         return _error(401, "login_required", "not logged in, or the login expired: log in again")
     if post:
@@ -309,6 +309,8 @@ def _authorised(
         token = request.headers.get(CSRF_HEADER, "")
         if not secrets.compare_digest(token.encode(), session.csrf.encode()):
             return _error(403, "csrf", "missing or wrong CSRF token: reload the console")
+    if post if touch is None else touch:
+        session = _session(request, True) or session
     return session
 
 
@@ -436,7 +438,10 @@ async def _command(request: web.Request) -> web.StreamResponse:
                 )
     except ConsoleError as exc:
         return _error(422, exc.code, str(exc))
-    reply = await console.submit(got, name, args, f"c-{cid}")
+    try:
+        reply = await console.submit(got, name, args, f"c-{cid}")
+    except ConsoleError as exc:
+        return _error(422, exc.code, str(exc))
     if valuation is not None:
         reply["valuation"] = valuation
     return _json(reply, 200 if reply.get("status") == "ok" else 422)
