@@ -360,6 +360,9 @@ class _Reader:
         tenpais = ev.get("tenpais")
         if isinstance(tenpais, list) and len(tenpais) == 4:
             told = tuple(s for s in SEATS if tenpais[s])
+        if reason is not None and not isinstance(reason, str):  # found by bench/fuzz.py
+            b.issue(f"ryukyoku reason {reason!r} is not a string; classified from the tiles")
+            reason = None
         if isinstance(reason, str) and reason not in REASONS and reason != NAGASHI_REASON:
             b.issue(f"unknown ryukyoku reason {reason!r}; classified from the tiles")
             reason = None

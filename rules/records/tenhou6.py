@@ -21,6 +21,7 @@ Red fives follow the record (``rule.aka51..53``, ``rule.aka``, or a Tenhou room 
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -416,7 +417,10 @@ def import_tenhou6(source: str | bytes | Mapping[str, Any], ruleset: Ruleset) ->
         raise RecordError("not a tenhou.net/6 record: the first hand is unreadable")
     final: Scores | None = None
     sc = data.get("sc")
-    if isinstance(sc, list) and len(sc) == 8 and all(isinstance(v, int | float) for v in sc):
+    # finite: a NaN/inf score is refused like any other unreadable value (found by bench/fuzz.py)
+    if isinstance(sc, list) and len(sc) == 8 and all(
+        isinstance(v, int | float) and math.isfinite(v) for v in sc
+    ):
         final = (int(sc[0]), int(sc[2]), int(sc[4]), int(sc[6]))
     return ImportedRecord(
         format="tenhou6",
