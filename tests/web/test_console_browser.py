@@ -297,6 +297,21 @@ def test_console_runs_a_table(tmp_path: Path) -> None:
         p.wait(lambda d: "undo_last" in d.find_element(By.ID, "recent").text)
         p.shot("undone")
 
+        # --- correct the scores: all four at once, one logged input
+        p.click("#tabs button[data-tab='correct']")
+        now = [s["score"] for s in svc.core.snapshot()["seats"]]
+        fixed = [now[0] + 1000, now[1] - 1000, now[2], now[3]]
+        for seat, value in enumerate(fixed):
+            p.type(f"#c-score-{seat}", str(value))
+        p.type("#c-reason", "miscounted sticks")
+        p.click("#c-preview")
+        p.wait(lambda d: d.find_element(By.ID, "preview").is_displayed())
+        assert p.preview_cell(0, 3) == "+1000" and p.preview_cell(1, 3) == "-1000"
+        assert "Done" in p.preview_and_confirm()
+        assert [s["score"] for s in svc.core.snapshot()["seats"]] == fixed
+        assert t.inputs()[-1].body["args"] == {"scores": fixed, "reason": "miscounted sticks"}
+        p.wait_events("scores_corrected", 1)
+
         # --- the login expires (the console's clock moves on): refused, nothing changes
         seq = svc.core.state.input_seq
         p.click("#tabs button[data-tab='clock']")

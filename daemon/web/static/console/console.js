@@ -197,7 +197,8 @@
       $("g-ruleset").value = state.default_ruleset;
     }
     const cs = $("c-scores");
-    if (!cs.dataset.filled || cs.dataset.seq !== String(state.input_seq)) {
+    // refilled from the table when it changes, unless the referee is editing the numbers
+    if (!cs.dataset.dirty && (!cs.dataset.filled || cs.dataset.seq !== String(state.input_seq))) {
       cs.replaceChildren();
       for (const seat of snap.seats || []) {
         cs.append(el("label", {}, seatName(seat.seat), el("input", { type: "number", step: "100", inputmode: "numeric", id: `c-score-${seat.seat}`, value: seat.score == null ? "" : String(seat.score) })));
@@ -386,6 +387,7 @@
       startPreview(`Penalty: ${seatName(seat)}`, "penalty", args);
     } else startPreview(`${kind === "chombo" ? "Chombo" : "Dead hand"}: ${seatName(seat)}`, kind, { seat, reason });
   });
+  $("c-scores").addEventListener("input", () => { $("c-scores").dataset.dirty = "1"; });
   $("panel-correct").addEventListener("submit", (ev) => {
     ev.preventDefault();
     const scores = SEATS.map((s) => int(`c-score-${s}`));
@@ -500,6 +502,7 @@
     const r = await api("command", { ...p.body, cid: p.cid, expect_digest: p.digest });
     if (r.status === 200 && r.body.status === "ok") {
       closePreview();
+      delete $("c-scores").dataset.dirty;
       say("ok", `Done: ${p.title} (input #${r.body.input_seq}${r.body.repeated ? ", already done" : ""}).`);
     } else {
       $("preview-confirm").disabled = false;
