@@ -35,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -153,6 +154,7 @@ class SensorTracker:
         self.rejected = 0
         self.reader_faults = 0
         self.last_rejection: dict[str, Any] | None = None
+        self.reasons: Counter[str] = Counter()  # rejections by reason
         self._status = "starting"
 
     @classmethod
@@ -228,6 +230,7 @@ class SensorTracker:
             "consumed": self.consumed,
             "inputs": self.inputs,
             "rejected": self.rejected,
+            "reasons": dict(self.reasons),
             "reader_faults": self.reader_faults,
             "last_rejection": self.last_rejection,
         }
@@ -250,6 +253,7 @@ class SensorTracker:
 
     async def _reject(self, sink: InputSink, what: str, reason: str, **fields: Any) -> None:
         self.rejected += 1
+        self.reasons[reason] += 1
         body = {"type": "tile_rejected", "what": what, "reason": reason, **fields}
         self.last_rejection = body
         log.warning("rejected %s: %s", what, reason, extra={"fields": fields})
@@ -290,6 +294,23 @@ class SensorTracker:
                            place=read.place.as_json())
         return False
 
+    async def _check_indicator(self, sink: InputSink, read: TileRead) -> bool:
+        """The face on the dora spot against the manifest at the position the table turned."""
+        pos, man = self._hand.indicator_position, self._hand.manifest
+        if pos is None or man is None:
+            return True
+        from drivers.link.messages import Layer as LinkLayer
+        from drivers.link.messages import manifest_index
+
+        layer = LinkLayer.TOP if pos.layer is Layer.TOP else LinkLayer.BOTTOM
+        name = man[manifest_index(int(pos.seat), pos.stack, layer)]
+        if name is None or parse_mjai(name)[0] == read.tile.kind:
+            return True
+        self._forget(read.tile)
+        await self._reject(sink, "indicator", "manifest_mismatch", tile=read.tile.id,
+                           read=read.tile.kind.mjai, manifest=name, position=pos.to_json())
+        return False
+
     # ------------------------------------------------------------------ dispatch
     async def _handle(self, sink: InputSink, item: Item) -> None:
         from drivers.link import messages as m
@@ -300,6 +321,7 @@ class SensorTracker:
             return
         if isinstance(item, Rejection):
             self.rejected += 1
+            self.reasons[item.reason.value] += 1
             self.last_rejection = item.as_json()
             await sink.put(KIND_MARKER, "tracker", item.as_json())
             return
@@ -423,9 +445,7 @@ class SensorTracker:
                 tiles, hs.ura = tuple(hs.ura), []
                 await self._input(sink, "table", UraRevealed(tiles=tiles))
             return
-        n = len(h.indicators)
-        index = Wall.DORA if n == 0 else Wall.KAN_DORA[min(n, len(Wall.KAN_DORA)) - 1]
-        if not await self._check_manifest(sink, h, index, read, "indicator"):
+        if not await self._check_indicator(sink, read):
             return
         hs.indicator_tile = read.tile
         await self._indicator(sink)

@@ -56,7 +56,7 @@ from rules.events import Event
 from rules.ruleset import Ruleset, load_ruleset
 from rules.seats import SEATS, Seat
 from rules.tiles import Tile
-from rules.wall import Wall, break_from_dice
+from rules.wall import Position, Wall, break_from_dice
 
 #: Events a sensor table cannot produce identically, by design (docs/hil.md): the link's wall
 #: manifest has kinds, not tile ids, so the daemon's wall is not id-known (no ``wall_known``) and
@@ -194,6 +194,12 @@ class InProcessDaemon:
     def events(self) -> list[dict[str, Any]]:
         return self.tap.data
 
+    async def drained(self, timeout: float = 20.0) -> None:
+        """Until the broker has acknowledged every event (the outbox is empty)."""
+        deadline = time.monotonic() + timeout
+        while self.service.eventlog.outbox_depth() and time.monotonic() < deadline:
+            await asyncio.sleep(0.1)
+
     @property
     def running(self) -> bool:
         return self._task is not None and not self._task.done()
@@ -229,6 +235,9 @@ class GameResult:
     final_scores: list[int] | None
     sim_scores: list[int] | None
     notes: list[str] = field(default_factory=list)
+    rejection_reasons: dict[str, int] = field(default_factory=dict)
+    published: int = 0  # events the daemon numbered (event_seq)
+    outbox_depth: int = 0
 
     @property
     def equal(self) -> bool:
@@ -263,6 +272,11 @@ class HilRunner:
         self._indicators = 0
         self._winners: list[Seat] = []
         self.hand = 0
+        self._steps: Sequence[Step] = ()
+        self._index = 0
+        self._ring: Wall | None = None
+        self.late_clock = 0.0  # a scenario's late clock press: seconds after the discard
+        self._late: list[asyncio.Task[None]] = []
 
     async def sync(self) -> None:
         await self.daemon.sync(self.rig.events)
@@ -278,6 +292,7 @@ class HilRunner:
             p = Perform(i, step, self.hand)
             if self.before is not None:
                 await _maybe(self.before(self, p))
+            self._steps, self._index = steps, i
             if self.replace is None or not await _maybe(self.replace(self, p)):
                 await self.perform(step, steps[i + 1] if i + 1 < len(steps) else None)
             if self.after is not None:
@@ -296,7 +311,7 @@ class HilRunner:
         elif isinstance(inp, ri.WallRaised):
             assert inp.wall is not None
             self._wall = inp.wall
-            rig.raise_wall(None)
+            rig.raise_wall(self.manifest())
         elif isinstance(inp, ri.DiceRolled):
             rig.roll(inp.dice)
         elif isinstance(inp, ri.BreakOpened):
@@ -322,7 +337,12 @@ class HilRunner:
             rig.tag(Place(Zone.RIVER, inp.seat), inp.tile)
             self._last_discard = inp.tile
             await self.sync()
-            await rig.clock(inp.seat)
+            if self.late_clock > 0:
+                self._late.append(asyncio.create_task(self._press_late(inp.seat,
+                                                                       self.late_clock)))
+                self.late_clock = 0.0
+            else:
+                await rig.clock(inp.seat)
         elif isinstance(inp, ri.Call):
             assert inp.tiles is not None and self._last_discard is not None
             rig.tags(Place(Zone.MELDS, inp.seat), [*inp.tiles, self._last_discard])
@@ -364,10 +384,45 @@ class HilRunner:
         count = n if (dora.kan_dora and dora.kan_ura) else min(n, 1)
         self.rig.tags(Place(Zone.DORA), [self._wall[i] for i in Wall.URA[:count]])
 
-    def manifest_for(self, wall: tuple[Tile, ...], dice: Sequence[tuple[int, int]],
-                     dealer: Seat) -> tuple[str, ...]:
-        brk = break_from_dice(self.rs, dealer, tuple(dice))
-        return physical_manifest(wall, Wall(brk), self.rig.aka)
+    def manifest(self) -> tuple[str, ...]:
+        """What the table reads into its manifest: the tiles of this hand's wall by physical
+        position. The simulator gives the wall in ring order for the break its coming dice call,
+        so the positions follow from those dice (the tiles are where they are, whatever the
+        dice)."""
+        rolls: list[tuple[int, int]] = []
+        dealer: Seat | None = None
+        for later in self._steps[self._index + 1:]:
+            if isinstance(later.input, ri.DiceRolled):
+                dealer = later.input.seat if dealer is None else dealer
+                rolls.append(later.input.dice)
+            elif rolls:
+                break
+        assert dealer is not None, "a wall without dice"
+        brk = break_from_dice(self.rs, dealer, tuple(rolls))
+        self._ring = Wall(brk)
+        return physical_manifest(self._wall, self._ring, self.rig.aka)
+
+    async def _press_late(self, seat: Seat, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+        await self.rig.clock(seat)
+
+    def wall_position(self, index: int) -> Position:
+        assert self._ring is not None
+        return self._ring.position(index)
+
+    def wall_tile(self, index: int) -> Tile:
+        return self._wall[index]
+
+    def unseen_tile_not_of(self, tile: Tile) -> Tile:
+        """A tile still in the dead wall, of another kind (what a misread tag would name)."""
+        for i in (121, 120, 119, 118, 117, 116):
+            if self._wall[i].kind != tile.kind:
+                return self._wall[i]
+        raise ValueError("no other kind at the end of the wall")
+
+    async def finish(self) -> None:
+        for task in self._late:
+            await task
 
 
 async def _maybe(value: Any) -> Any:
@@ -398,6 +453,9 @@ def result_of(runner: HilRunner, daemon: Any, sim: GameSimulator, ruleset: str, 
         reader_faults=daemon.tracker.reader_faults if hasattr(daemon, "tracker") else 0,
         difference=first_difference(a, b), final_scores=snap_scores,
         sim_scores=_scores(sim.state),
+        rejection_reasons=dict(daemon.tracker.reasons) if hasattr(daemon, "tracker") else {},
+        published=daemon.service.core.state.event_seq if hasattr(daemon, "service") else 0,
+        outbox_depth=daemon.service.eventlog.outbox_depth() if hasattr(daemon, "service") else 0,
     )
 
 
@@ -415,13 +473,16 @@ async def run_game(ruleset: str, seed: int, hands: int | None, *, workdir: Path,
                    before: Hook | None = None, after: Hook | None = None,
                    replace: Callable[[HilRunner, Perform], Any] | None = None,
                    on_events: Callable[[dict[str, Any], Sequence[dict[str, Any]]], None]
-                   | None = None) -> GameResult:
+                   | None = None, drain: bool = False,
+                   max_steps: int | None = None) -> GameResult:
     """One game through the rig into an in-process daemon; the result compares both sides."""
     from gpiozero import Device
     from gpiozero.pins.mock import MockFactory
 
     rs = load_ruleset(ruleset)
     sim, steps = sim_steps(ruleset, seed, hands)
+    if max_steps is not None:
+        steps = steps[:max_steps]
     gpio = MockFactory()
     Device.pin_factory = gpio
     host, port = mqtt if mqtt is not None else ("127.0.0.1", free_port())
@@ -435,7 +496,10 @@ async def run_game(ruleset: str, seed: int, hands: int | None, *, workdir: Path,
                                replace=replace)
             t0 = time.monotonic()
             await runner.play(steps)
+            await runner.finish()
             await daemon.sync(rig.events)
+            if drain:
+                await daemon.drained()
             return result_of(runner, daemon, sim, ruleset, seed, steps, time.monotonic() - t0)
 
 
