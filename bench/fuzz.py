@@ -33,6 +33,9 @@ Targets and their contracts:
   13 or 14 once dealt; scores + deposits x 1000 unchanged by any input other than a game/hand start
   or a referee override; a rejected input leaves the state equal (but for the input counter and
   the open-violations list). A caught engine exception (``internal_error``) counts as a crash.
+  An invariant broken by an input the engine accepted *with* a violation event (it took a
+  physical fact it judged wrong, and told the referee) is counted apart as ``flagged``: reported,
+  not a crash; the same break without a violation is a crash.
 """
 
 from __future__ import annotations
@@ -67,6 +70,8 @@ class Counts:
     crashes: list[str] = field(default_factory=list)
     crash_count: int = 0
     sites: Counter[str] = field(default_factory=Counter)
+    #: invariant broken by an input the engine accepted *with* a violation event (reducer only)
+    flagged: Counter[str] = field(default_factory=Counter)
     seconds: float = 0.0
 
     def crash(self, where: str, exc: BaseException) -> None:
@@ -77,8 +82,8 @@ class Counts:
         site = "?" if tb is None else f"{Path(tb.tb_frame.f_code.co_filename).name}:{tb.tb_lineno}"
         self.sites[f"{type(exc).__name__} at {site}"] += 1
         if len(self.crashes) < 5:
-            tb = "".join(traceback.format_exception(exc, limit=-4))
-            self.crashes.append(f"{where}: {tb}")
+            text = "".join(traceback.format_exception(exc, limit=-4))
+            self.crashes.append(f"{where}: {text}")
 
     def merge(self, other: Counts) -> None:
         self.inputs += other.inputs
@@ -86,6 +91,7 @@ class Counts:
         self.rejected.update(other.rejected)
         self.crash_count += other.crash_count
         self.sites.update(other.sites)
+        self.flagged.update(other.flagged)
         self.crashes.extend(other.crashes[: max(0, 5 - len(self.crashes))])
         self.seconds = max(self.seconds, other.seconds)
 
@@ -98,6 +104,7 @@ class Counts:
             "rejected_by_reason": dict(self.rejected.most_common()),
             "crashes": self.crash_count,
             "crash_sites": dict(self.sites.most_common()),
+            "flagged_inconsistent": dict(self.flagged.most_common()),
             "crash_samples": self.crashes,
             "seconds": round(self.seconds, 1),
         }
@@ -128,7 +135,9 @@ def mutate_bytes(rng: random.Random, data: bytes, rounds: int | None = None) -> 
         elif op == 6:
             buf[i] = rng.choice(b"\x00\x01\x02\x03\xff\x7f\x80{}[]\",:0-9eE")
         else:
-            buf[i:i] = rng.choice([b"\x00", b"\xff\xff", b"null", b"-1", b"1e999", b'"', b"\\u0000"])
+            buf[i:i] = rng.choice(
+                [b"\x00", b"\xff\xff", b"null", b"-1", b"1e999", b'"', b"\\u0000"]
+            )
     return bytes(buf)
 
 
@@ -162,10 +171,8 @@ class LinkTarget:
             body = bytearray(rng.choice(self.bodies)[:-4])
             head, payload = bytes(body[:6]), mutate_bytes(rng, bytes(body[6:]))
             version, flags, seq, mtype, _ = HEADER.unpack(head)
-            if rng.random() < 0.5:  # keep the length honest so the payload parser is reached
-                length = len(payload)
-            else:
-                length = rng.randrange(65536)
+            # mostly an honest length, so that the payload parser is reached
+            length = len(payload) if rng.random() < 0.5 else rng.randrange(65536)
             if rng.random() < 0.1:
                 mtype = rng.randrange(256)
             if rng.random() < 0.05:
@@ -527,7 +534,6 @@ class ReducerTarget:
     def __init__(self) -> None:
         from hil.simulator import GameSimulator
         from rules.inputs import input_from_json, input_to_json
-
         from rules.records import import_record
         from rules.ruleset import load_ruleset
 
@@ -544,12 +550,13 @@ class ReducerTarget:
         self.by_type: dict[str, list[dict[str, Any]]] = {}
         for b in self.samples:
             self.by_type.setdefault(b["type"], []).append(b)
-        for t, body in {
+        extra: dict[str, dict[str, Any]] = {
             "ura": {"type": "ura", "tiles": [1, 2]},
             "win_shown": {"type": "win_shown", "seat": 0, "hand": list(range(13)), "win_tile": 20},
             "abortive_draw": {"type": "abortive_draw", "kind": "four_winds"},
             "referee": {"type": "referee", "action": "undo_last", "by": "r", "args": {}},
-        }.items():
+        }
+        for t, body in extra.items():
             self.by_type.setdefault(t, []).append(body)
         self.decode = input_from_json
 
@@ -559,7 +566,7 @@ class ReducerTarget:
         for _ in range(20):
             body = dict(rng.choice(self.by_type[rng.choice(list(self.by_type))]))
             for _ in range(rng.randint(0, 2)):
-                key = rng.choice(list(body) + ["seat", "tile", "riichi"])
+                key = rng.choice([*body, "seat", "tile", "riichi"])
                 if key == "type":
                     continue
                 body[key] = rng.choice([rng.randrange(4), rng.randrange(136), None, True,
@@ -579,8 +586,7 @@ class ReducerTarget:
     def streams(self, rng: random.Random) -> Iterator[list[Any]]:
         while True:
             game = rng.choice(self.games)
-            start = 0 if rng.random() < 0.5 else 0
-            bodies = list(game[start:])
+            bodies = list(game)
             out: list[Any] = []
             i = 0
             rate = rng.choice([0.01, 0.05, 0.2])
@@ -621,10 +627,20 @@ class ReducerTarget:
                             and e.get("sanction") == "rejected"]
                 internal = [e for e in types if e.get("type") == "violation"
                             and e.get("code") == "internal_error"]
+                flagged = [str(e.get("code")) for e in types if e.get("type") == "violation"]
                 try:
                     if internal:
                         raise AssertionError(f"engine exception caught: {internal[0]}")
-                    check_state(new)
+                    try:
+                        check_state(new)
+                    except AssertionError as exc:
+                        if not flagged or rejected:
+                            raise
+                        # the reducer took a physical fact it judged wrong and said so (a
+                        # violation event for the referee): counted, reported, not a crash
+                        key = f"{reason_of(str(exc))[:40]} after violation {flagged[0]}"
+                        counts.flagged[key] += 1
+                        break
                     if rejected:
                         same = replace(new, seq=state.seq, open_violations=state.open_violations)
                         if same != state:
@@ -656,7 +672,8 @@ def check_state(t: Any) -> None:
     for s, seat in enumerate(h.seats):
         if seat.concealed is not None:
             if len(seat.concealed) != seat.count:
-                raise AssertionError(f"seat {s}: {len(seat.concealed)} tiles known, count {seat.count}")
+                known = len(seat.concealed)
+                raise AssertionError(f"seat {s}: {known} tiles known, count {seat.count}")
             for tile in seat.concealed:
                 put(tile, f"hand {s}")
         for m in seat.melds:
@@ -745,12 +762,15 @@ def main(argv: list[str] | None = None) -> int:
             body = total.to_json()
             results.append(body)
             if not args.json:
-                top = ", ".join(f"{k}: {v}" for k, v in list(body["rejected_by_reason"].items())[:8])
+                reasons = list(body["rejected_by_reason"].items())[:8]
+                top = ", ".join(f"{k}: {v}" for k, v in reasons)
                 print(f"{name:<9} {body['inputs']:>9,} inputs  {body['accepted']:>9,} accepted  "
                       f"{body['rejected']:>9,} rejected  {body['crashes']} crashes  "
                       f"({body['seconds']} s)", flush=True)
                 print(f"          rejected by reason (top 8 of {len(body['rejected_by_reason'])}):"
                       f" {top}", flush=True)
+                for what, k in body["flagged_inconsistent"].items():
+                    print(f"  FLAGGED {k} x {what}", flush=True)
                 for site, k in body["crash_sites"].items():
                     print(f"  CRASH {k} x {site}", flush=True)
                 if os.environ.get("JANTAKU_FUZZ_VERBOSE"):

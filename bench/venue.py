@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import importlib
 import json
 import os
 import shutil
@@ -169,12 +171,8 @@ class Usage:
 
     def __init__(self, pid: int) -> None:
         self.pid = pid
-        try:
-            import psutil
-
-            self._ps: Any = psutil.Process(pid)
-        except ImportError:
-            self._ps = None
+        psutil = _psutil()
+        self._ps: Any = None if psutil is None else psutil.Process(pid)
 
     def cpu_s(self) -> float:
         try:
@@ -198,13 +196,16 @@ class Usage:
         return 0.0
 
 
-def usage_source() -> str:
+def _psutil() -> Any:
     try:
-        import psutil
-
-        return f"psutil {psutil.__version__}"
+        return importlib.import_module("psutil")  # optional (dev dependency)
     except ImportError:
-        return "/proc"
+        return None
+
+
+def usage_source() -> str:
+    psutil = _psutil()
+    return "/proc" if psutil is None else f"psutil {psutil.__version__}"
 
 
 @dataclass
@@ -225,7 +226,7 @@ async def subscribe(port: int, received: Received, subscribed: asyncio.Event) ->
         subscribed.set()
         async for m in client.messages:
             now = time.time_ns()
-            body = json.loads(m.payload)  # type: ignore[arg-type]
+            body = json.loads(bytes(m.payload))  # type: ignore[arg-type,unused-ignore]
             received.seqs.setdefault(body["table"], []).append(int(body["seq"]))
             ts = datetime.fromisoformat(body["ts"].replace("Z", "+00:00")).timestamp()
             received.latency_ms.append((now / 1e9 - ts) * 1000)
@@ -237,7 +238,7 @@ def pct(values: list[float], p: float) -> float:
     if not values:
         return float("nan")
     s = sorted(values)
-    return s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))]
+    return s[min(len(s) - 1, round(p / 100 * (len(s) - 1)))]
 
 
 def run_one(n: int, hands: int, rate: float, work: Path, log: Any) -> dict[str, Any]:
@@ -366,7 +367,7 @@ async def _wait_online(port: int, tables: list[str], timeout: float) -> None:
 
         async def watch() -> None:
             async for m in client.messages:
-                body = json.loads(m.payload)  # type: ignore[arg-type]
+                body = json.loads(bytes(m.payload))  # type: ignore[arg-type,unused-ignore]
                 if body.get("state") == "online":
                     online.add(body["table"])
                     if online >= want:
@@ -416,10 +417,8 @@ async def _play(
     cpu_b = usage_b.cpu_s() - cpu_b0
     cpu_d = [u.cpu_s() - c for u, c in zip(usage_d, cpu_d0, strict=True)]
     sub.cancel()
-    try:
+    with contextlib.suppress(asyncio.CancelledError, Exception):
         await sub
-    except (asyncio.CancelledError, Exception):
-        pass
     return {
         "play_s": play_s,
         "broker_cpu_pct": 100 * cpu_b / wall,

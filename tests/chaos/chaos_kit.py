@@ -23,12 +23,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "daemon"))
 
-import daemon_kit  # noqa: E402
+import daemon_kit
 
-from daemon.config import Config, parse_config  # noqa: E402
-from daemon.eventlog import EventLog  # noqa: E402
-from daemon.service import Service  # noqa: E402
-from daemon.table import KIND_INPUT, TableCore  # noqa: E402
+from daemon.config import Config, parse_config
+from daemon.eventlog import EventLog
+from daemon.service import Service
+from daemon.table import KIND_INPUT, TableCore
 
 SLOW = os.environ.get("JANTAKU_SLOW") == "1"
 

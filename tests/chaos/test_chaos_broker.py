@@ -64,7 +64,8 @@ async def test_broker_killed_and_restarted_during_play(
             await chaos_kit.feed(service, bodies[done:])
             last = service.core.state.event_seq
             await collector.wait_for(
-                lambda: {e["seq"] for e in collector.payloads("/events")} >= set(range(1, last + 1)),
+                lambda: {e["seq"] for e in collector.payloads("/events")}
+                >= set(range(1, last + 1)),
                 30,
             )
             await collector.wait_for(lambda: service.eventlog.outbox_depth() == 0, 10)

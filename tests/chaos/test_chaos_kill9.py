@@ -23,7 +23,6 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import chaos_kit
 import daemon_kit
@@ -115,7 +114,7 @@ def _daemon(config: Path, script: Path, go: Path, done: Path, log: Path) -> subp
         [sys.executable, str(REPO / "bench" / "venue.py"), "--child", str(config), str(script),
          "40", str(go), str(done)],
         stdout=subprocess.DEVNULL,
-        stderr=open(log, "ab"),  # noqa: SIM115
+        stderr=open(log, "ab"),
     )
 
 

@@ -1,0 +1,100 @@
+"""The table's serial cable is pulled during play and plugged back (the HIL table emulator on a
+pty, driven through the daemon's real serial link driver: ``devices.table.kind = "simulator"``).
+
+Table events that happen while the cable is out wait in the table's link layer (its ARQ queue)
+and arrive after the replug: every table event becomes exactly one logged input, in order, the
+state equals the fault-free fold of the same inputs, every event reaches the subscriber, and the
+link's health and the daemon's log say the link was lost and came back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import Any
+
+import chaos_kit
+import daemon_kit
+import pytest
+
+from daemon.config import parse_config
+from daemon.devices import build_drivers
+from daemon.table import KIND_INPUT
+
+PULLS = 5 if chaos_kit.SLOW else 1
+
+
+async def _until(pred: Any, timeout: float = 15.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not pred():
+        if loop.time() > deadline:
+            raise TimeoutError("condition not met in time")
+        await asyncio.sleep(0.02)
+
+
+@pytest.mark.asyncio
+async def test_serial_cable_pulled_during_play(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="jantaku.devices")
+    broker = daemon_kit.Broker(tmp_path / "broker").start()
+    table = daemon_kit.unique_table("sp")
+    text = daemon_kit.config_text(table=table, db=tmp_path / f"{table}.sqlite", port=broker.port)
+    config = parse_config(text.replace('kind = "none"', 'kind = "simulator"'))
+    game = chaos_kit.script(hands=1, seed=1)[0]  # the referee's game_start
+    try:
+        async with chaos_kit.event_collector(broker.port, table) as collector:
+            drivers = build_drivers(config)
+            async with chaos_kit.running(config, drivers=drivers) as service:
+                sim = drivers[0]
+                emulator = await sim.wait_ready()  # type: ignore[attr-defined]
+                await _until(lambda: sim.health().get("status") == "connected")
+                await service.submit(KIND_INPUT, "referee:alice", game)
+                expected: list[dict[str, Any]] = [game]
+                ctl = emulator.controller
+
+                def table_inputs() -> int:
+                    return sum(1 for r in service.eventlog.records()
+                               if r.kind == KIND_INPUT and r.source == "table")
+
+                ctl.press_start()
+                ctl.raise_wall()
+                expected += [{"type": "hand_start"}, {"type": "wall_raised"}]
+                await _until(lambda: table_inputs() >= len(expected) - 1)
+                dealer = service.core.snapshot().get("dealer") or 0
+                for pull in range(PULLS):
+                    opens = sim.health()["opens"]
+                    emulator.unplug()  # the cable is out ...
+                    await _until(lambda: sim.health().get("status") != "connected")
+                    ctl.roll_dice(3, 4)  # ... while the table goes on (a re-roll after the first)
+                    expected.append({"type": "dice", "seat": dealer, "dice": [3, 4]})
+                    if pull == PULLS - 1:
+                        ctl.open_break(2, 7)
+                        expected.append({"type": "break_opened", "seat": 2, "count": 7})
+                    await asyncio.sleep(0.3)
+                    assert table_inputs() < len(expected) - 1  # nothing came through
+                    emulator.plug()
+                    await _until(lambda: table_inputs() >= len(expected) - 1)
+                    await _until(lambda: sim.health().get("status") == "connected")
+                    assert sim.health()["opens"] > opens
+                last = service.core.state.event_seq
+                await collector.wait_for(
+                    lambda: {e["seq"] for e in collector.payloads("/events")}
+                    >= set(range(1, last + 1)),
+                    30,
+                )
+                snapshot = service.core.snapshot()
+                health = service.health()
+        ref = chaos_kit.reference(config.eventlog.path, table, tmp_path)
+        got, _ = chaos_kit.delivered(collector)
+        chaos_kit.assert_consistent(got, ref, expected)
+        assert snapshot == ref.snapshot
+        link = health["links"]["table"]
+        assert link["status"] == "connected" and link["opens"] >= 2
+        said = [r.getMessage() for r in caplog.records if "table link" in r.getMessage()]
+        assert any("lost" in m for m in said), said
+        print(f"{len(expected)} inputs, {ref.last_seq} events; link log: {said}")
+    finally:
+        broker.stop()
