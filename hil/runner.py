@@ -25,13 +25,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import itertools
 import json
 import shutil
 import socket
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -272,8 +274,8 @@ class HilRunner:
         self._indicators = 0
         self._winners: list[Seat] = []
         self.hand = 0
-        self._steps: Sequence[Step] = ()
-        self._index = 0
+        self._ahead = _Lookahead(iter(()))
+        self.played = 0
         self._ring: Wall | None = None
         self.late_clock = 0.0  # a scenario's late clock press: seconds after the discard
         self._late: list[asyncio.Task[None]] = []
@@ -281,9 +283,18 @@ class HilRunner:
     async def sync(self) -> None:
         await self.daemon.sync(self.rig.events)
 
-    async def play(self, steps: Sequence[Step]) -> None:
+    async def play(self, steps: Iterable[Step]) -> None:
+        """Perform every step; ``steps`` may be a generator (the simulator thinks as it goes:
+        the runner looks ahead at most to the end of the setup)."""
         t_prev = 0.0
-        for i, step in enumerate(steps):
+        ahead = _Lookahead(iter(steps))
+        i = -1
+        while True:
+            step = ahead.next()
+            if step is None:
+                break
+            i += 1
+            self.played = i + 1
             if self.speed > 0 and step.t > t_prev:
                 await asyncio.sleep((step.t - t_prev) / self.speed)
             t_prev = step.t
@@ -292,9 +303,9 @@ class HilRunner:
             p = Perform(i, step, self.hand)
             if self.before is not None:
                 await _maybe(self.before(self, p))
-            self._steps, self._index = steps, i
+            self._ahead = ahead
             if self.replace is None or not await _maybe(self.replace(self, p)):
-                await self.perform(step, steps[i + 1] if i + 1 < len(steps) else None)
+                await self.perform(step, ahead.peek(0))
             if self.after is not None:
                 await _maybe(self.after(self, p))
             self.sim_events.extend(e.to_json() for e in step.events)
@@ -391,7 +402,9 @@ class HilRunner:
         dice)."""
         rolls: list[tuple[int, int]] = []
         dealer: Seat | None = None
-        for later in self._steps[self._index + 1:]:
+        k = 0
+        while (later := self._ahead.peek(k)) is not None:
+            k += 1
             if isinstance(later.input, ri.DiceRolled):
                 dealer = later.input.seat if dealer is None else dealer
                 rolls.append(later.input.dice)
@@ -425,6 +438,25 @@ class HilRunner:
             await task
 
 
+class _Lookahead:
+    def __init__(self, it: Iterator[Step]) -> None:
+        self._it = it
+        self._buf: deque[Step] = deque()
+
+    def peek(self, k: int) -> Step | None:
+        while len(self._buf) <= k:
+            nxt = next(self._it, None)
+            if nxt is None:
+                return None
+            self._buf.append(nxt)
+        return self._buf[k]
+
+    def next(self) -> Step | None:
+        if self._buf:
+            return self._buf.popleft()
+        return next(self._it, None)
+
+
 async def _maybe(value: Any) -> Any:
     if asyncio.iscoroutine(value):
         return await value
@@ -436,35 +468,100 @@ def sim_steps(ruleset: str, seed: int, hands: int | None) -> tuple[GameSimulator
     return sim, list(sim.steps())
 
 
-def result_of(runner: HilRunner, daemon: Any, sim: GameSimulator, ruleset: str, seed: int,
-              steps: Sequence[Step], seconds: float) -> GameResult:
-    d_all = daemon.events
-    a, b = comparable(runner.sim_events), comparable(d_all)
-    snap_scores = None
-    st = daemon.service.core.state.table if hasattr(daemon, "service") else None
-    if st is not None:
-        snap_scores = _scores(st)
-    return GameResult(
-        ruleset=ruleset, seed=seed, hands=runner.hand, steps=len(steps), seconds=seconds,
-        sim_events=a, daemon_events=b,
-        violations=[e for e in d_all if e.get("type") == "violation"],
-        sim_violations=list(sim.violations),
-        rejections=daemon.tracker.rejected if hasattr(daemon, "tracker") else 0,
-        reader_faults=daemon.tracker.reader_faults if hasattr(daemon, "tracker") else 0,
-        difference=first_difference(a, b), final_scores=snap_scores,
-        sim_scores=_scores(sim.state),
-        rejection_reasons=dict(daemon.tracker.reasons) if hasattr(daemon, "tracker") else {},
-        published=daemon.service.core.state.event_seq if hasattr(daemon, "service") else 0,
-        outbox_depth=daemon.service.eventlog.outbox_depth() if hasattr(daemon, "service") else 0,
-    )
-
-
 def _scores(state: Any) -> list[int] | None:
     h = state.hand
     if h is not None and h.step != "ended":
         return list(h.scores)
     p = state.progress
     return None if p is None else list(p.scores)
+
+
+class HilSession:
+    """A rig and an in-process daemon that stay up for one game after another (``jantaku
+    demo``); :func:`run_game` is one session with one game."""
+
+    def __init__(self, ruleset: str, *, workdir: Path, table_id: str = "hil",
+                 mqtt: tuple[str, int] | None = None, real_table: str | None = None,
+                 link_path: str | None = None,
+                 on_events: Callable[[dict[str, Any], Sequence[dict[str, Any]]], None]
+                 | None = None) -> None:
+        self.ruleset = ruleset
+        self.rs = load_ruleset(ruleset)
+        self.workdir = workdir
+        self.table_id = table_id
+        self.mqtt = mqtt
+        self.real_table, self.link_path = real_table, link_path
+        self.on_events = on_events
+        self._stack = contextlib.AsyncExitStack()
+        self.rig: Rig | None = None
+        self.daemon: InProcessDaemon | None = None
+        self.runner: HilRunner | None = None
+
+    async def __aenter__(self) -> HilSession:
+        from gpiozero import Device
+        from gpiozero.pins.mock import MockFactory
+
+        gpio = MockFactory()
+        Device.pin_factory = gpio
+        host, port = self.mqtt if self.mqtt is not None else ("127.0.0.1", free_port())
+        try:
+            self.rig = await self._stack.enter_async_context(
+                Rig(self.workdir, aka=self.rs.dora.red_fives, gpio=gpio,
+                    real_table=self.real_table))
+            text = self.rig.config_toml(table_id=self.table_id, ruleset=self.ruleset,
+                                        eventlog=self.workdir / "events.sqlite", mqtt_host=host,
+                                        mqtt_port=port, link=self.link_path)
+            (self.workdir / "jantaku.toml").write_text(text, encoding="utf-8")
+            self.daemon = await self._stack.enter_async_context(
+                InProcessDaemon(text, self.workdir / "jantaku.toml", gpio, self.on_events))
+        except BaseException:
+            await self._stack.aclose()
+            raise
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._stack.aclose()
+
+    async def play(self, seed: int, hands: int | None, *, speed: float = 0.0,
+                   before: Hook | None = None, after: Hook | None = None,
+                   replace: Callable[[HilRunner, Perform], Any] | None = None,
+                   drain: bool = False, max_steps: int | None = None) -> GameResult:
+        assert self.rig is not None and self.daemon is not None
+        rig, daemon = self.rig, self.daemon
+        sim = GameSimulator(self.ruleset, seed, hands=hands)
+        steps: Iterable[Step] = sim.steps()  # the bots think as the game goes
+        if max_steps is not None:
+            steps = itertools.islice(steps, max_steps)
+        runner = HilRunner(rig, daemon, self.rs, speed=speed, before=before, after=after,
+                           replace=replace)
+        self.runner = runner
+        tracker = daemon.tracker
+        first_event = len(daemon.events)
+        rejected, faults, reasons = tracker.rejected, tracker.reader_faults, Counter(
+            tracker.reasons)
+        t0 = time.monotonic()
+        await runner.play(steps)
+        await runner.finish()
+        await daemon.sync(rig.events)
+        if drain:
+            await daemon.drained()
+        seconds = time.monotonic() - t0
+        d_all = daemon.events[first_event:]
+        a, b = comparable(runner.sim_events), comparable(d_all)
+        service = daemon.service
+        return GameResult(
+            ruleset=self.ruleset, seed=seed, hands=runner.hand, steps=runner.played,
+            seconds=seconds, sim_events=a, daemon_events=b,
+            violations=[e for e in d_all if e.get("type") == "violation"],
+            sim_violations=list(sim.violations),
+            rejections=tracker.rejected - rejected,
+            reader_faults=tracker.reader_faults - faults,
+            difference=first_difference(a, b),
+            final_scores=_scores(service.core.state.table), sim_scores=_scores(sim.state),
+            rejection_reasons=dict(Counter(tracker.reasons) - reasons),
+            published=service.core.state.event_seq,
+            outbox_depth=service.eventlog.outbox_depth(),
+        )
 
 
 async def run_game(ruleset: str, seed: int, hands: int | None, *, workdir: Path,
@@ -476,31 +573,11 @@ async def run_game(ruleset: str, seed: int, hands: int | None, *, workdir: Path,
                    | None = None, drain: bool = False,
                    max_steps: int | None = None) -> GameResult:
     """One game through the rig into an in-process daemon; the result compares both sides."""
-    from gpiozero import Device
-    from gpiozero.pins.mock import MockFactory
-
-    rs = load_ruleset(ruleset)
-    sim, steps = sim_steps(ruleset, seed, hands)
-    if max_steps is not None:
-        steps = steps[:max_steps]
-    gpio = MockFactory()
-    Device.pin_factory = gpio
-    host, port = mqtt if mqtt is not None else ("127.0.0.1", free_port())
-    async with Rig(workdir, aka=rs.dora.red_fives, gpio=gpio, real_table=real_table) as rig:
-        text = rig.config_toml(table_id=table_id, ruleset=ruleset,
-                               eventlog=workdir / "events.sqlite", mqtt_host=host,
-                               mqtt_port=port, link=link_path)
-        (workdir / "jantaku.toml").write_text(text, encoding="utf-8")
-        async with InProcessDaemon(text, workdir / "jantaku.toml", gpio, on_events) as daemon:
-            runner = HilRunner(rig, daemon, rs, speed=speed, before=before, after=after,
-                               replace=replace)
-            t0 = time.monotonic()
-            await runner.play(steps)
-            await runner.finish()
-            await daemon.sync(rig.events)
-            if drain:
-                await daemon.drained()
-            return result_of(runner, daemon, sim, ruleset, seed, steps, time.monotonic() - t0)
+    async with HilSession(ruleset, workdir=workdir, table_id=table_id, mqtt=mqtt,
+                          real_table=real_table, link_path=link_path,
+                          on_events=on_events) as session:
+        return await session.play(seed, hands, speed=speed, before=before, after=after,
+                                  replace=replace, drain=drain, max_steps=max_steps)
 
 
 # --------------------------------------------------------------------------- CLI

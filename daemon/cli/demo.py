@@ -1,0 +1,225 @@
+"""``jantaku demo``: watch a table play -- four bots on an emulated sensor table, the real daemon.
+
+Everything a venue table has, emulated, driving the production daemon through its real drivers
+(``hil/``, docs/hil.md): the automatic table on a serial pty, thirteen RFID readers, the seat
+panels, the clock buttons on gpiozero mock pins. Nothing external is needed:
+
+* MQTT: without ``--mqtt-host`` a private ``mosquitto`` is started on a free port when the binary
+  exists; otherwise the daemon runs without a broker (it plays on and queues every event), and the
+  screen says so;
+* the overlay is served by the daemon side (``daemon/web``): the URL is printed at start;
+* ``--headless``: no terminal view, JSON lines only (logs on stderr, progress on stdout).
+
+With ``--hands N`` it stops after N hands with a summary (exit 0 when the daemon's events equal
+the simulator's and no violation occurred); without, it plays game after game until Ctrl-C.
+Ctrl-C (or SIGTERM) stops everything it started: the game, the daemon, the readers, the broker.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import logging
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+TABLE_ID_HELP = "the table id (MQTT topics jantaku/v1/<id>/...): 1..32 of a-z 0-9 _ -"
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="jantaku demo", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--ruleset", default="mleague", help="ruleset name (jantaku rulesets)")
+    p.add_argument("--seed", type=int, default=1, help="seed of the first game (then +1 a game)")
+    p.add_argument("--hands", type=int, default=None, help="stop after N hands")
+    p.add_argument("--speed", type=float, default=2.0,
+                   help="1 = human pace; large values play as fast as the stack allows")
+    p.add_argument("--headless", action="store_true", help="no terminal view, JSON lines only")
+    p.add_argument("--table-id", default="demo", help=TABLE_ID_HELP)
+    p.add_argument("--mqtt-host", help="use this broker instead of a private mosquitto")
+    p.add_argument("--mqtt-port", type=int, default=1883)
+    p.add_argument("--http-port", type=int, default=8080, help="overlay port (0 = a free port)")
+    return p
+
+
+def main(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    if args.hands is not None and args.hands < 1:
+        print("jantaku demo: --hands must be at least 1", file=sys.stderr)
+        return 2
+    if args.speed <= 0:
+        print("jantaku demo: --speed must be positive", file=sys.stderr)
+        return 2
+    from daemon.config import TABLE_ID
+
+    if not TABLE_ID.fullmatch(args.table_id):
+        print(f"jantaku demo: --table-id {args.table_id!r}: {TABLE_ID_HELP}", file=sys.stderr)
+        return 2
+    from rules.ruleset import RulesetError, load_ruleset
+
+    try:
+        load_ruleset(args.ruleset)
+    except (RulesetError, OSError) as exc:
+        print(f"jantaku demo: --ruleset: {exc}", file=sys.stderr)
+        return 2
+    try:
+        return asyncio.run(_demo(args))
+    except KeyboardInterrupt:  # a second Ctrl-C during shutdown
+        return 130
+
+
+class _Out:
+    """Progress lines: JSON on stdout (headless), or notes above the live view."""
+
+    def __init__(self, headless: bool) -> None:
+        self.headless = headless
+
+    def emit(self, event: str, **fields: Any) -> None:
+        if self.headless:
+            print(json.dumps({"event": event, **fields}, ensure_ascii=False), flush=True)
+
+
+async def _demo(args: argparse.Namespace) -> int:
+    from daemon import clocks as dc
+    from daemon import jsonlog
+    from daemon.demo_view import DemoView
+    from daemon.web.hub import ViewHub
+    from daemon.web.server import serve
+    from daemon.web.view import overlay_view
+    from hil.broker import PrivateBroker, mosquitto_binary
+    from hil.runner import free_port
+
+    out = _Out(args.headless)
+    work = Path(tempfile.mkdtemp(prefix="jantaku-demo-"))
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    if args.headless:
+        jsonlog.setup("info", stream=sys.stderr)
+    else:  # the live view owns the terminal: logs go to a file
+        jsonlog.setup("info", file=str(work / "daemon.log"))
+    broker: PrivateBroker | None = None
+    status = 0
+    try:
+        if args.mqtt_host:
+            mqtt = (args.mqtt_host, args.mqtt_port)
+            broker_note = f"{args.mqtt_host}:{args.mqtt_port}"
+        elif mosquitto_binary() is not None:
+            broker = PrivateBroker(work / "broker").start()
+            mqtt = ("127.0.0.1", broker.port)
+            broker_note = f"private mosquitto 127.0.0.1:{broker.port}"
+        else:
+            mqtt = ("127.0.0.1", free_port())  # nothing listens: the daemon queues its events
+            broker_note = "none (no mosquitto here): the daemon plays on and queues every event"
+        hub = ViewHub()
+        async with serve(hub, "127.0.0.1", args.http_port) as port:
+            url = f"http://127.0.0.1:{port}/overlay/"
+            view = DemoView(args.table_id, url, broker_note)
+            session_ref: dict[str, Any] = {}
+            dirty = asyncio.Event()
+
+            def on_events(snapshot: dict[str, Any], events: Any) -> None:
+                view.pending.extend(events)
+                for env in events:
+                    if env.get("type") == "hand_ended":
+                        d = env.get("data", {})
+                        out.emit("hand_ended", hand=d.get("hand"), scores=d.get("scores"),
+                                 outcome=(d.get("outcome") or {}).get("kind"))
+                dirty.set()
+
+            async def publisher() -> None:
+                while True:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(dirty.wait(), 0.25)
+                    dirty.clear()
+                    session = session_ref.get("session")
+                    if session is None or session.daemon is None:
+                        continue
+                    service = session.daemon.service
+                    clocks = dc.view_json(service.core.state.clocks, time.monotonic_ns())
+                    v = overlay_view(service.core.state.table, table=args.table_id,
+                                     clocks=clocks, seq=service.core.state.event_seq)
+                    pending, view.pending = view.pending, []
+                    view.update(v, pending)
+                    await hub.publish(v)
+
+            out.emit("demo_started", overlay=url, broker=broker_note, table=args.table_id,
+                     ruleset=args.ruleset, seed=args.seed, hands=args.hands, speed=args.speed)
+            if not args.headless:
+                print(f"jantaku demo: overlay {url}   broker {broker_note}", flush=True)
+            pub = asyncio.create_task(publisher(), name="overlay publisher")
+            try:
+                status = await _play(args, work, mqtt, on_events, session_ref, stop, out, view)
+            finally:
+                pub.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await pub
+    finally:
+        if broker is not None:
+            broker.stop()
+        logging.shutdown()
+        shutil.rmtree(work, ignore_errors=True)
+    return status
+
+
+async def _play(args: argparse.Namespace, work: Path, mqtt: tuple[str, int], on_events: Any,
+                session_ref: dict[str, Any], stop: asyncio.Event, out: _Out, view: Any) -> int:
+    from hil.runner import HilSession
+
+    live: Any = contextlib.nullcontext()
+    if not args.headless:
+        from rich.live import Live
+
+        live = Live(view, refresh_per_second=8, screen=False, transient=False)
+    results = []
+    hands_left = args.hands
+    async with HilSession(args.ruleset, workdir=work / "table", table_id=args.table_id,
+                          mqtt=mqtt, on_events=on_events) as session:
+        session_ref["session"] = session
+        with live:
+            game = 0
+            while not stop.is_set():
+                play = asyncio.create_task(session.play(args.seed + game, hands_left,
+                                                        speed=args.speed))
+                halt = asyncio.create_task(stop.wait())
+                done, _ = await asyncio.wait([play, halt], return_when=asyncio.FIRST_COMPLETED)
+                halt.cancel()
+                if play not in done:
+                    play.cancel()
+                    with contextlib.suppress(asyncio.CancelledError, Exception):
+                        await play
+                    break
+                res = play.result()
+                results.append(res)
+                out.emit("game_done", game=game + 1, seed=res.seed, hands=res.hands,
+                         seconds=round(res.seconds, 2), equal=res.equal,
+                         violations=[v.get("code") for v in res.violations],
+                         scores=res.final_scores)
+                if hands_left is not None:
+                    hands_left -= res.hands
+                    if hands_left <= 0:
+                        break
+                game += 1
+        await asyncio.sleep(0.3)  # the last view reaches the overlay
+    hands = sum(r.hands for r in results)
+    ok = all(r.equal and not r.violations for r in results)
+    summary = {"games": len(results), "hands": hands, "equal": ok,
+               "scores": results[-1].final_scores if results else None,
+               "seconds": round(sum(r.seconds for r in results), 2),
+               "interrupted": stop.is_set()}
+    out.emit("summary", **summary)
+    if not args.headless:
+        how = "stopped by Ctrl-C; " if stop.is_set() else ""
+        print(f"jantaku demo: {how}{hands} hands in {len(results)} complete game(s); daemon =="
+              f" simulator: {'yes' if ok else 'NO'}; scores {summary['scores']}", flush=True)
+    if stop.is_set():
+        return 0
+    return 0 if ok else 1
