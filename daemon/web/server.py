@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 
 STATIC = Path(str(resources.files("daemon") / "web" / "static"))
 HUB_KEY: web.AppKey[ViewHub] = web.AppKey("hub", ViewHub)
+#: the open SSE streams, ended at shutdown (a stream otherwise waits on the hub for ever)
+STREAMS_KEY: web.AppKey[set[asyncio.Task[object]]] = web.AppKey("streams")
 KEEPALIVE_S = 15.0
 
 
@@ -58,6 +60,10 @@ async def _stream(request: web.Request) -> web.StreamResponse:
     await resp.prepare(request)
     version, text = hub.version, hub.text
     await resp.write(f"retry: 1000\nid: {version}\nevent: view\ndata: {text}\n\n".encode())
+    streams = request.app[STREAMS_KEY]
+    task = asyncio.current_task()
+    if task is not None:
+        streams.add(task)
     try:
         while True:
             newer = await hub.wait_newer(version, KEEPALIVE_S)
@@ -68,13 +74,23 @@ async def _stream(request: web.Request) -> web.StreamResponse:
             await resp.write(f"id: {version}\nevent: view\ndata: {text}\n\n".encode())
     except (ConnectionResetError, asyncio.CancelledError):
         pass
+    finally:
+        streams.discard(task)
     return resp
+
+
+async def _end_streams(app: web.Application) -> None:
+    streams = app[STREAMS_KEY]
+    for task in tuple(streams):
+        task.cancel()
 
 
 def make_app(hub: ViewHub, console: Console | None = None) -> web.Application:
     """The overlay routes; with ``console``, the referee console under ``/console/`` too."""
     app = web.Application()
     app[HUB_KEY] = hub
+    app[STREAMS_KEY] = set()
+    app.on_shutdown.append(_end_streams)
     app.router.add_get("/", _index)
     app.router.add_get("/overlay/", _overlay_index)
     app.router.add_static("/overlay/", STATIC / "overlay")
