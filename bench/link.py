@@ -1,7 +1,7 @@
 """Table-link figures: frame round-trip latency over a pty, decoder throughput, reconnect time
 after a replug, and the theoretical time of the same frames on a real UART. Prints; asserts nothing.
 
-    .venv/bin/python bench/link.py [--frames 5000] [--baud 115200] [--replugs 20]
+    .venv/bin/python bench/link.py [--frames 5000] [--baud 115200] [--replugs 20] [--json]
 
 Round trip = ``await link.send(command)`` until the controller emulator's ACK is processed: host
 session -> pty -> emulator -> pty -> host, all in one event loop (a pty moves bytes at memory speed,
@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import json
 import logging
 import statistics
 import sys
@@ -26,6 +28,9 @@ from drivers.link.messages import Ack, HonbaDisplay, examples
 from drivers.table.serial import SerialTransport
 from drivers.table.session import LinkSession
 from hil.table_controller import PtyTableController, TableController
+
+#: the figures, for ``--json`` (bench/report.py)
+FIGURES: dict[str, float] = {}
 
 
 def percentile(sorted_values: list[float], q: float) -> float:
@@ -44,6 +49,7 @@ def bench_decoder(total: int) -> None:
     print(f"decoder: {frames} frames ({len(stream) / 1e6:.2f} MB, all 18 message types) in "
           f"{elapsed:.3f} s = {frames / elapsed:,.0f} frames/s, {len(stream) / elapsed / 1e6:.2f} "
           f"MB/s")
+    FIGURES["decoder_frames_per_s"] = frames / elapsed
     small = encode_frame(HonbaDisplay(2, 1), 7) * total
     t0 = time.perf_counter()
     decoder = Decoder()
@@ -74,6 +80,8 @@ async def bench_round_trip(frames: int, replugs: int) -> None:
             print(f"round trip over a pty ({frames} commands, each awaited until ACKed): "
                   f"p50 {statistics.median(ms):.3f} ms, p99 {percentile(ms, 0.99):.3f} ms, "
                   f"max {ms[-1]:.3f} ms, {frames / sum(samples):,.0f} round trips/s")
+            FIGURES["pty_round_trip_p50_ms"] = statistics.median(ms)
+            FIGURES["pty_round_trip_p99_ms"] = percentile(ms, 0.99)
             times = []
             loop = asyncio.get_running_loop()
             for _ in range(replugs):
@@ -91,6 +99,8 @@ async def bench_round_trip(frames: int, replugs: int) -> None:
                       f"timings): p50 {statistics.median(times) * 1000:.0f} ms, max "
                       f"{times[-1] * 1000:.0f} ms (requirement: 2000 ms; bound "
                       f"{link.timings.replug_bound * 1000:.0f} ms)")
+                FIGURES["replug_p50_ms"] = statistics.median(times) * 1000
+                FIGURES["replug_max_ms"] = times[-1] * 1000
             print(f"counters: {link.state.counters}")
 
 
@@ -105,6 +115,7 @@ def wire_figures(baud: int) -> None:
           f"ack {ack} B = {back:.3f} ms, round trip on the wire {one_way + back:.3f} ms; "
           f"wall_manifest frame {manifest} B = {manifest * bits / baud * 1000:.2f} ms; "
           f"max {baud // bits // (command + ack):,} command round trips/s")
+    FIGURES.update(baud=baud, frame_ms=one_way, ack_ms=back, wire_round_trip_ms=one_way + back)
 
 
 def main() -> None:
@@ -112,12 +123,16 @@ def main() -> None:
     parser.add_argument("--frames", type=int, default=5000)
     parser.add_argument("--baud", type=int, default=115200)
     parser.add_argument("--replugs", type=int, default=20)
+    parser.add_argument("--json", action="store_true", help="print one JSON object of figures")
     args = parser.parse_args()
     logging.getLogger("jantaku.table").setLevel(logging.ERROR)  # replugs log a warning each
-    print(f"python {sys.version.split()[0]}")
-    wire_figures(args.baud)
-    bench_decoder(max(args.frames, 20000))
-    asyncio.run(bench_round_trip(args.frames, args.replugs))
+    with contextlib.redirect_stdout(sys.stderr if args.json else sys.stdout):
+        print(f"python {sys.version.split()[0]}")
+        wire_figures(args.baud)
+        bench_decoder(max(args.frames, 20000))
+        asyncio.run(bench_round_trip(args.frames, args.replugs))
+    if args.json:
+        print(json.dumps({"bench": "link", **FIGURES}))
 
 
 if __name__ == "__main__":

@@ -6,13 +6,14 @@ input was applied, and publishes it to the overlay server; headless Chromium ren
 ``Date.now() - applied_ms`` once the DOM is updated (same machine, same clock). Prints p50/p99/max
 over the events rendered. Figures only; asserts nothing.
 
-    python bench/overlay_latency.py [--events 2000] [--rate 50]
+    python bench/overlay_latency.py [--events 2000] [--rate 50] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import statistics
 import threading
 import time
@@ -42,6 +43,7 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--events", type=int, default=2000)
     ap.add_argument("--rate", type=float, default=50.0, help="events per second")
+    ap.add_argument("--json", action="store_true", help="print one JSON object of figures")
     args = ap.parse_args()
 
     loop = asyncio.new_event_loop()
@@ -96,6 +98,10 @@ def main() -> int:
     lat.sort()
     p50 = statistics.median(lat)
     p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))]
+    if args.json:
+        print(json.dumps({"bench": "overlay_latency", "rendered": len(lat), "events": seq,
+                          "rate": args.rate, "p50_ms": p50, "p99_ms": p99, "max_ms": lat[-1]}))
+        return 0
     print(f"overlay latency (table event applied -> DOM updated), {len(lat)} of {seq} events "
           f"rendered at {args.rate:.0f} events/s")
     print(f"  p50 {p50:.1f} ms   p99 {p99:.1f} ms   max {lat[-1]:.1f} ms")

@@ -1,7 +1,7 @@
 """Record replay figures: every shared game record imported, replayed through the rules engine and
 verified against the record. Prints; asserts nothing.
 
-    .venv/bin/python bench/replay.py [--rounds 3] [--ruleset tenhou] [DIR]
+    .venv/bin/python bench/replay.py [--rounds 3] [--ruleset tenhou] [--json] [DIR]
 
 Figures per round (best of ``--rounds``): inputs/s and events/s through the reducer, hands/s
 (import + replay + verify), and hanchans verified/s over the records that are complete games.
@@ -10,6 +10,7 @@ Figures per round (best of ``--rounds``): inputs/s and events/s through the redu
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -28,7 +29,11 @@ def main() -> int:
     parser.add_argument("dir", nargs="?", default=str(DEFAULT_DIR))
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--ruleset", default="tenhou")
+    parser.add_argument("--json", action="store_true", help="print one JSON object of figures")
     args = parser.parse_args()
+    out = sys.stdout
+    if args.json:  # the human lines go to stderr
+        sys.stdout = sys.stderr
     ruleset = load_ruleset(args.ruleset)
     paths = sorted(p for p in Path(args.dir).rglob("*") if p.suffix in (".json", ".jsonl"))
     texts = [p.read_text(encoding="utf-8") for p in paths]
@@ -77,6 +82,9 @@ def main() -> int:
           f"{totals['games']} complete games, {totals['mismatched']} record(s) not verified")
     for k, v in best.items():
         print(f"  {k:<34} {v:>12,.1f}")
+    if args.json:
+        sys.stdout = out
+        print(json.dumps({"bench": "replay", "records": len(texts), **totals, **best}))
     return 0
 
 

@@ -12,13 +12,17 @@ with a yaku under the ruleset are kept), then measures, per ruleset:
 Prints the figures; asserts nothing.
 
     .venv/bin/python bench/scoring.py [--hands 3000] [--seed 11] [--rulesets mleague,tenhou]
+                                      [--json]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import random
 import statistics
+import sys
 import time
 
 from rules.outcome import HandOutcome, ManualValue, Win
@@ -27,6 +31,9 @@ from rules.scoring.corpus import GeneratedHand, generate_hand
 from rules.scoring.riichi import check_win, riichi_hand
 from rules.seats import SEATS
 from rules.settlement import settle
+
+#: the figures, for ``--json`` (bench/report.py): per ruleset
+FIGURES: dict[str, dict[str, float]] = {}
 
 
 def corpus(name: str, n: int, seed: int) -> list[GeneratedHand]:
@@ -93,6 +100,12 @@ def run(name: str, n: int, seed: int) -> None:
     settled_draws = time.perf_counter() - start
 
     us = 1e6
+    FIGURES[name] = {
+        "hands": n,
+        "scored_hands_per_s": n / scored,
+        "score_p99_us": percentile(latencies, 0.99) * us,
+        "settlements_per_s": n / settled,
+    }
     print(
         f"{name:>19}: {n} hands ({kinds['yakuman']} yakuman, {kinds['open']} open, "
         f"{kinds['tsumo']} tsumo)\n"
@@ -110,9 +123,13 @@ def main() -> None:
     parser.add_argument("--hands", type=int, default=3000)
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--rulesets", default="saikouisen,saikouisen-classic,mleague,mu,tenhou")
+    parser.add_argument("--json", action="store_true", help="print one JSON object of figures")
     args = parser.parse_args()
-    for name in args.rulesets.split(","):
-        run(name, args.hands, args.seed)
+    with contextlib.redirect_stdout(sys.stderr if args.json else sys.stdout):
+        for name in args.rulesets.split(","):
+            run(name, args.hands, args.seed)
+    if args.json:
+        print(json.dumps({"bench": "scoring", **FIGURES}))
 
 
 if __name__ == "__main__":

@@ -8,13 +8,15 @@ with ``time.monotonic_ns()`` by the driving thread just before it drives the pin
 
 Prints figures (p50/p99/max of the error, goal: p99 ≤ 5 ms); asserts nothing.
 
-    .venv/bin/python bench/timers.py [--presses 400] [--interval-ms 25] [--load N]
+    .venv/bin/python bench/timers.py [--presses 400] [--interval-ms 25] [--load N] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import json
 import multiprocessing
 import os
 import random
@@ -30,6 +32,9 @@ from gpiozero.pins.mock import MockFactory, MockPin
 
 from drivers.buttons import ClockButtons, SeatPress
 from rules.timers import Deal, Discard, Source, TurnEnded, new_hand, step, wmc_rules
+
+#: the figures, for ``--json`` (bench/report.py): per phase ("idle", "loaded")
+FIGURES: dict[str, dict[str, float]] = {}
 
 SEAT_PINS = (17, 27, 22, 23)
 
@@ -120,6 +125,13 @@ def report(phase: Phase) -> None:
     print(f"{phase.name}: {len(err)} turns, {phase.lost} presses lost")
     if not err:
         return
+    FIGURES[phase.name.split()[0]] = {
+        "turns": len(err),
+        "lost": phase.lost,
+        "error_p50_ms": pct(err, 0.5),
+        "error_p99_ms": pct(err, 0.99),
+        "error_max_ms": max(err) / 1e6,
+    }
     print(
         f"  |charged - true| ms: p50 {pct(err, 0.5):.3f}  p99 {pct(err, 0.99):.3f}  "
         f"max {max(err) / 1e6:.3f}  mean signed {statistics.fmean(phase.errors_ns) / 1e6:+.4f}"
@@ -136,7 +148,16 @@ def main() -> int:
     parser.add_argument("--presses", type=int, default=400)
     parser.add_argument("--interval-ms", type=float, default=25.0)
     parser.add_argument("--load", type=int, default=os.cpu_count() or 1, help="busy processes")
+    parser.add_argument("--json", action="store_true", help="print one JSON object of figures")
     args = parser.parse_args()
+    with contextlib.redirect_stdout(sys.stderr if args.json else sys.stdout):
+        measure(args)
+    if args.json:
+        print(json.dumps({"bench": "timers", **FIGURES}))
+    return 0
+
+
+def measure(args: argparse.Namespace) -> None:
     interval = round(args.interval_ms * 1e6)
     print(
         f"timer accuracy: {args.presses} presses every {args.interval_ms:g} ms (±20 %), "
@@ -160,7 +181,6 @@ def main() -> int:
                 p.terminate()
     report(loaded)
     print("goal: p99 ≤ 5 ms")
-    return 0
 
 
 if __name__ == "__main__":

@@ -6,12 +6,13 @@ with :func:`rules.scoring.zung_jung.zung_jung_value` and prints the rate, the pe
 percentiles and the worst hand (the one with the most arrangements under Freedom of Count).
 Asserts nothing.
 
-    .venv/bin/python bench/zung_jung.py [--hands 20000] [--seed 7]
+    .venv/bin/python bench/zung_jung.py [--hands 20000] [--seed 7] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import statistics
 import time
@@ -84,6 +85,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=20000)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--json", action="store_true", help="print one JSON object of figures")
     args = parser.parse_args()
     ruleset = load_ruleset("wmc")
     context = HandContext(Seat.S0, Wind.EAST, 0, 0, (0, 0, 0, 0), False)
@@ -109,6 +111,12 @@ def main() -> None:
 
     lat.sort()
     us = [x * 1e6 for x in lat]
+    if args.json:
+        print(json.dumps({
+            "bench": "zung_jung", "hands": len(hands), "hands_per_s": len(hands) / elapsed,
+            "p50_us": us[len(us) // 2], "p99_us": us[int(len(us) * 0.99)], "worst_us": worst_us,
+        }))
+        return
     print(f"hands scored: {len(hands)} in {elapsed:.3f} s = {len(hands) / elapsed:,.0f} hands/s")
     print(
         f"latency per hand: mean {statistics.fmean(us):.1f} us, p50 {us[len(us) // 2]:.1f} us, "
