@@ -25,7 +25,7 @@ async def test_network_cut_during_play(
     caplog.set_level(logging.WARNING, logger="jantaku.mqtt")
     broker = daemon_kit.Broker(tmp_path / "broker").start()
     table = daemon_kit.unique_table("nw")
-    bodies = chaos_kit.script(hands=2, seed=5)
+    bodies = chaos_kit.script(hands=1, seed=5)
     try:
         async with chaos_kit.TcpProxy(broker.port) as proxy:
             # keepalive 5 s (the config's minimum): a black hole is noticed within ~1.5 x that
