@@ -110,23 +110,30 @@ class Table:
         self.send(GameStart(ruleset=self.rs.name, first_dealer=first,
                             names=("A", "B", "C", "D")))
         for _ in range(max_hands):
-            p = self.state.progress
-            if p is None or p.finished or self.state.game_over:
+            if self.state.game_over:
                 break
             self.play_hand()
+            if self.state.game_over:
+                break
 
     def play_hand(self) -> None:
         rs, rng = self.rs, self.rng
-        p = self.state.progress
-        assert p is not None
-        dealer = p.dealer
         ids = list(range(136))
         rng.shuffle(ids)
         wall = [Tile(i) for i in ids]
         self.wall = wall
-        self.dealer = dealer
         know = self.mode != "blind"
+        # HandStart first: it may still close the previous hand (a win open to more rons),
+        # which decides the dealer.
         self.send(HandStart())
+        if self.state.game_over:
+            # the HandStart closed the game's last hand (and was refused: game_over)
+            assert [e.to_json()["code"] for e in self.violations()] == ["game_over"]
+            self.events = [e for e in self.events if e.TYPE != "violation"]
+            return
+        h = self.state.hand
+        assert h is not None and h.step == "setup", self.events[-3:]
+        dealer = self.dealer = h.dealer
         brk = None
         if self.mode == "table":
             self.send(WallRaised(tuple(wall)))
