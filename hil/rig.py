@@ -115,7 +115,8 @@ class Rig:
             em.unplug()
 
     def config_toml(self, *, table_id: str, ruleset: str, eventlog: Path, mqtt_host: str,
-                    mqtt_port: int, link: str | None = None) -> str:
+                    mqtt_port: int, link: str | None = None,
+                    referee: tuple[str, str] | None = None) -> str:
         """The daemon config of this table (the same keys a venue's config has)."""
         readers = "\n".join(
             f'[[tiles.readers]]\nname = "{reader_name(p)}"\nkind = "serial"\n'
@@ -127,6 +128,8 @@ class Rig:
             f'[devices.buttons]\nkind = "gpio"\nseat_pins = {list(SEAT_PINS)}\n'
             if self.gpio is not None else '[devices.buttons]\nkind = "none"\n'
         )
+        users = "" if referee is None else (
+            f'[[referee.users]]\nname = "{referee[0]}"\nrole = "referee"\nkey = "{referee[1]}"\n')
         return f"""config_version = 1
 [table]
 id = "{table_id}"
@@ -145,7 +148,7 @@ path = "{link or self.link_path}"
 [tiles]
 enrolment = "{self.enrolment}"
 debounce_ms = 1500
-{readers}"""
+{readers}{users}"""
 
     # ------------------------------------------------------------------ actions
     def tag(self, place: Place, tile: Tile) -> None:

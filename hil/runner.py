@@ -196,6 +196,10 @@ class InProcessDaemon:
     def events(self) -> list[dict[str, Any]]:
         return self.tap.data
 
+    @property
+    def envelopes(self) -> list[dict[str, Any]]:
+        return self.tap.envelopes
+
     async def drained(self, timeout: float = 20.0) -> None:
         """Until the broker has acknowledged every event (the outbox is empty)."""
         deadline = time.monotonic() + timeout
@@ -205,6 +209,26 @@ class InProcessDaemon:
     @property
     def running(self) -> bool:
         return self._task is not None and not self._task.done()
+
+    async def step_done(self, expected_inputs: int) -> None:
+        """Lockstep is per device event in-process (:meth:`sync`): nothing more to wait for."""
+
+    async def settled(self) -> None:
+        """Every event is in :attr:`events` already (the tap sees them as they are made)."""
+
+    def stats(self) -> tuple[int, int, Counter[str]]:
+        """(rejected reads, reader faults, rejections by reason) so far."""
+        t = self.tracker
+        return t.rejected, t.reader_faults, Counter(t.reasons)
+
+    def scores(self) -> list[int] | None:
+        return _scores(self.service.core.state.table)
+
+    def published(self) -> int:
+        return self.service.core.state.event_seq
+
+    def outbox_depth(self) -> int:
+        return self.service.eventlog.outbox_depth()
 
 
 # --------------------------------------------------------------------------- the world side
@@ -240,6 +264,7 @@ class GameResult:
     rejection_reasons: dict[str, int] = field(default_factory=dict)
     published: int = 0  # events the daemon numbered (event_seq)
     outbox_depth: int = 0
+    envelopes: list[dict[str, Any]] = field(default_factory=list)  # as published, this game
 
     @property
     def equal(self) -> bool:
@@ -276,6 +301,8 @@ class HilRunner:
         self.hand = 0
         self._ahead = _Lookahead(iter(()))
         self.played = 0
+        self.expected_inputs = 0  # rules inputs the daemon should have logged after this step
+        self._pending_inputs = 0  # a meld closes at the next event: its input comes then
         self._ring: Wall | None = None
         self.late_clock = 0.0  # a scenario's late clock press: seconds after the discard
         self._late: list[asyncio.Task[None]] = []
@@ -306,6 +333,7 @@ class HilRunner:
             self._ahead = ahead
             if self.replace is None or not await _maybe(self.replace(self, p)):
                 await self.perform(step, ahead.peek(0))
+                await self.daemon.step_done(self.expected_inputs)
             if self.after is not None:
                 await _maybe(self.after(self, p))
             self.sim_events.extend(e.to_json() for e in step.events)
@@ -313,6 +341,11 @@ class HilRunner:
     async def perform(self, step: Step, following: Step | None) -> None:
         """The device actions that make the daemon see ``step.input``."""
         inp, rig = step.input, self.rig
+        if isinstance(inp, ri.Call | ri.Ankan | ri.Kakan):
+            self._pending_inputs += 1
+        else:
+            self.expected_inputs += 1 + self._pending_inputs
+            self._pending_inputs = 0
         if isinstance(inp, ri.GameStart):
             await self.daemon.submit_referee(inp)
             return
@@ -394,6 +427,7 @@ class HilRunner:
         n = self._indicators
         count = n if (dora.kan_dora and dora.kan_ura) else min(n, 1)
         self.rig.tags(Place(Zone.DORA), [self._wall[i] for i in Wall.URA[:count]])
+        self.expected_inputs += 1
 
     def manifest(self) -> tuple[str, ...]:
         """What the table reads into its manifest: the tiles of this hand's wall by physical
@@ -432,6 +466,9 @@ class HilRunner:
             if self._wall[i].kind != tile.kind:
                 return self._wall[i]
         raise ValueError("no other kind at the end of the wall")
+
+    def following(self) -> Step | None:
+        return self._ahead.peek(0)
 
     async def finish(self) -> None:
         for task in self._late:
@@ -484,7 +521,8 @@ class HilSession:
                  mqtt: tuple[str, int] | None = None, real_table: str | None = None,
                  link_path: str | None = None,
                  on_events: Callable[[dict[str, Any], Sequence[dict[str, Any]]], None]
-                 | None = None) -> None:
+                 | None = None, process: bool = False) -> None:
+        self.process = process
         self.ruleset = ruleset
         self.rs = load_ruleset(ruleset)
         self.workdir = workdir
@@ -494,26 +532,40 @@ class HilSession:
         self.on_events = on_events
         self._stack = contextlib.AsyncExitStack()
         self.rig: Rig | None = None
-        self.daemon: InProcessDaemon | None = None
+        self.daemon: Any = None  # InProcessDaemon, or hil.procdaemon.ProcessDaemon
         self.runner: HilRunner | None = None
 
     async def __aenter__(self) -> HilSession:
         from gpiozero import Device
         from gpiozero.pins.mock import MockFactory
 
-        gpio = MockFactory()
-        Device.pin_factory = gpio
+        gpio = None if self.process else MockFactory()
+        if gpio is not None:
+            Device.pin_factory = gpio
         host, port = self.mqtt if self.mqtt is not None else ("127.0.0.1", free_port())
         try:
             self.rig = await self._stack.enter_async_context(
                 Rig(self.workdir, aka=self.rs.dora.red_fives, gpio=gpio,
                     real_table=self.real_table))
+            referee = None
+            if self.process:
+                from hil.procdaemon import referee_key
+
+                referee = referee_key()
+            eventlog = self.workdir / "events.sqlite"
             text = self.rig.config_toml(table_id=self.table_id, ruleset=self.ruleset,
-                                        eventlog=self.workdir / "events.sqlite", mqtt_host=host,
-                                        mqtt_port=port, link=self.link_path)
-            (self.workdir / "jantaku.toml").write_text(text, encoding="utf-8")
-            self.daemon = await self._stack.enter_async_context(
-                InProcessDaemon(text, self.workdir / "jantaku.toml", gpio, self.on_events))
+                                        eventlog=eventlog, mqtt_host=host,
+                                        mqtt_port=port, link=self.link_path, referee=referee)
+            config = self.workdir / "jantaku.toml"
+            config.write_text(text, encoding="utf-8")
+            if self.process:
+                from hil.procdaemon import ProcessDaemon
+
+                self.daemon = await self._stack.enter_async_context(
+                    ProcessDaemon(config, eventlog, self.table_id, (host, port)))
+            else:
+                self.daemon = await self._stack.enter_async_context(
+                    InProcessDaemon(text, config, gpio, self.on_events))
         except BaseException:
             await self._stack.aclose()
             raise
@@ -535,32 +587,33 @@ class HilSession:
         runner = HilRunner(rig, daemon, self.rs, speed=speed, before=before, after=after,
                            replace=replace)
         self.runner = runner
-        tracker = daemon.tracker
         first_event = len(daemon.events)
-        rejected, faults, reasons = tracker.rejected, tracker.reader_faults, Counter(
-            tracker.reasons)
+        rejected, faults, reasons = daemon.stats()
         t0 = time.monotonic()
         await runner.play(steps)
         await runner.finish()
         await daemon.sync(rig.events)
+        await daemon.step_done(runner.expected_inputs)
+        await daemon.settled()
         if drain:
             await daemon.drained()
         seconds = time.monotonic() - t0
         d_all = daemon.events[first_event:]
         a, b = comparable(runner.sim_events), comparable(d_all)
-        service = daemon.service
+        rejected_now, faults_now, reasons_now = daemon.stats()
         return GameResult(
             ruleset=self.ruleset, seed=seed, hands=runner.hand, steps=runner.played,
             seconds=seconds, sim_events=a, daemon_events=b,
             violations=[e for e in d_all if e.get("type") == "violation"],
             sim_violations=list(sim.violations),
-            rejections=tracker.rejected - rejected,
-            reader_faults=tracker.reader_faults - faults,
+            rejections=rejected_now - rejected,
+            reader_faults=faults_now - faults,
             difference=first_difference(a, b),
-            final_scores=_scores(service.core.state.table), sim_scores=_scores(sim.state),
-            rejection_reasons=dict(Counter(tracker.reasons) - reasons),
-            published=service.core.state.event_seq,
-            outbox_depth=service.eventlog.outbox_depth(),
+            final_scores=daemon.scores(), sim_scores=_scores(sim.state),
+            rejection_reasons=dict(reasons_now - reasons),
+            published=daemon.published(),
+            outbox_depth=daemon.outbox_depth(),
+            envelopes=list(daemon.envelopes[first_event:]),
         )
 
 
@@ -571,11 +624,12 @@ async def run_game(ruleset: str, seed: int, hands: int | None, *, workdir: Path,
                    replace: Callable[[HilRunner, Perform], Any] | None = None,
                    on_events: Callable[[dict[str, Any], Sequence[dict[str, Any]]], None]
                    | None = None, drain: bool = False,
-                   max_steps: int | None = None) -> GameResult:
-    """One game through the rig into an in-process daemon; the result compares both sides."""
+                   max_steps: int | None = None, process: bool = False) -> GameResult:
+    """One game through the rig into a daemon (in this process, or ``jantaku run`` with
+    ``process``); the result compares both sides."""
     async with HilSession(ruleset, workdir=workdir, table_id=table_id, mqtt=mqtt,
                           real_table=real_table, link_path=link_path,
-                          on_events=on_events) as session:
+                          on_events=on_events, process=process) as session:
         return await session.play(seed, hands, speed=speed, before=before, after=after,
                                   replace=replace, drain=drain, max_steps=max_steps)
 

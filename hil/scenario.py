@@ -56,6 +56,7 @@ FAULTS: Final = (
     "wrong_indicator",  # the table turns the tile one stack off
     "out_of_turn_draw",  # the next seat takes the tile before the seat whose turn it is
     "late_clock",  # the clock button pressed `seconds` late (after the next draw)
+    "kill9",  # after the step, the daemon process is killed (SIGKILL) and started again
 )
 
 
@@ -214,7 +215,7 @@ class _Faults:
             if self.broker is None:
                 raise ScenarioError("broker_down needs the scenario's private broker")
             self.broker.stop()
-            await r.perform(p.step, None)
+            await r.perform(p.step, r.following())
             await asyncio.sleep(f.seconds)
             self.broker.start()
             return True
@@ -243,6 +244,13 @@ class _Faults:
             await r.sync()
         elif f.kind == "late_clock":
             r.late_clock = f.seconds
+        elif f.kind == "kill9":
+            await r.perform(p.step, r.following())
+            await r.daemon.step_done(r.expected_inputs)
+            r.daemon.kill9()
+            await asyncio.sleep(f.seconds)
+            await r.daemon.start()
+            return True
         return False
 
     async def _tile_fault(self, f: Fault, r: HilRunner, p: Perform) -> bool:
@@ -265,7 +273,7 @@ class _Faults:
         elif f.kind == "missed_read":
             reader.truncated(tag_of(tile), keep=6)
             await asyncio.sleep(0.15)  # the reader's frame gap: the fragment is reported
-        await r.perform(p.step, None)
+        await r.perform(p.step, r.following())
         if f.kind == "double_read":
             reader.tag(tag_of(tile))
             rig.events += 1
@@ -279,7 +287,9 @@ async def run_scenario(sc: Scenario, workdir: Path | None = None) -> Report:
     work = workdir or Path(tempfile.mkdtemp(prefix=f"jantaku-sc-{sc.name}-"))
     broker: PrivateBroker | None = None
     collector = None
-    needs_broker = any(f.kind == "broker_down" for f in sc.faults) or sc.expect.outbox_drained
+    process = any(f.kind == "kill9" for f in sc.faults)
+    needs_broker = process or any(f.kind == "broker_down" for f in sc.faults) or (
+        sc.expect.outbox_drained)
     report = Report(sc, None)
     try:
         mqtt = None
@@ -293,9 +303,9 @@ async def run_scenario(sc: Scenario, workdir: Path | None = None) -> Report:
             return await run_game(sc.ruleset, sc.seed, sc.hands, workdir=work / "rig",
                                   table_id=f"sc-{abs(hash(sc.name)) % 10**6}", mqtt=mqtt,
                                   replace=faults.replace, drain=sc.expect.outbox_drained,
-                                  max_steps=sc.steps)
+                                  max_steps=sc.steps, process=process)
 
-        if mqtt is not None:
+        if mqtt is not None and not process:
             async with EventCollector(mqtt[0], mqtt[1],
                                       f"sc-{abs(hash(sc.name)) % 10**6}") as collector:
                 result = await play()
@@ -304,6 +314,12 @@ async def run_scenario(sc: Scenario, workdir: Path | None = None) -> Report:
             result = await play()
         report.result = result
         report.fired = faults.fired
+        if process:
+            collector = None  # the process daemon's own subscriber: every seq checked below
+            seqs = sorted({int(e["seq"]) for e in result.envelopes})
+            if seqs != list(range(1, result.published + 1)):
+                report.problems.append(f"the subscriber got {len(seqs)} of {result.published}"
+                                       " events or a gap")
         _check(sc, result, report, collector)
     except Exception as exc:  # a crash is a failed scenario, reported as such
         report.problems.append(f"crashed: {exc!r}")

@@ -1,0 +1,175 @@
+"""The daemon as a venue runs it: ``jantaku run --config FILE`` in its own process.
+
+Used where a separate process is the point (the ``kill -9`` scenario): the rig's devices are the
+same (table link on a pty, RFID readers on ptys); the clock buttons are the table's seat keys
+(GPIO mock pins cannot be driven across processes); the game is started by a signed referee
+``new_game`` command over MQTT, as a referee console does; the events are what an MQTT subscriber
+receives. Lockstep: after every step the runner waits until the event log holds the inputs the step
+must have produced (read-only SQLite, as ``jantaku status`` reads it); between device events on
+different wires it leaves ``gap`` seconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from hil.broker import EventCollector
+from rules import inputs as ri
+
+REFEREE_USER = "hil"
+REFEREE_PASSWORD = "hil-referee-password"  # a throwaway table's key, derived below
+ITERATIONS = 1000
+
+
+def referee_key() -> tuple[str, str]:
+    from daemon.auth import format_key
+
+    return REFEREE_USER, format_key(REFEREE_USER, REFEREE_PASSWORD, ITERATIONS)
+
+
+class ProcessDaemon:
+    def __init__(self, config: Path, eventlog: Path, table_id: str, mqtt: tuple[str, int],
+                 gap: float = 0.03) -> None:
+        self.config, self.eventlog, self.table_id, self.mqtt = config, eventlog, table_id, mqtt
+        self.gap = gap
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.starts = 0
+        self.collector = EventCollector(mqtt[0], mqtt[1], table_id)
+        self.logfile = config.with_name("daemon.log")
+
+    async def __aenter__(self) -> ProcessDaemon:
+        await self.collector.__aenter__()
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.wait_published()
+        self.stop()
+        await self.collector.__aexit__(*exc)
+
+    async def start(self, timeout: float = 20.0) -> None:
+        jantaku = str(Path(sys.executable).with_name("jantaku"))
+        with open(self.logfile, "ab") as log:
+            self.proc = subprocess.Popen([jantaku, "run", "--config", str(self.config)],
+                                         stdout=log, stderr=subprocess.STDOUT,
+                                         stdin=subprocess.DEVNULL)
+        self.starts += 1
+        deadline = time.monotonic() + timeout
+        while self._log_count('"ready') < self.starts:
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"jantaku run did not start: {self.logfile.read_text()[-800:]}")
+            await asyncio.sleep(0.05)
+
+    def _log_count(self, needle: str) -> int:
+        try:
+            return self.logfile.read_text(errors="replace").count(needle)
+        except FileNotFoundError:
+            return 0
+
+    def kill9(self) -> None:
+        assert self.proc is not None
+        os.kill(self.proc.pid, signal.SIGKILL)
+        self.proc.wait()
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    @property
+    def running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    # ------------------------------------------------------------------ the runner's interface
+    async def submit_referee(self, inp: ri.Input) -> None:
+        from daemon.auth import derive_key
+        from daemon.cli.referee import build_command, send
+
+        if not isinstance(inp, ri.GameStart):
+            raise ValueError(f"only new_game goes through the referee here, not {inp!r}")
+        key = derive_key(REFEREE_USER, REFEREE_PASSWORD, ITERATIONS)
+        args = {"ruleset": inp.ruleset, "first_dealer": int(inp.first_dealer),
+                "names": list(inp.names)}
+        topic, payload = build_command(self.table_id, "new_game", REFEREE_USER, key, args)
+        reply = await send(self.mqtt[0], self.mqtt[1], self.table_id, topic, payload)
+        if reply is None or reply.get("status") != "ok":
+            raise RuntimeError(f"new_game refused: {reply}")
+
+    async def sync(self, consumed: int, timeout: float = 10.0) -> None:
+        await asyncio.sleep(self.gap)
+
+    def _query(self, sql: str) -> list[tuple[Any, ...]]:
+        db = sqlite3.connect(f"file:{self.eventlog}?mode=ro", uri=True, timeout=5)
+        try:
+            return list(db.execute(sql))
+        finally:
+            db.close()
+
+    async def step_done(self, expected_inputs: int, timeout: float = 15.0) -> None:
+        deadline = time.monotonic() + timeout
+        while True:
+            n = self._query("SELECT COUNT(*) FROM inputs WHERE kind = 'input'")[0][0]
+            if n >= expected_inputs:
+                return
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the daemon logged {n} inputs, {expected_inputs} expected")
+            await asyncio.sleep(0.005)
+
+    def _markers(self) -> list[dict[str, Any]]:
+        rows = self._query("SELECT body FROM inputs WHERE kind = 'marker'")
+        return [json.loads(r[0]) for r in rows]
+
+    def stats(self) -> tuple[int, int, Counter[str]]:
+        marks = self._markers()
+        reasons: Counter[str] = Counter(
+            str(m.get("reason")) for m in marks if m.get("type") in ("tile_rejected",))
+        faults = sum(1 for m in marks if m.get("type") == "reader_fault"
+                     and m.get("fault") not in ("connected", "unplugged"))
+        return sum(reasons.values()), faults, reasons
+
+    def published(self) -> int:
+        rows = self._query("SELECT event_seq FROM applied")
+        return int(rows[0][0]) if rows else 0
+
+    def outbox_depth(self) -> int:
+        return int(self._query("SELECT COUNT(*) FROM outbox")[0][0])
+
+    async def wait_published(self, timeout: float = 15.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.running and len(self.collector.seqs()) >= self.published():
+                return
+            await asyncio.sleep(0.05)
+
+    @property
+    def envelopes(self) -> list[dict[str, Any]]:
+        by_seq = {int(e["seq"]): e for e in self.collector.events}
+        return [by_seq[s] for s in sorted(by_seq)]
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        return [e["data"] for e in self.envelopes]
+
+    def scores(self) -> list[int] | None:
+        ended = [e for e in self.events if e.get("type") == "hand_ended"]
+        return list(ended[-1]["scores"]) if ended else None
+
+    async def drained(self, timeout: float = 20.0) -> None:
+        await self.wait_published(timeout)
+
+    async def settled(self) -> None:
+        await self.wait_published()
