@@ -217,6 +217,14 @@ def _dispatch(t: TableState, inp: Input, out: _Out) -> TableState:
     if rs is None or progress is None or t.game is None:
         raise out.reject("no_game", None, "game_start", input_type(inp))
     h = t.hand
+    if h is not None and h.step == "won" and isinstance(inp, IndicatorShown):
+        if any(w.win.chankan for w in h.wins):
+            # S §43-8, M 4-5-5: a robbed kan turns no indicator.
+            raise out.reject("indicator_after_chankan", None, "no kan indicator", "one")
+        if h.dora_due:
+            # An owed kan indicator may still be turned at the win (after_discard timing:
+            # "after the kan player's next discard or win").
+            return _try_finalize(replace(t, hand=_indicator(rs, h, inp, out)), out)
     if h is not None and h.step == "won" and not isinstance(inp, Ron | WinShown | UraRevealed):
         if isinstance(inp, Call | Ankan | Kakan) and any(w.loser is not None for w in h.wins):
             raise out.reject("call_loses_to_ron", inp.seat, "ron", inp.kind if isinstance(
@@ -583,7 +591,7 @@ def _check_indicator_position(h: HandState, number: int, pos: Position, seat: Se
 
 
 def _indicator(rs: Ruleset, h: HandState, inp: IndicatorShown, out: _Out) -> HandState:
-    if h.step in ("won", "ended"):
+    if h.step == "ended":
         raise out.reject("out_of_phase", None, "an indicator during the hand", "after its end")
     number = len(h.indicators)
     if not rs.dora.indicator:

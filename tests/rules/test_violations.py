@@ -287,6 +287,18 @@ def test_indicator_after_chankan() -> None:
     end = h.ended()
     assert end["outcome"]["wins"][0]["chankan"] is True
     assert len(end["outcome"]["context"]["dora_indicators"]) == 1  # no kan dora (S §43-8)
+    # with the referee's confirmation pending, a kan indicator turned now is refused
+    h2 = Hand("mleague", hands={S0: "1m456p789s11223z", S1: "11m234p", S2: "23m456p789s11333z"},
+              draws="9p" + "2p" + "3s3s" + "1m", rinshan="5z", confirm_wins=True)
+    h2.draw(S0)
+    h2.discard(S0, "1m")
+    h2.send(Call(S1, "pon", h2.tiles(S1, "11m")))
+    h2.discard(S1, "2p")
+    h2.go_around(S2, 3)
+    h2.draw(S1)
+    h2.send(Kakan(S1, h2.tile(S1, "1m")))
+    h2.send(Ron(S2))
+    rejected(h2, IndicatorShown(), "indicator_after_chankan", article="M 4-5-5, 9-1-3")
 
 
 def test_wrong_tile_drawn_against_the_known_wall() -> None:
@@ -804,3 +816,29 @@ def test_furiten_only_where_the_ruleset_has_it(ruleset: str, code: str | None) -
         assert h.codes(ev) == [] and "win_declared" in h.types(ev)
     else:
         rejected(h, Ron(S1), code, article="M 5-5")
+
+
+def test_same_go_around_furiten_ron() -> None:
+    # seat 1 waits on 1s/4s. Seat 3 throws a 4s and seat 1 lets it pass; seat 0's 1s in the
+    # same go-around may not be ronned (S §51(2), M 5-5). Once seat 1 discards, it may.
+    def setup() -> Hand:
+        h = Hand("mleague", hands={S0: "1s", S1: "123m456p789s11z23s", S3: "4s"},
+                 draws="2z" + "3z" + "2z" + "3z" + "5p")
+        h.draw(S0)
+        h.discard(S0, "2z")
+        h.go_around(S1, 2)
+        h.draw(S3)
+        h.discard(S3, "4s")
+        h.draw(S0)  # seat 1 has passed the 4s
+        return h
+
+    h = setup()
+    assert h.h.seats[1].furiten_temp
+    h.discard(S0, "1s")
+    v = rejected(h, Ron(S1), "furiten_ron", article="M 5-5")
+    assert v["actual"] == "passed"
+    h2 = setup()
+    h2.cut(S0)
+    h2.draw(S1)
+    h2.cut(S1)  # seat 1's own discard ends the same-go-around furiten (S §51(2))
+    assert not h2.h.seats[1].furiten_temp
