@@ -1,0 +1,20 @@
+"""The soak command: whole games for every ruleset, no anomaly (bounded; JANTAKU_SLOW=1: 24)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from hil.soak import soak
+
+
+@pytest.mark.slow
+async def test_soak_games_without_anomaly(tmp_path: Path) -> None:
+    games = 24 if os.environ.get("JANTAKU_SLOW") else 2
+    lines: list[str] = []
+    report = await soak(games=games, hours=None, seed=500, workdir=tmp_path, emit=lines.append)
+    assert report["games"] == games and len(lines) == games
+    assert report["anomalies"] == []
+    assert report["hands"] >= games * 4  # whole games: at least an East round each
