@@ -275,7 +275,9 @@ def test_event_stream_is_identical_across_processes_and_hash_seeds(tmp_path: Any
     import sys
 
     lines = []
-    for ruleset, mode in (("tenhou", "record"), ("mleague", "table"), ("wmc", "blind")):
+    plays: tuple[tuple[str, Mode], ...] = (("tenhou", "record"), ("mleague", "table"),
+                                           ("wmc", "blind"))
+    for ruleset, mode in plays:
         lines += [json.dumps(input_to_json(i)) for i in game(ruleset, 7, mode).inputs]
         lines.append(json.dumps({"type": "referee", "action": "end_game"}))
     path = tmp_path / "inputs.jsonl"
