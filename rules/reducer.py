@@ -568,7 +568,14 @@ def _break_opened(rs: Ruleset, h: HandState, inp: BreakOpened, out: _Out) -> Han
     elif expected is not None and expected.count != brk.count:
         out.violation("break_wrong_count", inp.seat, expected.to_json(), brk.to_json())
     out.emit(BreakChecked(brk=brk, expected=expected, ok=ok, source=source))
-    # The wall is opened where it physically is: play follows the real break.
+    # The wall is opened where it physically is: play follows the real break. A wall manifest
+    # read relative to the break the dice called is re-indexed to the real ring.
+    if h.wall is not None and expected is not None and expected != brk:
+        called, real = Wall(expected), Wall(brk)
+        ring: list[Tile] = list(h.wall)
+        for i, tile in enumerate(h.wall):
+            ring[real.index(called.position(i))] = tile
+        h = replace(h, wall=tuple(ring))
     h = replace(h, brk=brk, break_source=source)
     if h.indicators and h.indicators[0].position is not None:
         h = _check_indicator_position(h, 0, h.indicators[0].position, None, out)

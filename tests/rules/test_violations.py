@@ -34,7 +34,7 @@ from rules.reducer import new_table, reduce
 from rules.seats import Seat
 from rules.tiles import Tile
 from rules.violations import CATALOGUE
-from rules.wall import Layer, Position, Wall
+from rules.wall import Break, Layer, Position, Wall
 
 
 def rejected(h: Hand, inp: Any, code: str, *, article: str | None = None,
@@ -842,3 +842,21 @@ def test_same_go_around_furiten_ron() -> None:
     h2.draw(S1)
     h2.cut(S1)  # seat 1's own discard ends the same-go-around furiten (S §51(2))
     assert not h2.h.seats[1].furiten_temp
+
+
+def test_a_wrong_break_re_indexes_the_wall_manifest() -> None:
+    """The manifest is read relative to the break the dice call; the table opened elsewhere,
+    so the tiles are drawn from the real break (play follows the physical wall)."""
+    from scenario import build_wall
+
+    h = setup_only("saikouisen")
+    wall = build_wall(h.rs, S0, {})
+    h.send(WallRaised(wall))
+    h.send(DiceRolled(S0, (3, 4)))  # calls seat 2, 7 stacks
+    recorded(h, BreakOpened(S2, 8), "break_wrong_count")
+    called, real = Wall(Break(S2, 7)), Wall(Break(S2, 8))
+    assert h.h.wall is not None
+    for i in (0, 53, 130, 135):
+        assert h.h.wall[real.index(called.position(i))] == wall[i]
+    # the first live tile is now the one physically after the real break
+    assert h.h.wall[0] == wall[called.index(real.position(0))]
