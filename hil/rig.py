@@ -77,10 +77,17 @@ class Rig:
     """All emulated devices of one table under ``workdir``."""
 
     def __init__(self, workdir: Path, *, aka: bool, gpio: Any = None,
-                 real_table: str | None = None) -> None:
+                 real_table: str | None = None,
+                 real_buttons: tuple[tuple[int, int], ...] | None = None,
+                 reader_ports: dict[str, tuple[str, str]] | None = None) -> None:
         self.workdir = workdir
         self.aka = aka
         self.gpio = gpio  # a gpiozero MockFactory, or None: clock presses over the table link
+        # real GPIO loopback: per seat (output pin the rig drives, input pin the daemon reads)
+        self.real_buttons = real_buttons
+        self._outputs: list[Any] = []
+        # real serial loopback per reader name: (the rig's end, the daemon's end)
+        self.reader_ports = reader_ports or {}
         self.real_table = real_table
         self.table: PtyTableController | None = None
         self.controller = TableController()
@@ -98,9 +105,20 @@ class Rig:
                "tags": {tag_of(Tile(i)): i for i in range(136)}}
         self.enrolment.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
         for place in places():
-            em = SerialReaderEmulator(self.workdir / "rfid" / reader_name(place))
+            name = reader_name(place)
+            em: Any
+            if name in self.reader_ports:
+                em = _PortReader(*self.reader_ports[name])
+            else:
+                em = SerialReaderEmulator(self.workdir / "rfid" / name)
             em.plug()
             self.readers[place] = em
+        if self.real_buttons is not None:
+            from gpiozero import DigitalOutputDevice
+
+            # pressed = the daemon's input pulled low, as a button to ground does
+            self._outputs = [DigitalOutputDevice(out, active_high=False, initial_value=False)
+                             for out, _ in self.real_buttons]
         if self.real_table is None:
             self.table = PtyTableController(self.link_path, self.controller)
             await self._stack.enter_async_context(self.table)
@@ -113,6 +131,8 @@ class Rig:
         await self._stack.aclose()
         for em in self.readers.values():
             em.unplug()
+        for dev in self._outputs:
+            dev.close()
 
     def config_toml(self, *, table_id: str, ruleset: str, eventlog: Path, mqtt_host: str,
                     mqtt_port: int, link: str | None = None,
@@ -124,9 +144,12 @@ class Rig:
             + ("" if p.seat is None else f"seat = {int(p.seat)}\n")
             for p in places()
         )
+        pins = list(SEAT_PINS) if self.real_buttons is None else [i for _, i in
+                                                                   self.real_buttons]
         buttons = (
-            f'[devices.buttons]\nkind = "gpio"\nseat_pins = {list(SEAT_PINS)}\n'
-            if self.gpio is not None else '[devices.buttons]\nkind = "none"\n'
+            f'[devices.buttons]\nkind = "gpio"\nseat_pins = {pins}\n'
+            if self.gpio is not None or self.real_buttons is not None
+            else '[devices.buttons]\nkind = "none"\n'
         )
         users = "" if referee is None else (
             f'[[referee.users]]\nname = "{referee[0]}"\nrole = "referee"\nkey = "{referee[1]}"\n')
@@ -190,6 +213,12 @@ debounce_ms = 1500
 
     async def clock(self, seat: Seat) -> None:
         """The seat hits its clock: a GPIO edge pair, or key 0 of the table's seat panel."""
+        if self._outputs:
+            out = self._outputs[int(seat)]
+            out.on()
+            await asyncio.sleep(0.05)  # longer than the debouncer's window
+            out.off()
+            return
         if self.gpio is None:
             self.key(seat, 0)
             return
@@ -197,6 +226,41 @@ debounce_ms = 1500
         pin.drive_low()
         await asyncio.sleep(0.002)
         pin.drive_high()
+
+
+class _PortReader:
+    """An emulated reader on a real serial port (a USB-serial adapter looped to the one the
+    daemon reads): the same RDM6300 frames as :class:`SerialReaderEmulator`."""
+
+    def __init__(self, device: str, daemon_device: str) -> None:
+        self.device = device
+        self.path = Path(daemon_device)  # what the daemon's config names
+        self._port: Any = None
+
+    def plug(self) -> None:
+        import serial
+
+        self._port = serial.Serial(self.device, 9600, timeout=0)
+
+    def unplug(self) -> None:
+        if self._port is not None:
+            self._port.close()
+            self._port = None
+
+    def write(self, data: bytes) -> None:
+        assert self._port is not None
+        self._port.write(data)
+        self._port.flush()
+
+    def tag(self, tag: str, *, crlf: bool = False) -> None:
+        from hil.rfid_emulator import rdm6300_frame
+
+        self.write(rdm6300_frame(tag) + (b"\r\n" if crlf else b""))
+
+    def truncated(self, tag: str, keep: int = 5) -> None:
+        from hil.rfid_emulator import rdm6300_frame
+
+        self.write(rdm6300_frame(tag)[:keep])
 
 
 class _SerialController:

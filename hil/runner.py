@@ -521,8 +521,11 @@ class HilSession:
                  mqtt: tuple[str, int] | None = None, real_table: str | None = None,
                  link_path: str | None = None,
                  on_events: Callable[[dict[str, Any], Sequence[dict[str, Any]]], None]
-                 | None = None, process: bool = False) -> None:
+                 | None = None, process: bool = False,
+                 real_buttons: tuple[tuple[int, int], ...] | None = None,
+                 reader_ports: dict[str, tuple[str, str]] | None = None) -> None:
         self.process = process
+        self.real_buttons, self.reader_ports = real_buttons, reader_ports
         self.ruleset = ruleset
         self.rs = load_ruleset(ruleset)
         self.workdir = workdir
@@ -539,14 +542,16 @@ class HilSession:
         from gpiozero import Device
         from gpiozero.pins.mock import MockFactory
 
-        gpio = None if self.process else MockFactory()
+        # real GPIO (a loopback harness on a Pi): the default pin factory, no mock
+        gpio = None if (self.process or self.real_buttons) else MockFactory()
         if gpio is not None:
             Device.pin_factory = gpio
         host, port = self.mqtt if self.mqtt is not None else ("127.0.0.1", free_port())
         try:
             self.rig = await self._stack.enter_async_context(
                 Rig(self.workdir, aka=self.rs.dora.red_fives, gpio=gpio,
-                    real_table=self.real_table))
+                    real_table=self.real_table, real_buttons=self.real_buttons,
+                    reader_ports=self.reader_ports))
             referee = None
             if self.process:
                 from hil.procdaemon import referee_key
@@ -624,12 +629,15 @@ async def run_game(ruleset: str, seed: int, hands: int | None, *, workdir: Path,
                    replace: Callable[[HilRunner, Perform], Any] | None = None,
                    on_events: Callable[[dict[str, Any], Sequence[dict[str, Any]]], None]
                    | None = None, drain: bool = False,
-                   max_steps: int | None = None, process: bool = False) -> GameResult:
+                   max_steps: int | None = None, process: bool = False,
+                   real_buttons: tuple[tuple[int, int], ...] | None = None,
+                   reader_ports: dict[str, tuple[str, str]] | None = None) -> GameResult:
     """One game through the rig into a daemon (in this process, or ``jantaku run`` with
     ``process``); the result compares both sides."""
     async with HilSession(ruleset, workdir=workdir, table_id=table_id, mqtt=mqtt,
                           real_table=real_table, link_path=link_path,
-                          on_events=on_events, process=process) as session:
+                          on_events=on_events, process=process, real_buttons=real_buttons,
+                          reader_ports=reader_ports) as session:
         return await session.play(seed, hands, speed=speed, before=before, after=after,
                                   replace=replace, drain=drain, max_steps=max_steps)
 
@@ -647,8 +655,30 @@ def main(argv: list[str] | None = None) -> int:
                         "serial port (loopback harness); the daemon opens --daemon-link")
     parser.add_argument("--daemon-link", metavar="DEV", help="the daemon's end of the loopback "
                         "(e.g. /dev/ttyAMA0)")
+    parser.add_argument("--real-buttons", metavar="OUT:IN,...", help="clock buttons on real GPIO: "
+                        "four BCM pairs, the rig drives OUT, the daemon reads IN (jumpered)")
+    parser.add_argument("--reader-port", action="append", default=[], metavar="NAME=RIG:DAEMON",
+                        help="a reader over a real serial loopback, e.g. "
+                        "seat0-hand=/dev/ttyUSB1:/dev/ttyUSB2 (repeatable)")
     parser.add_argument("--workdir", type=Path, help="keep the rig and the event log here")
     args = parser.parse_args(argv)
+    real_buttons = None
+    if args.real_buttons:
+        try:
+            pairs = [tuple(int(x) for x in p.split(":")) for p in args.real_buttons.split(",")]
+            if len(pairs) != 4 or any(len(p) != 2 for p in pairs):
+                raise ValueError
+        except ValueError:
+            parser.error("--real-buttons: four OUT:IN pairs of BCM pins, e.g. 22:27,23:24,5:6,"
+                         "13:19")
+        real_buttons = tuple((p[0], p[1]) for p in pairs)
+    reader_ports: dict[str, tuple[str, str]] = {}
+    for item in args.reader_port:
+        name, _, ends = item.partition("=")
+        rig_end, _, daemon_end = ends.partition(":")
+        if not (name and rig_end and daemon_end):
+            parser.error(f"--reader-port {item!r}: expected NAME=RIG_DEVICE:DAEMON_DEVICE")
+        reader_ports[name] = (rig_end, daemon_end)
     if args.real_table and not args.daemon_link:
         parser.error("--real-table needs --daemon-link (the other end of the loopback)")
     failures = 0
@@ -665,7 +695,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         result = asyncio.run(run_game(args.ruleset, args.seed, args.hands, workdir=work,
                                       speed=args.speed, real_table=args.real_table,
-                                      link_path=args.daemon_link))
+                                      link_path=args.daemon_link, real_buttons=real_buttons,
+                                      reader_ports=reader_ports or None))
     finally:
         if args.workdir is None:
             shutil.rmtree(work, ignore_errors=True)
