@@ -229,6 +229,10 @@ def _dispatch(t: TableState, inp: Input, out: _Out) -> TableState:
         if isinstance(inp, Call | Ankan | Kakan) and any(w.loser is not None for w in h.wins):
             raise out.reject("call_loses_to_ron", inp.seat, "ron", inp.kind if isinstance(
                 inp, Call) else input_type(inp))
+        if t.game is not None and t.game.confirm_wins:
+            # The venue wants every win confirmed: nothing but the referee ends it.
+            raise out.reject("out_of_phase", h.wins[0].seat, "confirm_win or reject_win",
+                             input_type(inp))
         t = _seal(t, h, out, closing=input_type(inp))
         out.keep(t)
         h, rs, progress = t.hand, t.ruleset, t.progress

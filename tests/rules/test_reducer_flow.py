@@ -390,6 +390,8 @@ def test_confirm_and_reject_win() -> None:
     ev = h.send(Tsumo(S0))
     assert h.types(ev) == ["win_declared", "win_awaiting_confirmation"]
     assert h.h.step == "won"
+    assert h.codes(h.send(HandStart())) == ["out_of_phase"]  # only the referee ends it
+    assert h.h.step == "won"
     ev = h.send(ref("confirm_win"))
     assert "hand_ended" in h.types(ev)
     h2 = Hand("mleague", hands={S0: TENPAI}, draws="1z", confirm_wins=True)
