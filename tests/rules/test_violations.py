@@ -860,3 +860,25 @@ def test_a_wrong_break_re_indexes_the_wall_manifest() -> None:
         assert h.h.wall[real.index(called.position(i))] == wall[i]
     # the first live tile is now the one physically after the real break
     assert h.h.wall[0] == wall[called.index(real.position(0))]
+
+
+def test_bad_input_values() -> None:
+    h = setup_only("saikouisen")
+    rejected(h, WallRaised(tuple(Tile(i) for i in range(135))), "bad_input")
+    rejected(h, DiceRolled(S0, (0, 7)), "bad_input")
+    rejected(h, BreakOpened(S0, 30), "bad_input")
+
+
+def test_win_shown_that_differs_from_the_known_hand() -> None:
+    h = Hand("mleague", hands={S0: TENPAI}, draws="1z", confirm_wins=True)
+    h.draw(S0)
+    h.send(Tsumo(S0))
+    known = h.h.seats[0].concealed
+    assert known is not None
+    # the shown hand swaps the 1m for another complete reading's tile: 123m → 234m
+    other = next(t for t in h.wall[60:] if t.kind.mjai == "4m")
+    shown = tuple(sorted([*(t for t in known if t.kind.mjai != "1m"), other]))
+    v = recorded(h, WinShown(S0, shown, known[-1]), "win_shown_mismatch", article="M 5-3")
+    assert v["sanction"] == "recorded"
+    h.send(RefereeOverride("confirm_win"))
+    assert h.ended()["outcome"]["wins"][0]["hand"] == [t.id for t in shown]
