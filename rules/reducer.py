@@ -1661,6 +1661,7 @@ def _abort_unmet(h: HandState, inp: AbortiveDraw) -> str | None:
 
 
 # --- referee -------------------------------------------------------------------------------------
+# Every referee action (docs/rules-engine.md "Referee").
 REFEREE_ACTIONS = (
     "accept_violation", "dead_hand", "set_scores", "swap_seats", "confirm_win", "reject_win",
     "chombo", "penalty", "manual_result", "end_game", "undo_last",
@@ -1701,7 +1702,7 @@ def _referee(t: TableState, inp: RefereeOverride, out: _Out) -> TableState:
     }
     fn = handlers.get(action)
     if fn is None:
-        raise out.reject("referee_bad_args", None, sorted([*handlers, "undo_last"]), action)
+        raise out.reject("referee_bad_args", None, list(REFEREE_ACTIONS), action)
     out.emit(RefereeApplied(action=action, by=by, args=dict(args)))
     new, comp = fn(t, args, by, out)
     # ``before`` without its own log: undo records never chain into the whole game's history.

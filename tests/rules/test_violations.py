@@ -766,7 +766,12 @@ def test_referee_bad_args_and_undo_not_possible() -> None:
     h = Hand("mleague", hands={S0: TENPAI})
     rejected(h, RefereeOverride("undo_last"), "undo_not_possible")
     rejected(h, RefereeOverride("set_scores", args={"scores": [1, 2, 3]}), "referee_bad_args")
-    rejected(h, RefereeOverride("dance"), "referee_bad_args")
+    v = rejected(h, RefereeOverride("dance"), "referee_bad_args")
+    from rules.reducer import REFEREE_ACTIONS
+
+    assert v["expected"] == list(REFEREE_ACTIONS)
+    doc = (Path(__file__).parents[2] / "docs" / "rules-engine.md").read_text(encoding="utf-8")
+    assert all(f"| `{a}` |" in doc for a in REFEREE_ACTIONS)
     rejected(h, RefereeOverride("penalty", args={"seat": 9, "points": -1000}),
              "referee_bad_args")
     rejected(h, RefereeOverride("swap_seats", args={"a": 0, "b": 1}), "referee_bad_args")
