@@ -1,0 +1,435 @@
+"""The performance report: every benchmark of the project, each figure beside a reference measured
+in the same run on the same machine, as one Markdown table.
+
+    .venv/bin/python bench/report.py [--quick] [--out FILE] [--json]
+
+``--quick`` (under 5 minutes): short forms of every bench (venue N = 1 and 10, fewer frames,
+presses, hands). The full form runs each bench at its default size (venue N = 1, 10, 50, 100).
+
+References (all measured here, now):
+
+* daemon event latency (input put -> subscriber) | the raw aiomqtt QoS 1 trip (one client
+  publishes, another receives) through a private Mosquitto;
+* table-link frame time on the wire at the configured baud (computed) | the software round trip
+  over a pty (bench/link.py);
+* WMC timer error (bench/timers.py) | the event loop's own wake-up lateness (``call_later``);
+* record replay hands/s (import + replay) | ``riichienv`` (Rust, PyPI) replaying the *same* games
+  exported as mjai (``MjaiReplay``: parse + step every event), when it is installed;
+* daemon RSS and idle CPU | a bare Python with aiomqtt imported, and Mosquitto itself;
+* daemon start -> ``online`` | the interpreter start with aiomqtt imported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import importlib
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+BENCH = REPO / "bench"
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(BENCH))
+
+import venue  # noqa: E402  (bench/venue.py: broker, config and usage helpers)
+
+PY = sys.executable
+
+
+def run_json(script: str, *args: str, timeout: float = 1800) -> dict[str, Any] | str:
+    """A bench script's ``--json`` object, or the reason it could not run."""
+    try:
+        res = subprocess.run(
+            [PY, str(BENCH / script), *args, "--json"],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            cwd=REPO,
+        )
+    except subprocess.TimeoutExpired:
+        return f"timed out after {timeout:.0f} s"
+    lines = [x for x in res.stdout.splitlines() if x.startswith("{")]
+    if res.returncode not in (0, 1) or not lines:
+        tail = (res.stderr or res.stdout).strip().splitlines()[-1:] or ["no output"]
+        return f"failed (exit {res.returncode}): {tail[0][:200]}"
+    body: dict[str, Any] = json.loads(lines[-1])
+    return body
+
+
+# --------------------------------------------------------------------------- references
+@contextlib.contextmanager
+def mosquitto(work: Path) -> Iterator[tuple[int, int]]:
+    """A private Mosquitto: (port, pid)."""
+    port = venue.free_port()
+    conf = work / "mosquitto.conf"
+    user = "user root\n" if os.getuid() == 0 else ""
+    conf.write_text(f"{user}listener {port} 127.0.0.1\nallow_anonymous true\n"
+                    "persistence false\nset_tcp_nodelay true\n")
+    proc = subprocess.Popen([venue.MOSQUITTO, "-c", str(conf)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        venue.wait_port(port)
+        yield port, proc.pid
+    finally:
+        proc.terminate()
+        proc.wait(5)
+
+
+async def mqtt_round_trip(port: int, n: int) -> dict[str, float]:
+    """QoS 1 publish by one client -> delivered to another client's subscription, one at a time
+    (the daemon -> overlay path without the daemon). Two clients: one client publishing to its
+    own subscription at QoS 1 waits ~40 ms on delayed ACKs (Nagle), which is not our path."""
+    import aiomqtt
+
+    lat: list[float] = []
+    pid = os.getpid()
+    async with (
+        aiomqtt.Client("127.0.0.1", port, identifier=f"rt-sub-{pid}") as sub,
+        aiomqtt.Client("127.0.0.1", port, identifier=f"rt-pub-{pid}") as pub,
+    ):
+        await sub.subscribe("bench/rt", qos=1)
+        messages = sub.messages.__aiter__()
+        for i in range(n + 50):
+            t0 = time.perf_counter()
+            await pub.publish("bench/rt", str(i).encode(), qos=1)
+            await messages.__anext__()
+            if i >= 50:
+                lat.append((time.perf_counter() - t0) * 1000)
+    lat.sort()
+    return {"p50_ms": statistics.median(lat), "p99_ms": lat[int(len(lat) * 0.99) - 1]}
+
+
+async def loop_lateness(n: int, interval: float = 0.025) -> dict[str, float]:
+    """How late the event loop wakes a ``call_later`` (the floor under any asyncio timer)."""
+    loop = asyncio.get_running_loop()
+    late: list[float] = []
+    for _ in range(n):
+        fut: asyncio.Future[float] = loop.create_future()
+        due = loop.time() + interval
+        loop.call_later(interval, _resolve, fut, loop)
+        late.append((await fut - due) * 1000)
+    late.sort()
+    return {"p50_ms": statistics.median(late), "p99_ms": late[int(len(late) * 0.99) - 1]}
+
+
+def _resolve(fut: asyncio.Future[float], loop: asyncio.AbstractEventLoop) -> None:
+    fut.set_result(loop.time())
+
+
+def bare_python(seconds: float) -> dict[str, float]:
+    """RSS and start time of an interpreter that imports aiomqtt (the daemon's floor)."""
+    t0 = time.perf_counter()
+    subprocess.run([PY, "-c", "import aiomqtt, sqlite3"], check=True)
+    start = time.perf_counter() - t0
+    proc = subprocess.Popen([PY, "-c", "import aiomqtt, sqlite3, time; time.sleep(60)"])
+    try:
+        time.sleep(min(seconds, 2.0))
+        rss = venue.Usage(proc.pid).rss_mb()
+    finally:
+        proc.kill()
+        proc.wait()
+    return {"start_s": start, "rss_mb": rss}
+
+
+def idle_daemon(work: Path, port: int, broker_pid: int, seconds: float) -> dict[str, float]:
+    """``jantaku run``: spawn -> retained ``online``; then CPU and RSS while idle."""
+    table = "idle"
+    cfg = work / "idle.toml"
+    cfg.write_text(venue.table_config(table, work / "idle.sqlite", port))
+    t0 = time.perf_counter()
+    jantaku = [PY, "-c", "import sys; from daemon.cli import main; sys.exit(main())"]
+    proc = subprocess.Popen([*jantaku, "run", "--config", str(cfg)], cwd=REPO,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        asyncio.run(venue._wait_online(port, [table], timeout=60))
+        ready = time.perf_counter() - t0
+        time.sleep(1.0)
+        usage, broker = venue.Usage(proc.pid), venue.Usage(broker_pid)
+        c0, b0, w0 = usage.cpu_s(), broker.cpu_s(), time.perf_counter()
+        time.sleep(seconds)
+        wall = time.perf_counter() - w0
+        return {
+            "ready_s": ready,
+            "idle_cpu_pct": 100 * (usage.cpu_s() - c0) / wall,
+            "rss_mb": usage.rss_mb(),
+            "broker_idle_cpu_pct": 100 * (broker.cpu_s() - b0) / wall,
+            "broker_rss_mb": broker.rss_mb(),
+        }
+    finally:
+        proc.terminate()
+        proc.wait(20)
+
+
+def replay_vs_riichienv(rounds: int) -> dict[str, Any]:
+    """hands/s on the same games: ours (import mjai + replay through the reducer) and riichienv
+    (``MjaiReplay.from_jsonl`` + every step of every kyoku), on the shared records exported as
+    mjai by our exporter. Games riichienv cannot read are left out of both."""
+    from rules.records import import_record
+    from rules.records.export import to_mjai_events
+    from rules.records.replay import replay
+    from rules.ruleset import load_ruleset
+
+    try:
+        riichienv: Any = importlib.import_module("riichienv")
+    except ImportError:
+        return {"riichienv": "not installed"}
+    rs = load_ruleset("tenhou")
+    tmp = Path(tempfile.mkdtemp(prefix="jantaku-replay-"))
+    files: list[tuple[Path, str, int]] = []
+    skipped = 0
+    try:
+        data = REPO / "tests" / "data"
+        paths = sorted(p for p in data.rglob("*") if p.suffix in (".json", ".jsonl"))
+        for i, p in enumerate(paths):
+            rec = import_record(p.read_text(encoding="utf-8"), rs)
+            events = to_mjai_events(rec.inputs, rec.hands, final_scores=rec.final_scores)
+            text = "\n".join(json.dumps(e) for e in events)
+            f = tmp / f"g{i}.jsonl"
+            f.write_text(text)
+            try:
+                kyokus = list(riichienv.MjaiReplay.from_jsonl(str(f)).take_kyokus())
+            except Exception:
+                skipped += 1
+                continue
+            files.append((f, text, len(kyokus)))
+        hands = sum(k for _, _, k in files)
+        ours = theirs = float("inf")
+        steps = 0
+        for _ in range(rounds):
+            t0 = time.perf_counter()
+            for f, _, _ in files:
+                result = replay(import_record(f.read_text(encoding="utf-8"), rs))
+                assert result.hands
+            ours = min(ours, time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            steps = 0
+            for f, _, _ in files:
+                for kyoku in riichienv.MjaiReplay.from_jsonl(str(f)).take_kyokus():
+                    for _ in kyoku.steps():
+                        steps += 1
+            theirs = min(theirs, time.perf_counter() - t0)
+        version = getattr(riichienv, "__version__", None)
+        if version is None:
+            from importlib.metadata import version as dist_version
+
+            version = dist_version("riichienv")
+        return {
+            "games": len(files),
+            "skipped": skipped,
+            "hands": hands,
+            "ours_hands_per_s": hands / ours,
+            "riichienv_hands_per_s": hands / theirs,
+            "riichienv_steps": steps,
+            "riichienv": version,
+        }
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+# --------------------------------------------------------------------------- the report
+def fmt(v: Any, unit: str = "", digits: int = 1) -> str:
+    if isinstance(v, str):
+        return v
+    if v is None:
+        return "n/a"
+    if isinstance(v, float) and abs(v) >= 1000:
+        return f"{v:,.0f}{unit}"
+    return f"{v:,.{digits}f}{unit}"
+
+
+def get(obj: dict[str, Any] | str, *keys: str) -> Any:
+    cur: Any = obj
+    for k in keys:
+        if not isinstance(cur, dict) or k not in cur:
+            return obj if isinstance(obj, str) else None
+        cur = cur[k]
+    return cur
+
+
+def say(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else "")
+    parser.add_argument("--quick", action="store_true", help="short forms (under 5 minutes)")
+    parser.add_argument("--out", help="also write the Markdown table to this file")
+    parser.add_argument("--json", action="store_true", help="print one JSON object of it all")
+    args = parser.parse_args(argv)
+    q = args.quick
+    t_start = time.perf_counter()
+    res: dict[str, Any] = {}
+    work = Path(tempfile.mkdtemp(prefix="jantaku-report-"))
+    try:
+        with mosquitto(work) as (port, broker_pid):
+            say("reference: raw aiomqtt round trip ...")
+            res["mqtt_rt"] = asyncio.run(mqtt_round_trip(port, 300 if q else 2000))
+            say("reference: event loop lateness ...")
+            res["loop"] = asyncio.run(loop_lateness(100 if q else 400))
+            say("reference: bare python ...")
+            res["bare"] = bare_python(2.0)
+            say("daemon: start to online, idle CPU, RSS ...")
+            res["idle"] = idle_daemon(work, port, broker_pid, 5.0 if q else 30.0)
+        say("bench/venue.py ...")
+        res["venue"] = run_json("venue.py", *(["--quick"] if q else []))
+        say("bench/link.py ...")
+        res["link"] = run_json("link.py", *(["--frames", "1000", "--replugs", "5"] if q else []))
+        say("bench/timers.py ...")
+        res["timers"] = run_json("timers.py", *(["--presses", "100"] if q else []))
+        say("bench/replay.py ...")
+        res["replay"] = run_json("replay.py", "--rounds", "1" if q else "3")
+        say("replay against riichienv ...")
+        res["riichienv"] = replay_vs_riichienv(1 if q else 3)
+        say("bench/scoring.py ...")
+        res["scoring"] = run_json(
+            "scoring.py", *(["--hands", "500", "--rulesets", "mleague"] if q else [])
+        )
+        say("bench/zung_jung.py ...")
+        res["zung_jung"] = run_json("zung_jung.py", *(["--hands", "3000"] if q else []))
+        if shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which(
+            "google-chrome"
+        ):
+            say("bench/overlay_latency.py ...")
+            res["overlay"] = run_json(
+                "overlay_latency.py", *(["--events", "300"] if q else []), timeout=600
+            )
+        else:
+            res["overlay"] = "no Chromium on this machine"
+        if (BENCH / "daemon_latency.py").exists():
+            say("bench/daemon_latency.py ...")
+            res["daemon_latency"] = run_json("daemon_latency.py", timeout=900)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    res["seconds"] = round(time.perf_counter() - t_start, 1)
+    table = markdown(res, q)
+    if args.out:
+        Path(args.out).write_text(table)
+    if args.json:
+        print(json.dumps(res))
+    else:
+        print(table)
+    return 0
+
+
+def markdown(r: dict[str, Any], quick: bool) -> str:
+    rows: list[tuple[str, str, str, str]] = []
+
+    def row(what: str, value: str, ref_what: str, ref: str) -> None:
+        rows.append((what, value, ref_what, ref))
+
+    rt = r["mqtt_rt"]
+    runs = get(r["venue"], "runs")
+    if isinstance(runs, list):
+        for v in runs:
+            row(
+                f"venue N={v['tables']}: event latency p50 / p99 (input put → subscriber)",
+                f"{v['latency_p50_ms']:.1f} / {v['latency_p99_ms']:.1f} ms",
+                "raw aiomqtt QoS 1 publish → subscriber p50 / p99",
+                f"{rt['p50_ms']:.2f} / {rt['p99_ms']:.2f} ms",
+            )
+            row(
+                f"venue N={v['tables']}: events/s, lost, duplicates, outbox left",
+                f"{v['events_per_s']:,.0f} ev/s; {v['lost']} lost, {v['duplicates']} dup,"
+                f" {v['outbox_left']} left",
+                "broker CPU / RSS",
+                f"{v['broker_cpu_pct']:.1f} % / {v['broker_rss_mb']:.1f} MB",
+            )
+            row(
+                f"venue N={v['tables']}: daemon CPU (mean per table) / RSS (mean, max)",
+                f"{v['daemon_cpu_pct_mean']:.2f} % / {v['daemon_rss_mb_mean']:.1f},"
+                f" {v['daemon_rss_mb_max']:.1f} MB",
+                "all daemons online after spawn",
+                f"{v['all_ready_s']:.1f} s",
+            )
+    else:
+        row("venue", str(r["venue"]), "", "")
+    idle, bare = r["idle"], r["bare"]
+    row("daemon start → `online` (spawn to retained status)", f"{idle['ready_s']:.2f} s",
+        "python start + `import aiomqtt`", f"{bare['start_s']:.2f} s")
+    row("daemon RSS (idle, after start)", f"{idle['rss_mb']:.1f} MB",
+        "python + aiomqtt imported / Mosquitto", f"{bare['rss_mb']:.1f} MB / "
+        f"{idle['broker_rss_mb']:.1f} MB")
+    row("daemon idle CPU", f"{idle['idle_cpu_pct']:.2f} %", "Mosquitto idle CPU",
+        f"{idle['broker_idle_cpu_pct']:.2f} %")
+    link = r["link"]
+    if isinstance(link, dict):
+        row(f"table-link frame on the wire at {link['baud']:,} baud (honba_display + ack)",
+            f"{link['frame_ms']:.3f} + {link['ack_ms']:.3f} ms",
+            "software round trip over a pty p50 / p99",
+            f"{link['pty_round_trip_p50_ms']:.3f} / {link['pty_round_trip_p99_ms']:.3f} ms")
+        row("table-link decoder", f"{link['decoder_frames_per_s']:,.0f} frames/s",
+            "replug → connected p50 / max",
+            f"{link['replug_p50_ms']:.0f} / {link['replug_max_ms']:.0f} ms")
+    else:
+        row("table link", link, "", "")
+    timers, loop = r["timers"], r["loop"]
+    if isinstance(timers, dict):
+        for phase in ("idle", "loaded"):
+            t = timers.get(phase)
+            if t:
+                row(f"WMC timer error |charged − true| p50 / p99, {phase}",
+                    f"{t['error_p50_ms']:.3f} / {t['error_p99_ms']:.3f} ms ({t['lost']} lost)",
+                    "event loop wake-up lateness p50 / p99",
+                    f"{loop['p50_ms']:.3f} / {loop['p99_ms']:.3f} ms")
+    else:
+        row("timers", timers, "", "")
+    rv = r["riichienv"]
+    rp = r["replay"]
+    if isinstance(rv, dict) and "ours_hands_per_s" in rv:
+        row(f"record replay, same {rv['games']} games / {rv['hands']} hands as mjai"
+            " (import + replay)", f"{rv['ours_hands_per_s']:,.0f} hands/s",
+            f"riichienv {rv['riichienv']} `MjaiReplay` (parse + step)",
+            f"{rv['riichienv_hands_per_s']:,.0f} hands/s")
+    else:
+        row("record replay vs riichienv", "—", "riichienv", str(get(rv, "riichienv")))
+    if isinstance(rp, dict):
+        row("record replay (bench/replay.py): reducer inputs/s; hands/s with verify",
+            f"{rp['inputs/s (reducer)']:,.0f} inputs/s; "
+            f"{rp['hands/s (import+replay+verify)']:,.0f} hands/s",
+            "records not verified", f"{rp['mismatched']} of {rp['records']}")
+    sc = r["scoring"]
+    if isinstance(sc, dict):
+        for name, s in sc.items():
+            if isinstance(s, dict):
+                row(f"riichi scoring ({name})", f"{s['scored_hands_per_s']:,.0f} hands/s",
+                    "p99 per hand", f"{s['score_p99_us']:,.0f} µs")
+    zj = r["zung_jung"]
+    if isinstance(zj, dict):
+        row("Zung Jung scoring", f"{zj['hands_per_s']:,.0f} hands/s",
+            "worst case (11122233344455m)", f"{zj['worst_us']:,.0f} µs/hand")
+    ov = r["overlay"]
+    if isinstance(ov, dict):
+        row("overlay latency (event applied → DOM) p50 / p99",
+            f"{ov['p50_ms']:.1f} / {ov['p99_ms']:.1f} ms",
+            "raw aiomqtt QoS 1 publish → subscriber p50", f"{rt['p50_ms']:.2f} ms")
+    else:
+        row("overlay latency", str(ov), "", "")
+    dl = r.get("daemon_latency")
+    if dl is not None:
+        row("bench/daemon_latency.py", json.dumps(dl)[:200] if isinstance(dl, dict) else dl,
+            "", "")
+    head = (
+        f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {platform.node()}:"
+        f" {os.cpu_count()} CPUs, Python {platform.python_version()},"
+        f" {platform.system()} {platform.release()}; {'quick' if quick else 'full'} form,"
+        f" {r['seconds']} s; usage from {venue.usage_source()}.\n\n"
+        "| figure | value | reference (same run) | reference value |\n|---|---|---|---|\n"
+    )
+    body = "\n".join(f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows)
+    return head + body + "\n"
+
+
+if __name__ == "__main__":
+    sys.exit(main())
