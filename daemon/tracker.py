@@ -259,16 +259,28 @@ class SensorTracker:
         log.warning("rejected %s: %s", what, reason, extra={"fields": fields})
         await sink.put(KIND_MARKER, "tracker", body)
 
-    def _forget(self, tile: Tile) -> None:
-        """The tile is not where the sensor model put it (refused read, tile back to the wall)."""
+    def _forget(self, tile: Tile, back_to: Place | None = None) -> None:
+        """The tile is not where the sensor model put it (a refused read, a tile back to the
+        wall): unseen again, or back at ``back_to`` (a refused meld's tiles go back)."""
         if self.tiles is None:
             return
         sensor = self.tiles.sensor
         places = {t: p for t, p in sensor.locations.places.items() if t != tile}
+        if back_to is not None:
+            places[tile] = back_to
         locations = Locations(MappingProxyType(places), sensor.locations.moves)
         from dataclasses import replace
 
         self.tiles.sensor = replace(sensor, locations=locations)
+
+    async def _reject_meld(self, sink: InputSink, seat: Seat,
+                           tiles: list[tuple[Tile, Place | None]], reason: str) -> None:
+        """Not a meld: the tiles are where they were before (the players put them back)."""
+        for tile, previous in tiles:
+            self._forget(tile, previous)
+        desc = "+".join(t.mjai(self.aka) for t, _ in tiles)
+        await self._reject(sink, f"meld {desc} of seat {int(seat)}", reason,
+                           tiles=[t.id for t, _ in tiles])
 
     def _ring_kind(self, h: HandState, index: int) -> Kind | None:
         """The manifest's kind at ring ``index`` (None: no manifest, no break, or unread)."""
@@ -514,12 +526,10 @@ class SensorTracker:
         called = [t for t, prev in tiles if prev is not None and prev.zone is Zone.RIVER]
         own = [t for t, prev in tiles if prev is None or prev.zone is not Zone.RIVER]
         source = f"seat:{int(seat)}"
-        desc = "+".join(t.mjai(self.aka) for t, _ in tiles)
         if len(called) == 1 and len(own) in (2, 3):
             c = called[0]
             if h.last is None or h.last.tile != c:
-                await self._reject(sink, f"meld {desc} of seat {int(seat)}", "not_last_discard",
-                                   tiles=[t.id for t, _ in tiles])
+                await self._reject_meld(sink, seat, tiles, "not_last_discard")
                 return
             hand_tiles = tuple(sorted(own, key=lambda t: t.id))
             same = all(t.kind == c.kind for t in hand_tiles)
@@ -531,8 +541,7 @@ class SensorTracker:
             elif len(own) == 2 and _is_run(c, hand_tiles):
                 await self._input(sink, source, Call(seat=seat, kind="chi", tiles=hand_tiles))
             else:
-                await self._reject(sink, f"meld {desc} of seat {int(seat)}", "not_a_meld",
-                                   tiles=[t.id for t, _ in tiles])
+                await self._reject_meld(sink, seat, tiles, "not_a_meld")
             return
         if not called and len(own) == 4 and len({t.kind for t in own}) == 1:
             order = {t: i for i, t in enumerate(st.concealed or ())}
@@ -545,8 +554,7 @@ class SensorTracker:
         ):
             await self._input(sink, source, Kakan(seat=seat, tile=own[0]))
             return
-        await self._reject(sink, f"meld {desc} of seat {int(seat)}", "not_a_meld",
-                           tiles=[t.id for t, _ in tiles])
+        await self._reject_meld(sink, seat, tiles, "not_a_meld")
 
 
 def _is_run(called: Tile, two: Sequence[Tile]) -> bool:
