@@ -19,6 +19,11 @@ MOSQUITTO_PATHS = ("/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto")
 
 
 def mosquitto_binary() -> str | None:
+    """The mosquitto to start; ``JANTAKU_MOSQUITTO`` overrides (a path, or ``none``: there is
+    none, as on a fresh machine)."""
+    forced = os.environ.get("JANTAKU_MOSQUITTO")
+    if forced is not None:
+        return None if forced in ("", "none") else forced
     found = shutil.which("mosquitto")
     if found:
         return found
@@ -35,6 +40,15 @@ def listening(port: int, host: str = "127.0.0.1") -> bool:
     with socket.socket() as s:
         s.settimeout(0.2)
         return s.connect_ex((host, port)) == 0
+
+
+def _die_with_parent() -> None:
+    """In the child: SIGTERM when the parent dies, even by SIGKILL (Linux prctl
+    PR_SET_PDEATHSIG), so a killed demo leaves no broker behind."""
+    import ctypes
+
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)
 
 
 class PrivateBroker:
@@ -61,7 +75,7 @@ class PrivateBroker:
         with open(self.workdir / "mosquitto.log", "ab") as out:
             self.proc = subprocess.Popen([self.binary, "-c", str(path)], stdout=out,
                                          stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                         start_new_session=True)
+                                         start_new_session=True, preexec_fn=_die_with_parent)
         deadline = time.monotonic() + timeout
         while not listening(self.port):
             if self.proc.poll() is not None or time.monotonic() > deadline:

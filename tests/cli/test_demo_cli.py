@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -87,6 +88,67 @@ def test_demo_headless_two_hands() -> None:
     finally:
         client.loop_stop()
         client.disconnect()
+
+
+def test_demo_without_any_broker_plays_on() -> None:
+    """A fresh machine: no --mqtt-host, no mosquitto binary. The daemon plays without a broker,
+    queues its events and the demo says so."""
+    proc = subprocess.run(
+        [JANTAKU, "demo", "--headless", "--hands", "1", "--speed", "1000", "--http-port", "0",
+         "--table-id", f"demo-{uuid.uuid4().hex[:10]}"],
+        capture_output=True, text=True, timeout=120,
+        env={**os.environ, "JANTAKU_MOSQUITTO": "none"},
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    lines = [json.loads(x) for x in proc.stdout.splitlines() if x.strip()]
+    assert lines[0]["event"] == "demo_started"
+    assert lines[0]["broker"].startswith("none")
+    assert lines[-1]["event"] == "summary" and lines[-1]["hands"] == 1 and lines[-1]["equal"]
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(entry.name))
+    return out
+
+
+def test_demo_stops_cleanly_on_ctrl_c() -> None:
+    """Without --hands it plays on; SIGINT stops it: exit 0, its private broker gone too."""
+    proc = subprocess.Popen(
+        [JANTAKU, "demo", "--headless", "--speed", "1000", "--http-port", "0", "--table-id",
+         f"demo-{uuid.uuid4().hex[:10]}"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    assert proc.stdout is not None
+    try:
+        first = json.loads(proc.stdout.readline())
+        assert first["event"] == "demo_started"
+        line = json.loads(proc.stdout.readline())
+        assert line["event"] == "hand_ended"  # it is playing
+        children = _children(proc.pid)
+        if first["broker"].startswith("private"):
+            assert children, "the private mosquitto should be a child"
+        proc.send_signal(signal.SIGINT)
+        rest = proc.stdout.read()
+        assert proc.wait(30) == 0
+        summary = json.loads(rest.strip().splitlines()[-1])
+        assert summary["event"] == "summary" and summary["interrupted"] is True
+        for pid in children:
+            assert not Path(f"/proc/{pid}").exists() or "Z" in Path(
+                f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0], pid
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 def test_demo_refuses_bad_options() -> None:
