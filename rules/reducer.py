@@ -916,6 +916,7 @@ def _discard(rs: Ruleset, t: TableState, h: HandState, inp: Discard, out: _Out) 
     dues = tuple(replace(d, discarded=True) if d.seat == s and d.timing == "after_discard"
                  else d for d in h.dora_due)
     h = replace(h, last=LastDiscard(seat=s, tile=tile, riichi=inp.riichi, houtei=houtei),
+                discard_log=(*h.discard_log, (s, tile)),
                 step="draw", turn=s.plus(1), first_discards=first_discards, dora_due=dues,
                 pre_call=None, pre_call_seat=None, kan_window=None, robbed=False)
     out.emit(Discarded(seat=s, tile=tile, riichi=inp.riichi, tsumogiri=tsumogiri,
@@ -1303,6 +1304,7 @@ def _ron(rs: Ruleset, t: TableState, h: HandState, inp: Ron, out: _Out) -> HandS
             if why is not None:
                 raise out.reject("furiten_ron", s, "not furiten", why)
     houtei = bool(ref.last is not None and ref.last.houtei and not chankan)
+    responsible = None if chankan or tile is None else _responsible(ref, s, tile)
     win = Win(
         winner=s,
         loser=loser,
@@ -1315,6 +1317,7 @@ def _ron(rs: Ruleset, t: TableState, h: HandState, inp: Ron, out: _Out) -> HandS
         chankan=chankan,
         pao=st.pao,
         pao_yaku=st.pao_yaku,
+        responsible=responsible,
     )
     out.emit(WinDeclared(seat=s, kind="chankan" if chankan else "ron", loser=loser, tile=tile))
     if h.step == "won":
@@ -1327,6 +1330,20 @@ def _ron(rs: Ruleset, t: TableState, h: HandState, inp: Ron, out: _Out) -> HandS
     if t.game is not None and t.game.confirm_wins:
         out.emit(AwaitingConfirmation(seats=tuple(w.seat for w in h2.wins)))
     return h2
+
+
+def _responsible(h: HandState, winner: Seat, tile: Tile) -> Seat | None:
+    """The seat that first discarded the winning kind in this go-around, counted from the
+    winner's own last discard (WMC same-turn immunity, 跟张免责: [RM08], [WDs]; the ZJ payment
+    uses it, the riichi ones ignore it). ``None`` when the discards' tiles are not known."""
+    log = h.discard_log
+    start = max((i for i, (s, _) in enumerate(log) if s == winner), default=0)
+    for seat, t in log[start:]:
+        if t is None:
+            return None
+        if t.kind == tile.kind:
+            return seat
+    return None
 
 
 def _win_shown(h: HandState, inp: WinShown, out: _Out) -> HandState:

@@ -155,6 +155,7 @@ class HandState:
     robbed: bool = False  # the last kan was robbed: no indicator for it (S §43-8)
     interrupted: bool = False  # a call (ankan included) happened: first go-around broken
     first_discards: tuple[Tile | None, ...] = ()  # the first discard of each seat, in order
+    discard_log: tuple[tuple[Seat, Tile | None], ...] = ()  # every discard, in play order
     wins: tuple[PendingWin, ...] = ()
     win_base: HandState | None = None  # the state before the win was declared
     # WinShown: (seat, concealed hand with the winning tile, winning tile, meld tiles).

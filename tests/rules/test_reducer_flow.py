@@ -527,3 +527,23 @@ def test_a_closing_input_refused_after_sealing_keeps_the_seal() -> None:
     assert p is not None and p.dealer == 1 and p.honba == 0
     ev = h.send(HandStart())
     assert ev[0].to_json()["dealer"] == 1
+
+
+def test_wmc_same_turn_immunity_names_the_first_discarder() -> None:
+    # seat 3 waits on 5z (P, haku). Seat 1 throws a 5z, seat 3 lets it pass; seat 2 throws the
+    # next 5z and seat 3 wins on it: seat 1, who threw it first in the go-around, is the
+    # responsible player (跟张免责, [RM08] [WDs]).
+    h = Hand("wmc", hands={S1: "5z", S2: "5z", S3: "111m999p111s111z5z"},
+             draws="9m" + "3z" + "3z" + "4z" + "4z" + "6z" + "6z")
+    h.go_around(S0, 1)  # dealer's 14th is dealt (jump): it discards the 9m...
+    assert h.h.turn == S1
+    h.draw(S1)
+    h.discard(S1, "5z")
+    h.draw(S2)
+    h.discard(S2, "5z")
+    h.send(Ron(S3))
+    w = win(h)
+    assert w["winner"] == 3 and w["loser"] == 2 and w["responsible"] == 1
+    # worth more than 25: the responsible seat pays 3V - 50, the others 25 (v1.03)
+    deltas = h.ended()["settlement"]["deltas"]
+    assert deltas[0] == deltas[2] == -25 and deltas[1] == -(deltas[3] - 50)
