@@ -42,7 +42,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
 
 from daemon.table import KIND_INPUT, KIND_MARKER, KIND_TIMER
-from drivers.tiles.events import ReaderFault, Rejection, TileRead
+from drivers.tiles.events import FaultKind, ReaderFault, Rejection, TileRead
 from drivers.tiles.location import Locations
 from drivers.tiles.places import Place, Zone
 from rules.inputs import (
@@ -153,6 +153,7 @@ class SensorTracker:
         self.inputs = 0
         self.rejected = 0
         self.reader_faults = 0
+        self.reader_connects = 0
         self.last_rejection: dict[str, Any] | None = None
         self.reasons: Counter[str] = Counter()  # rejections by reason
         self._status = "starting"
@@ -232,6 +233,7 @@ class SensorTracker:
             "rejected": self.rejected,
             "reasons": dict(self.reasons),
             "reader_faults": self.reader_faults,
+            "reader_connects": self.reader_connects,
             "last_rejection": self.last_rejection,
         }
 
@@ -328,7 +330,10 @@ class SensorTracker:
         from drivers.link import messages as m
 
         if isinstance(item, ReaderFault):
-            self.reader_faults += 1
+            if item.kind is FaultKind.CONNECTED:
+                self.reader_connects += 1  # at start and after every re-plug: not a fault
+            else:
+                self.reader_faults += 1
             await sink.put(KIND_MARKER, "tracker", {**item.as_json(), "type": "reader_fault"})
             return
         if isinstance(item, Rejection):

@@ -138,7 +138,7 @@ class ProcessDaemon:
         reasons: Counter[str] = Counter(
             str(m.get("reason")) for m in marks if m.get("type") in ("tile_rejected",))
         faults = sum(1 for m in marks if m.get("type") == "reader_fault"
-                     and m.get("fault") not in ("connected", "unplugged"))
+                     and m.get("fault") != "connected")
         return sum(reasons.values()), faults, reasons
 
     def published(self) -> int:

@@ -661,6 +661,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="a reader over a real serial loopback, e.g. "
                         "seat0-hand=/dev/ttyUSB1:/dev/ttyUSB2 (repeatable)")
     parser.add_argument("--workdir", type=Path, help="keep the rig and the event log here")
+    parser.add_argument("--process", action="store_true", help="run the daemon as `jantaku run "
+                        "--config` in its own process (needs --mqtt-host or mosquitto)")
+    parser.add_argument("--mqtt-host", help="the broker (default: none in-process; a private "
+                        "mosquitto with --process)")
+    parser.add_argument("--mqtt-port", type=int, default=1883)
     args = parser.parse_args(argv)
     real_buttons = None
     if args.real_buttons:
@@ -692,12 +697,22 @@ def main(argv: list[str] | None = None) -> int:
             failures += 0 if report.ok else 1
         return 1 if failures else 0
     work = args.workdir or Path(tempfile.mkdtemp(prefix="jantaku-hil-"))
+    broker = None
     try:
-        result = asyncio.run(run_game(args.ruleset, args.seed, args.hands, workdir=work,
+        mqtt = None if not args.mqtt_host else (args.mqtt_host, args.mqtt_port)
+        if args.process and mqtt is None:
+            from hil.broker import PrivateBroker
+
+            broker = PrivateBroker(work / "broker").start()
+            mqtt = ("127.0.0.1", broker.port)
+        result = asyncio.run(run_game(args.ruleset, args.seed, args.hands, workdir=work / "rig",
                                       speed=args.speed, real_table=args.real_table,
                                       link_path=args.daemon_link, real_buttons=real_buttons,
-                                      reader_ports=reader_ports or None))
+                                      reader_ports=reader_ports or None, mqtt=mqtt,
+                                      process=args.process))
     finally:
+        if broker is not None:
+            broker.stop()
         if args.workdir is None:
             shutil.rmtree(work, ignore_errors=True)
     print(json.dumps(result.summary(), ensure_ascii=False))

@@ -47,6 +47,7 @@ FAULTS: Final = (
     "truncated_link",  # the first bytes of a frame, as when a cable is pulled mid-frame
     "corrupt_link",  # a frame with one bit flipped (CRC catches it)
     "unplug_link",  # the table's USB-serial cable out for `seconds`, then back
+    "unplug_reader",  # the step's RFID reader unplugged for `seconds`, then back
     "broker_down",  # the MQTT broker stopped for `seconds` (private broker)
     "misread",  # the reader reports another wall tile first (a misread tag), then the right one
     "double_read",  # the tag read twice in a row on the same reader
@@ -211,6 +212,19 @@ class _Faults:
             rig.table.unplug()
             await asyncio.sleep(f.seconds)
             rig.table.plug()
+        elif f.kind == "unplug_reader":
+            place = _place_of(inp)
+            em = rig.readers[place]
+            tracker = r.daemon.tracker
+            connects = tracker.reader_connects
+            em.unplug()
+            await asyncio.sleep(f.seconds)
+            em.plug()
+            deadline = asyncio.get_running_loop().time() + 10
+            while tracker.reader_connects <= connects:  # the daemon's reader reopened it
+                if asyncio.get_running_loop().time() > deadline:
+                    raise TimeoutError("the daemon's reader did not reopen the replugged port")
+                await asyncio.sleep(0.02)
         elif f.kind == "broker_down":
             if self.broker is None:
                 raise ScenarioError("broker_down needs the scenario's private broker")
@@ -279,6 +293,18 @@ class _Faults:
             rig.events += 1
             await r.sync()
         return True
+
+
+def _place_of(inp: ri.Input) -> Place:
+    if isinstance(inp, ri.Discard):
+        return Place(Zone.RIVER, inp.seat)
+    if isinstance(inp, ri.Draw | ri.RinshanDraw):
+        return Place(Zone.HAND, inp.seat)
+    if isinstance(inp, ri.Call | ri.Ankan | ri.Kakan):
+        return Place(Zone.MELDS, inp.seat)
+    if isinstance(inp, ri.IndicatorShown):
+        return Place(Zone.DORA)
+    raise ScenarioError(f"no reader takes {inp!r}")
 
 
 async def run_scenario(sc: Scenario, workdir: Path | None = None) -> Report:

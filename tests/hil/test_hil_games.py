@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from hil.broker import PrivateBroker, mosquitto_binary
 from hil.runner import comparable, first_difference, run_game
 
 RULESETS = ("saikouisen", "saikouisen-classic", "mleague", "mu", "wmc", "tenhou")
@@ -28,6 +29,22 @@ async def test_hil_game_equals_the_simulator(ruleset: str, tmp_path: Path) -> No
     assert sum(res.final_scores or []) + 1000 * ended[-1]["next"]["deposits"] == sum(
         ended[0]["outcome"]["context"]["scores"]) + 1000 * ended[0]["outcome"]["context"][
         "deposits"]
+
+
+@pytest.mark.skipif(mosquitto_binary() is None, reason="no mosquitto binary")
+async def test_hil_game_through_jantaku_run(tmp_path: Path) -> None:
+    """The daemon as a venue runs it: `jantaku run --config` in its own process, the game started
+    by a signed referee command, the events as an MQTT subscriber receives them."""
+    broker = PrivateBroker(tmp_path / "broker").start()
+    try:
+        res = await run_game("wmc", seed=4, hands=1, workdir=tmp_path / "rig",
+                             mqtt=("127.0.0.1", broker.port), process=True)
+    finally:
+        broker.stop()
+    assert res.difference is None, res.difference
+    assert res.violations == [] and res.rejections == 0
+    assert [int(e["seq"]) for e in res.envelopes] == list(range(1, res.published + 1))
+    assert any(e["type"] == "hand_ended" for e in res.daemon_events)
 
 
 def test_the_comparison_sees_a_difference() -> None:
