@@ -454,9 +454,15 @@ class SensorTracker:
     async def _dora(self, sink: InputSink, h: HandState, read: TileRead) -> None:
         hs = self._hand
         if h.step == "won":  # S §24-7: the ura indicators, shown after a riichi win
-            hs.ura.append(read.tile)
             st = self._state(sink)
             rs = None if st is None else st.ruleset
+            if rs is None or not (rs.dora.indicator and rs.dora.ura) or not any(
+                    w.win.riichi for w in h.wins):
+                self._forget(read.tile)
+                await self._reject(sink, "a tile on the dora spot", "no_ura_here",
+                                   tile=read.tile.id)
+                return
+            hs.ura.append(read.tile)
             kan_ura = rs is not None and rs.dora.kan_dora and rs.dora.kan_ura
             if len(hs.ura) >= (len(h.indicators) if kan_ura else min(1, len(h.indicators))):
                 tiles, hs.ura = tuple(hs.ura), []
