@@ -141,9 +141,14 @@ def _check_one(before: TableState, after: TableState, events: tuple[Event, ...])
         assert c["code"] in CATALOGUE
         assert c["article"]
     sanctions = {c["sanction"].split(":")[0] for c in codes}
-    if sanctions == {"rejected"}:
+    types = [e.TYPE for e in events]
+    if sanctions == {"rejected"} and "hand_ended" in types:
+        # the input closed a pending win (the seal stands) and was then refused itself
+        assert types[-1] == "violation" and len(codes) == 1
+        assert after.hand is not None and after.hand.outcome is not None
+    elif sanctions == {"rejected"}:
         assert _play_state(after) == _play_state(before), codes
-        assert [e.TYPE for e in events] == ["violation"]
+        assert types == ["violation"]
     elif "dead_hand_rejected" in sanctions:
         # the tile goes back; only the offender's hand is dead
         assert after.hand is not None and before.hand is not None
