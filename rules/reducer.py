@@ -838,7 +838,9 @@ def _rinshan(rs: Ruleset, h: HandState, inp: RinshanDraw, out: _Out) -> HandStat
                                 has_drawn=True, rinshan=True, kuikae=()))
     if tile is not None:
         h = _locate(h, [tile], LOC_HAND + s)
-    h = replace(h, rinshan_taken=h.rinshan_taken + 1, step="discard")
+    # The replacement tile is drawn: a daiminkan can no longer be undone by a ron on its tile.
+    h = replace(h, rinshan_taken=h.rinshan_taken + 1, step="discard", pre_call=None,
+                pre_call_seat=None)
     out.emit(Drew(seat=s, tile=tile, position=None if h.brk is None else
                   Wall(h.brk).position(index), rinshan=True, live_left=h.live_left()))
     return h

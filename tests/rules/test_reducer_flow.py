@@ -547,3 +547,23 @@ def test_wmc_same_turn_immunity_names_the_first_discarder() -> None:
     # worth more than 25: the responsible seat pays 3V - 50, the others 25 (v1.03)
     deltas = h.ended()["settlement"]["deltas"]
     assert deltas[0] == deltas[2] == -25 and deltas[1] == -(deltas[3] - 50)
+
+
+def test_ron_on_a_daiminkan_tile_until_the_replacement_draw() -> None:
+    # seat 2 waits on 2s (13s, haku for a yaku); seat 0 throws a 2s that seat 3 kans (222s); seat 2's ron
+    # takes the tile while the kan is not complete (W 抢杠/鸣牌优先), not after the rinshan
+    def setup() -> Hand:
+        h = Hand("mleague", hands={S0: "2s", S2: "123m456p555z11z13s", S3: "222s"},
+                 draws="9m", rinshan="5z")
+        h.draw(S0)
+        h.discard(S0, "2s")
+        h.send(Call(S3, "daiminkan", h.tiles(S3, "222s")))
+        h.send(IndicatorShown())
+        return h
+
+    h = setup()
+    ev = h.send(Ron(S2))
+    assert h.types(ev)[:2] == ["call_cancelled", "win_declared"]
+    h2 = setup()
+    h2.rinshan(S3)
+    assert h2.codes(h2.send(Ron(S2))) == ["no_discard_to_claim"]
