@@ -550,8 +550,9 @@ def test_wmc_same_turn_immunity_names_the_first_discarder() -> None:
 
 
 def test_ron_on_a_daiminkan_tile_until_the_replacement_draw() -> None:
-    # seat 2 waits on 2s (13s, haku for a yaku); seat 0 throws a 2s that seat 3 kans (222s); seat 2's ron
-    # takes the tile while the kan is not complete (W 抢杠/鸣牌优先), not after the rinshan
+    # seat 2 waits on 2s (13s; haku for a yaku); seat 0 throws a 2s that seat 3 kans (222s);
+    # seat 2's ron takes the tile while the kan is not complete (W 抢杠-3, 鸣牌优先), not after
+    # the rinshan draw
     def setup() -> Hand:
         h = Hand("mleague", hands={S0: "2s", S2: "123m456p555z11z13s", S3: "222s"},
                  draws="9m", rinshan="5z")
