@@ -955,6 +955,11 @@ def _check_riichi(rs: Ruleset, h: HandState, st: SeatState, s: Seat, tile: Tile 
 # --- calls ---------------------------------------------------------------------------------------
 def _claimable(h: HandState, seat: Seat, out: _Out) -> LastDiscard:
     last = h.last
+    if last is None and h.pre_call is not None and h.pre_call_seat is not None:
+        # W 鸣牌优先-4: once a call is shown, later pon/kan/chi claims on the tile lapse
+        # (only a ron keeps priority until the caller discards).
+        raise out.reject("claim_taken", seat, "a claim before the call was shown",
+                         f"after seat {int(h.pre_call_seat)}'s call")
     if last is None:
         raise out.reject("no_discard_to_claim", seat, "a discard", "none")
     if last.passed or h.step != "draw":

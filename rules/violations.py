@@ -121,6 +121,9 @@ CATALOGUE: dict[str, Entry] = {
         # --- calls --------------------------------------------------------------------------
         _e("no_discard_to_claim", "a call or ron with no claimable discard", "rejected",
            S="S §40", M="M 4-2", mu="μ §33", W="W 鸣牌优先"),
+        _e("claim_taken", "a call on a discard another seat's call already took (only a ron "
+           "keeps priority until the caller discards)", "rejected", W="W 鸣牌优先-4",
+           S="S §40-3", M="M 4-2-2", mu="μ §26(1)"),
         _e("call_own_discard", "a seat calls its own discard", "rejected",
            S="S §40", M="M 4-2", mu="μ §33"),
         _e("call_after_draw", "a call after the next player drew", "rejected",

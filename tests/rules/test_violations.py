@@ -887,3 +887,11 @@ def test_win_shown_that_differs_from_the_known_hand() -> None:
     assert v["sanction"] == "recorded"
     h.send(RefereeOverride("confirm_win"))
     assert h.ended()["outcome"]["wins"][0]["hand"] == [t.id for t in shown]
+
+
+def test_a_claim_after_another_call_was_shown() -> None:
+    h = Hand("mleague", hands={S0: "4m456p789s11223z", S1: "56m", S3: "44m"})
+    h.draw(S0)
+    h.discard(S0, "4m")
+    h.send(Call(S1, "chi", h.tiles(S1, "56m")))
+    rejected(h, Call(S3, "pon", h.tiles(S3, "44m")), "claim_taken", article="M 4-2-2")
