@@ -269,6 +269,18 @@ class Table:
                 pl.melds[i] = ("kakan", [*pl.melds[i][1], t])
                 self._kan(s)
                 self.send(Kakan(s, self._tile(t)))
+                # chankan: a riichi seat waiting on the added tile robs it (S §48, M 4-5-6)
+                robbers = [o for o in (s.plus(1), s.plus(2), s.plus(3))
+                           if t.kind in self.players[o].waits() and self._scores_win(o, False)
+                           and not self._furiten(o)]
+                if robbers:
+                    if self.rs.calls.multiple_ron == "head_bump":
+                        robbers = robbers[:1]
+                    self._win(robbers[0], s, t, more=robbers[1:])
+                    return None
+                for o in (s.plus(1), s.plus(2), s.plus(3)):
+                    if self.players[o].riichi and t.kind in self.players[o].waits():
+                        self.players[o].missed = True
                 self._kan_indicator(s, open_kan=True)
                 self._rinshan_draw(s)
                 return self._act(s)
