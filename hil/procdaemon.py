@@ -109,8 +109,9 @@ class ProcessDaemon:
         if reply is None or reply.get("status") != "ok":
             raise RuntimeError(f"new_game refused: {reply}")
 
-    async def sync(self, consumed: int, timeout: float = 10.0) -> None:
-        await asyncio.sleep(self.gap)
+    async def sync(self, consumed: int, timeout: float = 10.0, ordering: bool = True) -> None:
+        if ordering:
+            await asyncio.sleep(self.gap)
 
     def _query(self, sql: str) -> list[tuple[Any, ...]]:
         db = sqlite3.connect(f"file:{self.eventlog}?mode=ro", uri=True, timeout=5)

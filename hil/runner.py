@@ -187,7 +187,7 @@ class InProcessDaemon:
 
         await self.service.submit(KIND_INPUT, "referee:hil", ri.input_to_json(inp))
 
-    async def sync(self, consumed: int, timeout: float = 10.0) -> None:
+    async def sync(self, consumed: int, timeout: float = 10.0, ordering: bool = True) -> None:
         await self.tracker.wait_consumed(consumed, timeout)
         # the tracker's last input is queued: wait until the service has applied it
         await asyncio.wait_for(self.service.queue.join(), timeout)
@@ -307,8 +307,11 @@ class HilRunner:
         self.late_clock = 0.0  # a scenario's late clock press: seconds after the discard
         self._late: list[asyncio.Task[None]] = []
 
-    async def sync(self) -> None:
-        await self.daemon.sync(self.rig.events)
+    async def sync(self, ordering: bool = True) -> None:
+        """In-process: until the tracker consumed every device event so far. A process daemon
+        is only observable through its log (:meth:`step_done`): it gets a gap where the next
+        device event is on another wire and must come after (``ordering``)."""
+        await self.daemon.sync(self.rig.events, ordering=ordering)
 
     async def play(self, steps: Iterable[Step]) -> None:
         """Perform every step; ``steps`` may be a generator (the simulator thinks as it goes:
@@ -380,7 +383,7 @@ class HilRunner:
                 await self.sync()
             rig.tag(Place(Zone.RIVER, inp.seat), inp.tile)
             self._last_discard = inp.tile
-            await self.sync()
+            await self.sync(ordering=False)
             if self.late_clock > 0:
                 self._late.append(asyncio.create_task(self._press_late(inp.seat,
                                                                        self.late_clock)))
@@ -400,7 +403,8 @@ class HilRunner:
             rig.key(inp.seat, TSUMO if isinstance(inp, ri.Tsumo) else RON)
             self._winners.append(inp.seat)
             if not (following is not None and isinstance(following.input, ri.Ron)):
-                await self.sync()
+                await self.sync(ordering=False)
+                await self.daemon.step_done(self.expected_inputs)
                 await self._show_ura()
         elif isinstance(inp, ri.ExhaustiveDraw):
             for s in SEATS:
@@ -416,7 +420,7 @@ class HilRunner:
         for ev in step.events:
             if ev.TYPE == "riichi_accepted":
                 self._riichi.add(Seat.of(ev.to_json()["seat"]))
-        await self.sync()
+        await self.sync(ordering=self._pending_inputs > 0)
 
     async def _show_ura(self) -> None:
         """After a riichi win the ura indicators are turned onto the dora spot (S §24-7)."""

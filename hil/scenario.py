@@ -346,7 +346,7 @@ async def run_scenario(sc: Scenario, workdir: Path | None = None) -> Report:
             if seqs != list(range(1, result.published + 1)):
                 report.problems.append(f"the subscriber got {len(seqs)} of {result.published}"
                                        " events or a gap")
-        _check(sc, result, report, collector)
+        check(sc, result, report, collector)
     except Exception as exc:  # a crash is a failed scenario, reported as such
         report.problems.append(f"crashed: {exc!r}")
     finally:
@@ -364,7 +364,7 @@ async def _wait_all(collector: Any, result: GameResult, timeout: float = 15.0) -
         await asyncio.sleep(0.1)
 
 
-def _check(sc: Scenario, res: GameResult, report: Report, collector: Any) -> None:
+def check(sc: Scenario, res: GameResult, report: Report, collector: Any) -> None:
     e = sc.expect
     if len(report.fired) < len(sc.faults):
         report.problems.append(f"only {len(report.fired)} of {len(sc.faults)} faults fired")
