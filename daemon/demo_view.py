@@ -104,10 +104,18 @@ def describe(ev: dict[str, Any]) -> str | None:
     if t == "riichi_declared":
         return f"seat {seat} riichi"
     if t == "win_declared":
-        return f"seat {seat} declares {ev.get('kind', 'a win')}"
+        loser = ev.get("loser")
+        return f"seat {seat} {ev.get('kind', 'wins')}" + (
+            "" if loser is None else f" off seat {loser}")
     if t == "hand_ended":
         outcome = ev.get("outcome") or {}
-        return f"hand over: {outcome.get('kind')} → scores {ev.get('scores')}"
+        settlement = ev.get("settlement") or {}
+        wins = ", ".join(
+            f"seat {w.get('winner')} {w.get('han')}han {w.get('fu')}fu"
+            if w.get("han") is not None else f"seat {w.get('winner')} {w.get('value', '')}"
+            for w in settlement.get("wins", []))
+        return (f"hand over: {outcome.get('kind')}{' ' + wins if wins else ''}; deltas "
+                f"{settlement.get('deltas')}")
     if t == "game_ended":
         return "game over"
     if t == "violation":

@@ -158,3 +158,32 @@ def test_demo_refuses_bad_options() -> None:
                               text=True, timeout=60)
         assert proc.returncode == 2, (args, proc.stderr)
         assert "jantaku demo:" in proc.stderr
+
+
+async def test_terminal_view_shows_the_table(tmp_path: Path) -> None:
+    """The live view draws what the overlay view model says: names, scores, honba, riichi
+    sticks, dora, rivers, the last events."""
+    from rich.console import Console
+
+    from daemon.demo_view import DemoView
+    from daemon.web.view import overlay_view
+    from hil.runner import HilSession
+
+    async with HilSession("mleague", workdir=tmp_path) as session:
+        await session.play(12, 1, max_steps=40)
+        assert session.daemon is not None
+        state = session.daemon.service.core.state.table
+        view = overlay_view(state, table="demo-view")
+        dv = DemoView("demo-view", "http://127.0.0.1:1/overlay/", "none")
+        dv.update(view, session.daemon.envelopes)
+    console = Console(record=True, width=140)
+    console.print(dv)
+    text = console.export_text()
+    for seat in view["seats"]:
+        assert seat["name"] in text and str(seat["score"]) in text
+        for r in seat["river"][:3]:
+            assert r["tile"] in text
+    assert f"honba {view['round']['honba']}" in text
+    assert f"riichi sticks {view['round']['deposits']}" in text
+    assert view["dora_indicators"][0] in text
+    assert "hand 1 starts" in text and "http://127.0.0.1:1/overlay/" in text
