@@ -73,6 +73,14 @@ def main(argv: list[str]) -> int:
         return asyncio.run(_demo(args))
     except KeyboardInterrupt:  # a second Ctrl-C during shutdown
         return 130
+    except _PortBusy as exc:
+        print(f"jantaku demo: --http-port {exc}: in use (--http-port 0 picks a free one)",
+              file=sys.stderr)
+        return 2
+
+
+class _PortBusy(Exception):
+    pass
 
 
 class _Out:
@@ -120,7 +128,12 @@ async def _demo(args: argparse.Namespace) -> int:
             mqtt = ("127.0.0.1", free_port())  # nothing listens: the daemon queues its events
             broker_note = "none (no mosquitto here): the daemon plays on and queues every event"
         hub = ViewHub()
-        async with serve(hub, "127.0.0.1", args.http_port) as port:
+        try:
+            server = serve(hub, "127.0.0.1", args.http_port)
+            port = await server.__aenter__()
+        except OSError:
+            raise _PortBusy(str(args.http_port)) from None
+        try:
             url = f"http://127.0.0.1:{port}/overlay/"
             view = DemoView(args.table_id, url, broker_note)
             session_ref: dict[str, Any] = {}
@@ -162,6 +175,8 @@ async def _demo(args: argparse.Namespace) -> int:
                 pub.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await pub
+        finally:
+            await server.__aexit__(None, None, None)
     finally:
         if broker is not None:
             broker.stop()
