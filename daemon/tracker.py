@@ -25,6 +25,9 @@ Zones (``drivers/tiles/places.py``; docs/hil.md has the table drawing):
 Seat panel keys (the table link's ``seat_button`` message, capability ``seat_buttons``):
 :data:`BUTTONS`. Key 0 is the seat's clock button (a ``timer`` record, as the daemon always did).
 
+What the tracker holds without an input yet (dealt tiles, a riichi key, meld tiles, ...) is logged
+as ``tracker_hold`` markers, so a restarted daemon takes it back from the log (:meth:`_restore`).
+
 The wall manifest (kinds by physical position) is kept and, once the break is known, put in ring
 order: every draw, replacement draw and indicator read is checked against it, and a read whose kind
 disagrees with the manifest is rejected (a misread tag) -- the tile stays where it was.
@@ -192,6 +195,7 @@ class SensorTracker:
     # ------------------------------------------------------------------ driver
     async def run(self, sink: InputSink) -> None:
         self._sink = sink
+        await self._restore(sink)
         reader: asyncio.Task[None] | None = None
         if self.tiles is not None:
             reader = asyncio.create_task(self.tiles.run(), name="tracker:rfid")
@@ -325,6 +329,101 @@ class SensorTracker:
                            read=read.tile.kind.mjai, manifest=name, position=pos.to_json())
         return False
 
+    # ------------------------------------------------------------------ restart
+    async def _hold(self, sink: InputSink, what: str, **fields: Any) -> None:
+        """Log a device event the tracker holds without an input yet (a dealt tile, a riichi
+        key, a meld tile, ...): after a restart, :meth:`_restore` picks it up from the log."""
+        await sink.put(KIND_MARKER, "tracker", {"type": "tracker_hold", "what": what, **fields})
+
+    async def _restore(self, sink: InputSink) -> None:
+        """After a restart (kill -9, power loss) mid-hand: the held device events of this hand
+        from the log, and the sensor model from the table state (docs/hil.md)."""
+        db, eventlog, core = (getattr(sink, n, None) for n in ("db", "eventlog", "core"))
+        if db is None or eventlog is None or core is None or not core.state.game:
+            return
+        game = core.state.game
+        records = await db(lambda: list(eventlog.records(game=game)))
+        start = max((i for i, r in enumerate(records) if r.kind == KIND_INPUT
+                     and r.body.get("type") == "hand_start"), default=None)
+        h = self._h(sink)
+        if start is None or h is None or h.step == "ended":
+            return
+        hand = _Hand()
+        dealt = False
+        for rec in records[start + 1:]:
+            body = rec.body
+            if rec.kind == KIND_INPUT:
+                dealt = dealt or body.get("type") == "deal_done"
+                # anything else pending was taken by this input
+                hand.riichi, hand.melds, hand.answers, hand.ura = set(), {}, {}, []
+                hand.indicator_position = hand.indicator_tile = None
+                continue
+            if rec.kind != KIND_MARKER:
+                continue
+            kind, what = body.get("type"), body.get("what")
+            if kind == "table_wall_manifest":
+                hand.manifest = tuple(body["tiles"])
+            elif kind == "tile_rejected" and str(what).startswith("meld"):
+                hand.melds = {}
+            elif kind == "tracker_hold":
+                tile = Tile(body["tile"]) if isinstance(body.get("tile"), int) else None
+                seat = Seat.of(body["seat"]) if isinstance(body.get("seat"), int) else None
+                if what == "deal" and seat is not None and tile is not None:
+                    hand.deal[seat].append(tile)
+                elif what == "riichi" and seat is not None:
+                    hand.riichi.add(seat)
+                elif what == "answer" and seat is not None:
+                    hand.answers[seat] = bool(body.get("tenpai"))
+                elif what == "meld" and seat is not None and tile is not None:
+                    prev = body.get("previous")
+                    place = None if prev is None else Place.parse(prev["zone"], prev["seat"])
+                    hand.melds.setdefault(seat, []).append((tile, place))
+                elif what == "ura" and tile is not None:
+                    hand.ura.append(tile)
+                elif what == "indicator_tile" and tile is not None:
+                    hand.indicator_tile = tile
+                elif what == "indicator_position":
+                    hand.indicator_position = Position.from_json(body["position"])
+        if dealt:
+            if self._jump(sink) and hand.deal[h.dealer]:
+                hand.fourteenth = hand.deal[h.dealer][-1]
+            hand.deal = {s: [] for s in SEATS}
+        self._hand = hand
+        self._relocate(h)
+        log.info("tracker restored after a restart", extra={"fields": {
+            "deal": sum(len(v) for v in hand.deal.values()), "riichi": sorted(hand.riichi),
+            "melds": {int(k): len(v) for k, v in hand.melds.items()}}})
+
+    def _relocate(self, h: HandState) -> None:
+        """The sensor model from the table state: where the rules engine knows each tile is."""
+        if self.tiles is None:
+            return
+        places: dict[Tile, Place] = {}
+        for s in SEATS:
+            st = h.seats[s]
+            for t in st.concealed or ():
+                places[t] = Place(Zone.HAND, s)
+            for r in st.river:
+                if r.tile is not None and not r.called:
+                    places[r.tile] = Place(Zone.RIVER, s)
+            for m in st.melds:
+                for t in m.tiles:
+                    places[t] = Place(Zone.MELDS, s)
+        for ind in h.indicators:
+            if ind.tile is not None:
+                places[ind.tile] = Place(Zone.DORA)
+        for s, tiles in self._hand.deal.items():
+            for t in tiles:
+                places[t] = Place(Zone.HAND, s)
+        for s, held in self._hand.melds.items():
+            for t, _ in held:
+                places[t] = Place(Zone.MELDS, s)
+        from dataclasses import replace
+
+        sensor = self.tiles.sensor
+        locations = Locations(MappingProxyType(places), sensor.locations.moves)
+        self.tiles.sensor = replace(sensor, locations=locations)
+
     # ------------------------------------------------------------------ dispatch
     async def _handle(self, sink: InputSink, item: Item) -> None:
         from drivers.link import messages as m
@@ -363,6 +462,8 @@ class SensorTracker:
         elif isinstance(item, m.IndicatorTurned):
             layer = Layer.TOP if item.layer is m.Layer.TOP else Layer.BOTTOM
             self._hand.indicator_position = Position(Seat.of(item.seat), item.stack, layer)
+            await self._hold(sink, "indicator_position",
+                             position=self._hand.indicator_position.to_json())
             await self._indicator(sink)
         elif isinstance(item, m.SeatButton):
             await self._button(sink, Seat.of(item.seat), item.button)
@@ -406,6 +507,7 @@ class SensorTracker:
         if button == RIICHI:
             if h.step == "discard" and h.turn == seat:
                 self._hand.riichi.add(seat)
+                await self._hold(sink, "riichi", seat=int(seat))
             else:
                 await self._reject(sink, f"seat {int(seat)} riichi key", "not_own_turn",
                                    seat=int(seat), turn=int(h.turn), step=h.step)
@@ -420,6 +522,7 @@ class SensorTracker:
                                    seat=int(seat), step=h.step, live_left=h.live_left())
                 return
             self._hand.answers[seat] = button == TENPAI
+            await self._hold(sink, "answer", seat=int(seat), tenpai=button == TENPAI)
             if len(self._hand.answers) == 4:
                 tenpai = tuple(s for s in SEATS if self._hand.answers[s])
                 self._hand.answers = {}
@@ -450,6 +553,8 @@ class SensorTracker:
             await self._to_river(sink, h, seat, read)
         else:
             self._hand.melds.setdefault(seat, []).append((read.tile, read.previous))
+            await self._hold(sink, "meld", seat=int(seat), tile=read.tile.id,
+                             previous=None if read.previous is None else read.previous.as_json())
 
     async def _dora(self, sink: InputSink, h: HandState, read: TileRead) -> None:
         hs = self._hand
@@ -463,6 +568,7 @@ class SensorTracker:
                                    tile=read.tile.id)
                 return
             hs.ura.append(read.tile)
+            await self._hold(sink, "ura", tile=read.tile.id)
             kan_ura = rs is not None and rs.dora.kan_dora and rs.dora.kan_ura
             if len(hs.ura) >= (len(h.indicators) if kan_ura else min(1, len(h.indicators))):
                 tiles, hs.ura = tuple(hs.ura), []
@@ -471,6 +577,7 @@ class SensorTracker:
         if not await self._check_indicator(sink, read):
             return
         hs.indicator_tile = read.tile
+        await self._hold(sink, "indicator_tile", tile=read.tile.id)
         await self._indicator(sink)
 
     async def _to_hand(self, sink: InputSink, h: HandState, seat: Seat, read: TileRead) -> None:
@@ -483,6 +590,7 @@ class SensorTracker:
                                    tile=read.tile.id, seat=int(seat), need=need)
                 return
             deal.append(read.tile)
+            await self._hold(sink, "deal", seat=int(seat), tile=read.tile.id)
             if all(len(self._hand.deal[s]) == (14 if (s == h.dealer and self._jump(sink))
                                                  else 13) for s in SEATS):
                 d = self._hand.deal

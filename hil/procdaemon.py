@@ -134,6 +134,18 @@ class ProcessDaemon:
         rows = self._query("SELECT body FROM inputs WHERE kind = 'marker'")
         return [json.loads(r[0]) for r in rows]
 
+    def holds(self, what: str) -> int:
+        """Device events the tracker logged as held (``tracker_hold`` markers of a kind)."""
+        return sum(1 for m in self._markers() if m.get("type") == "tracker_hold"
+                   and m.get("what") == what)
+
+    async def wait_holds(self, what: str, n: int, timeout: float = 15.0) -> None:
+        deadline = time.monotonic() + timeout
+        while self.holds(what) < n:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{self.holds(what)} {what} holds logged, {n} expected")
+            await asyncio.sleep(0.01)
+
     def stats(self) -> tuple[int, int, Counter[str]]:
         marks = self._markers()
         reasons: Counter[str] = Counter(

@@ -344,11 +344,7 @@ class HilRunner:
     async def perform(self, step: Step, following: Step | None) -> None:
         """The device actions that make the daemon see ``step.input``."""
         inp, rig = step.input, self.rig
-        if isinstance(inp, ri.Call | ri.Ankan | ri.Kakan):
-            self._pending_inputs += 1
-        else:
-            self.expected_inputs += 1 + self._pending_inputs
-            self._pending_inputs = 0
+        self.count_step(step)
         if isinstance(inp, ri.GameStart):
             await self.daemon.submit_referee(inp)
             return
@@ -470,6 +466,19 @@ class HilRunner:
             if self._wall[i].kind != tile.kind:
                 return self._wall[i]
         raise ValueError("no other kind at the end of the wall")
+
+    def count_step(self, step: Step) -> None:
+        """The rules inputs the daemon will have logged once ``step`` is performed (a meld's
+        comes with the next step: the meld area closes at the next event)."""
+        if isinstance(step.input, ri.Call | ri.Ankan | ri.Kakan):
+            self._pending_inputs += 1
+        else:
+            self.expected_inputs += 1 + self._pending_inputs
+            self._pending_inputs = 0
+
+    @property
+    def last_discard(self) -> Tile | None:
+        return self._last_discard
 
     def following(self) -> Step | None:
         return self._ahead.peek(0)

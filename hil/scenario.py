@@ -38,7 +38,7 @@ from drivers.tiles.places import Place, Zone
 from hil.rig import tag_of
 from hil.runner import GameResult, HilRunner, Perform, run_game
 from rules import inputs as ri
-from rules.seats import Seat
+from rules.seats import SEATS, Seat
 from rules.tiles import Tile
 from rules.wall import Position
 
@@ -78,6 +78,7 @@ class Fault:
     kind: str
     at: Trigger
     seconds: float = 0.5
+    tiles: int = 0  # kill9 in a deal or a meld: after this many of the step's tiles were read
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +128,7 @@ def parse_scenario(doc: dict[str, Any], source: Path | None = None) -> Scenario:
             raise ScenarioError(f"{where}: fault[{i}].at.input must be an input type")
         faults.append(Fault(kind, Trigger(int(at.get("hand", 1)), at["input"],
                                           int(at.get("nth", 1)), at.get("seat")),
-                            float(f.get("seconds", 0.5))))
+                            float(f.get("seconds", 0.5)), int(f.get("tiles", 0))))
     e = doc.get("expect", {})
     expect = Expect(
         equal=bool(e.get("equal", True)),
@@ -258,6 +259,8 @@ class _Faults:
             await r.sync()
         elif f.kind == "late_clock":
             r.late_clock = f.seconds
+        elif f.kind == "kill9" and f.tiles > 0:
+            return await self._kill_in_step(f, r, p)
         elif f.kind == "kill9":
             await r.perform(p.step, r.following())
             await r.daemon.step_done(r.expected_inputs)
@@ -266,6 +269,34 @@ class _Faults:
             await r.daemon.start()
             return True
         return False
+
+    async def _kill_in_step(self, f: Fault, r: HilRunner, p: Perform) -> bool:
+        """Kill the daemon after ``f.tiles`` of a deal's or a meld's reads: the tracker must
+        take the rest after its restart as if nothing happened."""
+        inp, rig = p.step.input, r.rig
+        moves: list[tuple[Place, Tile]]
+        if isinstance(inp, ri.DealDone) and inp.hands is not None:
+            what = "deal"
+            moves = [(Place(Zone.HAND, s), t) for s in SEATS for t in inp.hands[s]]
+        elif isinstance(inp, ri.Call) and inp.tiles is not None and r.last_discard is not None:
+            what = "meld"
+            moves = [(Place(Zone.MELDS, inp.seat), t) for t in (*inp.tiles, r.last_discard)]
+        else:
+            raise ScenarioError(f"kill9 with tiles applies to a deal or a call, not {inp!r}")
+        daemon = r.daemon
+        before = daemon.holds(what)
+        for place, tile in moves[:f.tiles]:
+            rig.tag(place, tile)
+        await daemon.wait_holds(what, before + f.tiles)
+        daemon.kill9()
+        await asyncio.sleep(f.seconds)
+        await daemon.start()
+        for place, tile in moves[f.tiles:]:
+            rig.tag(place, tile)
+        r.count_step(p.step)
+        await r.sync(ordering=isinstance(inp, ri.Call))
+        await daemon.step_done(r.expected_inputs)
+        return True
 
     async def _tile_fault(self, f: Fault, r: HilRunner, p: Perform) -> bool:
         inp, rig = p.step.input, r.rig
