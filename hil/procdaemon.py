@@ -99,15 +99,19 @@ class ProcessDaemon:
         from daemon.auth import derive_key
         from daemon.cli.referee import build_command, send
 
-        if not isinstance(inp, ri.GameStart):
-            raise ValueError(f"only new_game goes through the referee here, not {inp!r}")
         key = derive_key(REFEREE_USER, REFEREE_PASSWORD, ITERATIONS)
-        args = {"ruleset": inp.ruleset, "first_dealer": int(inp.first_dealer),
-                "names": list(inp.names)}
-        topic, payload = build_command(self.table_id, "new_game", REFEREE_USER, key, args)
+        if isinstance(inp, ri.GameStart):
+            name = "new_game"
+            args: dict[str, Any] = {"ruleset": inp.ruleset, "first_dealer": int(inp.first_dealer),
+                                    "names": list(inp.names)}
+        elif isinstance(inp, ri.RefereeOverride) and inp.action == "end_game":
+            name, args = "end_game", {}
+        else:
+            raise ValueError(f"the runner sends new_game and end_game only, not {inp!r}")
+        topic, payload = build_command(self.table_id, name, REFEREE_USER, key, args)
         reply = await send(self.mqtt[0], self.mqtt[1], self.table_id, topic, payload)
         if reply is None or reply.get("status") != "ok":
-            raise RuntimeError(f"new_game refused: {reply}")
+            raise RuntimeError(f"{name} refused: {reply}")
 
     async def sync(self, consumed: int, timeout: float = 10.0, ordering: bool = True) -> None:
         if ordering:
@@ -176,6 +180,11 @@ class ProcessDaemon:
     @property
     def events(self) -> list[dict[str, Any]]:
         return [e["data"] for e in self.envelopes]
+
+    def game_running(self) -> bool:
+        started = sum(1 for e in self.events if e.get("type") == "game_started")
+        ended = sum(1 for e in self.events if e.get("type") == "game_ended")
+        return started > ended
 
     def scores(self) -> list[int] | None:
         ended = [e for e in self.events if e.get("type") == "hand_ended"]

@@ -107,6 +107,29 @@ def _normalised(event: dict[str, Any]) -> dict[str, Any]:
     return {**event, "outcome": {**outcome, "context": context}}
 
 
+def renumbered(daemon: list[dict[str, Any]], sim: Sequence[dict[str, Any]]
+               ) -> list[dict[str, Any]]:
+    """The daemon's game and hand numbers count the table's life (its event log holds every game
+    it played); a simulator starts at 1. Both are shifted to the simulator's first numbers."""
+    def first(events: Sequence[dict[str, Any]], kind: str, key: str) -> int | None:
+        return next((int(e[key]) for e in events if e.get("type") == kind), None)
+
+    shifts: dict[str, int] = {}
+    for kind, key in (("game_started", "game"), ("hand_started", "hand")):
+        a, b = first(daemon, kind, key), first(sim, kind, key)
+        if a is not None and b is not None:
+            shifts[key] = a - b
+    out = []
+    for e in daemon:
+        if e.get("type") in ("game_started", "game_ended", "hand_started", "hand_ended"):
+            e = dict(e)
+            for key, shift in shifts.items():
+                if isinstance(e.get(key), int):
+                    e[key] -= shift
+        out.append(e)
+    return out
+
+
 def first_difference(a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]]) -> str | None:
     for i, (x, y) in enumerate(zip(a, b, strict=False)):
         if x != y:
@@ -223,6 +246,10 @@ class InProcessDaemon:
 
     def scores(self) -> list[int] | None:
         return _scores(self.service.core.state.table)
+
+    def game_running(self) -> bool:
+        st = self.service.core.state.table
+        return st.game is not None and not st.game_over
 
     def published(self) -> int:
         return self.service.core.state.event_seq
@@ -598,6 +625,9 @@ class HilSession:
                    drain: bool = False, max_steps: int | None = None) -> GameResult:
         assert self.rig is not None and self.daemon is not None
         rig, daemon = self.rig, self.daemon
+        if daemon.game_running():
+            # the last game was cut short (--hands): the referee ends it before a new one
+            await daemon.submit_referee(ri.RefereeOverride(action="end_game", by="hil"))
         sim = GameSimulator(self.ruleset, seed, hands=hands)
         steps: Iterable[Step] = sim.steps()  # the bots think as the game goes
         if max_steps is not None:
@@ -617,7 +647,8 @@ class HilSession:
             await daemon.drained()
         seconds = time.monotonic() - t0
         d_all = daemon.events[first_event:]
-        a, b = comparable(runner.sim_events), comparable(d_all)
+        a = comparable(runner.sim_events)
+        b = renumbered(comparable(d_all), a)
         rejected_now, faults_now, reasons_now = daemon.stats()
         return GameResult(
             ruleset=self.ruleset, seed=seed, hands=runner.hand, steps=runner.played,

@@ -11,13 +11,23 @@ import pytest
 
 from hil.broker import PrivateBroker, mosquitto_binary
 from hil.runner import comparable, first_difference, run_game
+from hil.scenario import Report, check, load_scenario
 
 RULESETS = ("saikouisen", "saikouisen-classic", "mleague", "mu", "wmc", "tenhou")
 
 
+CLEAN = {r: Path(__file__).parents[2] / "hil" / "scenarios" / f"clean-{r}.toml" for r in RULESETS}
+
+
 @pytest.mark.parametrize("ruleset", RULESETS)
 async def test_hil_game_equals_the_simulator(ruleset: str, tmp_path: Path) -> None:
-    res = await run_game(ruleset, seed=31, hands=2, workdir=tmp_path)
+    """The library's clean game of each ruleset (hil/scenarios/clean-*.toml)."""
+    sc = load_scenario(CLEAN[ruleset])
+    assert sc.ruleset == ruleset and not sc.faults and sc.expect.equal
+    res = await run_game(ruleset, seed=sc.seed, hands=sc.hands, workdir=tmp_path)
+    report = Report(sc, res)
+    check(sc, res, report, None)
+    assert report.ok, report.problems
     assert res.hands == 2
     assert res.violations == [] and res.sim_violations == []
     assert res.rejections == 0, res.rejection_reasons
@@ -64,3 +74,18 @@ async def test_hil_whole_games(ruleset: str, tmp_path: Path) -> None:
     for seed in seeds:
         res = await run_game(ruleset, seed=seed, hands=None, workdir=tmp_path / str(seed))
         assert res.difference is None and not res.violations, (seed, res.difference)
+
+
+async def test_games_one_after_another_in_one_daemon(tmp_path: Path) -> None:
+    """A venue table plays game after game into one event log (jantaku demo, the soak): a game
+    cut short is ended by the referee, and every game still equals its simulator run (the
+    table-life game and hand numbers are shifted to the simulator's)."""
+    from hil.runner import HilSession
+
+    async with HilSession("tenhou", workdir=tmp_path) as session:
+        for seed in (1, 2, 3):
+            res = await session.play(seed, 1)
+            assert res.difference is None and not res.violations, (seed, res.difference)
+        assert session.daemon is not None
+        games = [e for e in session.daemon.events if e["type"] == "game_started"]
+        assert [g["game"] for g in games] == [1, 2, 3]
