@@ -183,7 +183,7 @@ class SensorTracker:
     def table_event(self, event: TableEvent) -> None:
         self.feed(event)
 
-    async def wait_consumed(self, n: int, timeout: float = 10.0) -> None:
+    async def wait_consumed(self, n: int, timeout: float = 30.0) -> None:
         """Until ``n`` device events have been handled (the HIL runner's lockstep)."""
         async def _wait() -> None:
             while self.consumed < n:

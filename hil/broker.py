@@ -113,7 +113,7 @@ class EventCollector:
 
     async def __aenter__(self) -> EventCollector:
         self._task = asyncio.create_task(self._run(), name="collector")
-        await asyncio.wait_for(self.subscribed.wait(), 10)
+        await asyncio.wait_for(self.subscribed.wait(), 30)
         return self
 
     async def __aexit__(self, *exc: object) -> None:

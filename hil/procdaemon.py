@@ -124,7 +124,7 @@ class ProcessDaemon:
         finally:
             db.close()
 
-    async def step_done(self, expected_inputs: int, timeout: float = 15.0) -> None:
+    async def step_done(self, expected_inputs: int, timeout: float = 60.0) -> None:
         deadline = time.monotonic() + timeout
         while True:
             n = self._query("SELECT COUNT(*) FROM inputs WHERE kind = 'input'")[0][0]

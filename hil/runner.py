@@ -210,7 +210,7 @@ class InProcessDaemon:
 
         await self.service.submit(KIND_INPUT, "referee:hil", ri.input_to_json(inp))
 
-    async def sync(self, consumed: int, timeout: float = 10.0, ordering: bool = True) -> None:
+    async def sync(self, consumed: int, timeout: float = 30.0, ordering: bool = True) -> None:
         await self.tracker.wait_consumed(consumed, timeout)
         # the tracker's last input is queued: wait until the service has applied it
         await asyncio.wait_for(self.service.queue.join(), timeout)
