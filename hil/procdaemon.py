@@ -109,7 +109,8 @@ class ProcessDaemon:
         else:
             raise ValueError(f"the runner sends new_game and end_game only, not {inp!r}")
         topic, payload = build_command(self.table_id, name, REFEREE_USER, key, args)
-        reply = await send(self.mqtt[0], self.mqtt[1], self.table_id, topic, payload)
+        reply = await send(self.mqtt[0], self.mqtt[1], self.table_id, topic, payload,
+                           timeout=30.0)
         if reply is None or reply.get("status") != "ok":
             raise RuntimeError(f"{name} refused: {reply}")
 
