@@ -229,7 +229,8 @@ class BrokerLink:
             if time.monotonic() - started > 10:
                 delay = self.backoff[0]
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stopping.wait(), timeout=delay)
+                async with asyncio.timeout(delay):
+                    await self._stopping.wait()
             delay = min(delay * 2, self.backoff[1])
 
     async def _session(self) -> None:
@@ -254,9 +255,8 @@ class BrokerLink:
         self.last_error = None
         await client.subscribe(self.topics.cmd_filter, qos=1)
         online = status_payload("online", self.topics.table, since=_iso_now())
-        await asyncio.wait_for(
-            acks.publish(self.topics.status, online, qos=1, retain=True), ACK_TIMEOUT
-        )
+        async with asyncio.timeout(ACK_TIMEOUT):
+            await acks.publish(self.topics.status, online, qos=1, retain=True)
         # Everything retained again: a broker restarted without persistence is complete at once.
         self._dirty = set(self._retained)
         self._retained_ready.set()
@@ -266,9 +266,8 @@ class BrokerLink:
     async def _goodbye(self, acks: _Acks) -> None:
         offline = status_payload("offline", self.topics.table, since=_iso_now())
         try:
-            await asyncio.wait_for(
-                acks.publish(self.topics.status, offline, qos=1, retain=True), 5.0
-            )
+            async with asyncio.timeout(5.0):
+                await acks.publish(self.topics.status, offline, qos=1, retain=True)
         except (TimeoutError, aiomqtt.MqttError):
             log.warning("could not publish offline status at shutdown")
 
@@ -306,9 +305,14 @@ class BrokerLink:
                 continue
             futures = [acks.publish(r.topic, r.payload.encode(), qos=1) for r in rows]
             try:
-                codes = await asyncio.wait_for(asyncio.gather(*futures), ACK_TIMEOUT)
+                async with asyncio.timeout(ACK_TIMEOUT):
+                    results = await asyncio.gather(*futures, return_exceptions=True)
             except TimeoutError:
                 raise aiomqtt.MqttError("no PUBACK within the timeout") from None
+            failed = [r for r in results if isinstance(r, BaseException)]
+            if failed:
+                raise aiomqtt.MqttError(f"publish failed: {failed[0]!r}")
+            codes = [r for r in results if isinstance(r, int)]
             good = [r.seq for r, code in zip(rows, codes) if code < 0x80]
             refused = [(r.seq, code) for r, code in zip(rows, codes) if code >= 0x80]
             await self.outbox.ack(good)
@@ -329,10 +333,14 @@ class BrokerLink:
                 acks.publish(t, self._retained[t], qos=1, retain=True) for t in sorted(dirty)
             ]
             try:
-                await asyncio.wait_for(asyncio.gather(*futures), ACK_TIMEOUT)
+                async with asyncio.timeout(ACK_TIMEOUT):
+                    results = await asyncio.gather(*futures, return_exceptions=True)
             except TimeoutError:
                 self._dirty |= dirty
                 raise aiomqtt.MqttError("no PUBACK for retained state") from None
+            if any(isinstance(r, BaseException) for r in results):
+                self._dirty |= dirty
+                raise aiomqtt.MqttError("retained state not acknowledged")
 
     def health(self) -> dict[str, Any]:
         return {

@@ -19,7 +19,6 @@ without one (the outbox keeps every event until the broker is back).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import os
@@ -153,6 +152,7 @@ class Service:
         self._stop = asyncio.Event()
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self.ready = asyncio.Event()
+        self._ready_task: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------ helpers
     async def db(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
@@ -225,7 +225,7 @@ class Service:
         for driver in self.drivers:
             self._spawn(f"driver:{driver.name}", driver.run(self))
         self._spawn("health", self._health_loop())
-        self._spawn("ready", self._ready_when_up())
+        self._ready_task = asyncio.create_task(self._ready_when_up(), name="ready")
         stop = asyncio.create_task(self._stop.wait(), name="stop")
         try:
             while not self._stop.is_set():
@@ -249,16 +249,21 @@ class Service:
         self.notifier.stopping("stopping")
         stop.cancel()
         # let queued inputs be logged first: nothing accepted is dropped
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.queue.join(), 5.0)
+        # (asyncio.wait, not wait_for: Python 3.11's wait_for can swallow a cancellation)
+        join = asyncio.create_task(self.queue.join())
+        await asyncio.wait([join], timeout=5.0)
+        join.cancel()
         self.link.stop()
         mqtt = self._tasks.get("mqtt")
         if mqtt is not None:
-            with contextlib.suppress(TimeoutError, asyncio.CancelledError, Exception):
-                await asyncio.wait_for(asyncio.shield(mqtt), 5.0)
+            await asyncio.wait([mqtt], timeout=6.0)
+        if self._ready_task is not None:
+            self._ready_task.cancel()
         for task in self._tasks.values():
             task.cancel()
-        await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+        _, stuck = await asyncio.wait(self._tasks.values(), timeout=5.0)
+        for task in stuck:
+            log.error("task %s did not stop", task.get_name())
         await self.db(self.core.checkpoint)
         await self.db(self.eventlog.close)
         self._executor.shutdown(wait=True)
@@ -278,7 +283,6 @@ class Service:
         broker = "broker connected" if self.link.connected else "broker not reachable yet"
         self.notifier.ready(f"table {self.table_id}: playing; {broker}")
         log.info("ready (%s)", broker)
-        await self._stop.wait()
 
     # ------------------------------------------------------------------ inputs
     async def _input_loop(self) -> None:
@@ -427,7 +431,8 @@ class Service:
             if ok:
                 # a round trip through the database thread: a wedged log stops the watchdog
                 try:
-                    await asyncio.wait_for(self.db(lambda: None), self.db_timeout)
+                    async with asyncio.timeout(self.db_timeout):
+                        await self.db(lambda: None)
                 except TimeoutError:
                     ok, problem = False, "event log thread not responding"
             if ok and wd is not None:

@@ -134,7 +134,7 @@ async def test_outbox_survives_restart_without_broker(
     topics = Topics(config.table.id)
     script = daemon_kit.game_inputs(1)
     broker.stop()
-    async with running_service(config) as service:
+    async with running_service(config, ready_timeout=0.5) as service:
         await _play(service, script)
         total = service.core.state.event_seq
     broker.start()
