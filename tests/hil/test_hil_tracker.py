@@ -75,3 +75,33 @@ async def test_tracker_rejects_what_it_cannot_place(tmp_path: Path) -> None:
         assert _inputs(db) == before_inputs + 1
         after = daemon.service.core.state.table.hand
         assert after is not None and after.turn == Seat.S1 and after.step == "draw"
+
+
+def test_tiles_section_of_the_daemon_config(tmp_path: Path) -> None:
+    """``[tiles]`` in the daemon's config: readers need an enrolment, a bad zone is named."""
+    import pytest
+
+    from daemon.config import parse_config
+    from daemon.errors import ConfigError
+
+    base = f"""config_version = 1
+[table]
+id = "t1"
+ruleset = "mleague"
+[eventlog]
+path = "{tmp_path / 'events.sqlite'}"
+[mqtt]
+host = "127.0.0.1"
+[devices.table]
+kind = "none"
+"""
+    reader = '[[tiles.readers]]\nname = "r"\nkind = "serial"\npath = "/dev/ttyX"\n'
+    assert parse_config(base).tiles is None
+    with pytest.raises(ConfigError, match="enrolment"):
+        parse_config(base + "[tiles]\n" + reader + 'zone = "hand"\nseat = 0\n')
+    with pytest.raises(ConfigError, match="zone"):
+        parse_config(base + f'[tiles]\nenrolment = "{tmp_path}/e.json"\n' + reader
+                     + 'zone = "wall"\nseat = 0\n')
+    config = parse_config(base + f'[tiles]\nenrolment = "{tmp_path}/e.json"\n' + reader
+                          + 'zone = "dora"\n')
+    assert config.tiles is not None and config.tiles.places()["r"].zone is Zone.DORA
