@@ -168,3 +168,24 @@ async def test_watchdog_withheld_while_the_log_is_wedged(
         await asyncio.wait_for(fut, 5)
         await asyncio.sleep(0.8)
         assert "WATCHDOG=1" in await asyncio.to_thread(_drain, notify_socket)
+
+
+def test_unit_file_is_notify_watchdog_and_hardened() -> None:
+    import re
+    import shutil
+
+    unit = daemon_kit.REPO / "systemd" / "jantaku.service"
+    text = unit.read_text()
+    for line in ("Type=notify", "Restart=always", "User=jantaku", "NoNewPrivileges=yes",
+                 "ProtectSystem=strict", "PrivateTmp=yes", "DevicePolicy=closed"):
+        assert re.search(rf"^{re.escape(line)}$", text, re.M), line
+    assert re.search(r"^WatchdogSec=\d+$", text, re.M)
+    assert re.search(r"^DeviceAllow=/dev/jantaku-table rw$", text, re.M)
+    tool = shutil.which("systemd-analyze")
+    if tool is None:
+        pytest.skip("systemd-analyze is not installed here")
+    out = subprocess.run([tool, "security", "--offline=true", str(unit)],
+                         capture_output=True, text=True)
+    match = re.search(r"Overall exposure level for \S+: ([0-9.]+)", out.stdout + out.stderr)
+    assert match, out.stdout + out.stderr
+    assert float(match.group(1)) <= 2.5
