@@ -63,7 +63,7 @@ async def raw_round_trip(host: str, port: int, n: int) -> list[float]:
 
         async def reader() -> None:
             async for m in sub.messages:
-                got.put_nowait(int(m.payload))  # type: ignore[arg-type]
+                got.put_nowait(int(m.payload))
 
         task = asyncio.create_task(reader())
         out = []
@@ -146,7 +146,7 @@ level = "warning"
 
             async def reader() -> None:
                 async for m in sub.messages:
-                    body = json.loads(m.payload)  # type: ignore[arg-type]
+                    body = json.loads(m.payload)
                     first.setdefault(body["input_seq"], time.perf_counter_ns())
                     arrived.set()
 
