@@ -4,6 +4,7 @@ real table), and the clocks driven by table inputs and referee pause/resume."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -132,3 +133,25 @@ async def test_referee_pauses_and_resumes_the_clocks(
         assert list(again.eventlog.records())[-1].body == {"type": "restart"}
         assert again.core.state.clocks.rules == before.rules
         assert again.core.state.clocks.state.seats == before.state.seats  # type: ignore[union-attr]
+
+
+async def test_simulator_kind_runs_the_emulator_through_the_serial_driver(
+    broker: daemon_kit.Broker, make_config: Callable[..., Config]
+) -> None:
+    from daemon.config import TableLinkConfig
+    from daemon.devices import SimulatedTable, build_drivers
+
+    config = make_config(broker.port)
+    sim = dataclasses.replace(
+        config, devices=dataclasses.replace(config.devices, table=TableLinkConfig("simulator"))
+    )
+    drivers = build_drivers(sim)
+    table = drivers[0]
+    assert isinstance(table, SimulatedTable)
+    async with running_service(sim, drivers=drivers) as service:
+        emulator = await table.wait_ready()
+        await until(lambda: table.health().get("status") == "connected")
+        emulator.controller.press_start(0)
+        await until(lambda: service.core.state.input_seq >= 1)
+        record = next(service.eventlog.records())
+        assert (record.source, record.body) == ("table", {"type": "hand_start"})
