@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
+import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -281,7 +281,7 @@ def build_drivers(config: Config, *, pin_factory: Any = None) -> list[Driver]:
         url = f"gpio://?relay={link.pins['relay']}&wall={link.pins['wall']}"
         drivers.append(TableLinkDriver(lambda: open_table_link(url), displays, tracker=tracker))
     elif link.kind == "simulator":
-        runtime = Path(config.eventlog.path).parent / f"sim-{config.table.id}-{time.time_ns()}"
+        runtime = Path(tempfile.mkdtemp(prefix=f"jantaku-sim-{config.table.id}-"))
         drivers.append(SimulatedTable(displays, runtime, tracker=tracker))
     else:
         drivers.append(NoTable())
