@@ -39,7 +39,8 @@ def referee_key() -> tuple[str, str]:
 
 class ProcessDaemon:
     def __init__(self, config: Path, eventlog: Path, table_id: str, mqtt: tuple[str, int],
-                 gap: float = 0.03) -> None:
+                 gap: float = 0.03, readers: int = 0) -> None:
+        self.readers = readers  # RFID readers the config names: all must be open to play
         self.config, self.eventlog, self.table_id, self.mqtt = config, eventlog, table_id, mqtt
         self.gap = gap
         self.proc: subprocess.Popen[bytes] | None = None
@@ -64,11 +65,23 @@ class ProcessDaemon:
                                          stdout=log, stderr=subprocess.STDOUT,
                                          stdin=subprocess.DEVNULL)
         self.starts += 1
+        connected = self._connects() if self.eventlog.exists() else 0
         deadline = time.monotonic() + timeout
         while self._log_count('"ready') < self.starts:
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"jantaku run did not start: {self.logfile.read_text()[-800:]}")
             await asyncio.sleep(0.05)
+        # a serial port flushes its input when opened: a tag written before the daemon's reader
+        # (re)opened its port would be lost, so play resumes once every reader is open again
+        while self._connects() < connected + self.readers:
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"{self._connects() - connected} of {self.readers} readers "
+                                   "reopened")
+            await asyncio.sleep(0.02)
+
+    def _connects(self) -> int:
+        return sum(1 for m in self._markers() if m.get("type") == "reader_fault"
+                   and m.get("fault") == "connected")
 
     def _log_count(self, needle: str) -> int:
         try:

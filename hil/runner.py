@@ -197,6 +197,11 @@ class InProcessDaemon:
         if self._task in done:
             ready.cancel()
             raise RuntimeError(f"the daemon stopped at start: {self._task.result()}")
+        # a serial port flushes its input when opened: play starts once every reader is open
+        readers = len(self.tracker.tiles.readers) if self.tracker.tiles is not None else 0
+        deadline = time.monotonic() + 30
+        while self.tracker.reader_connects < readers and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -292,6 +297,7 @@ class GameResult:
     published: int = 0  # events the daemon numbered (event_seq)
     outbox_depth: int = 0
     envelopes: list[dict[str, Any]] = field(default_factory=list)  # as published, this game
+    clock_events: dict[str, int] = field(default_factory=dict)  # the clocks' events by type
 
     @property
     def equal(self) -> bool:
@@ -331,8 +337,9 @@ class HilRunner:
         self.expected_inputs = 0  # rules inputs the daemon should have logged after this step
         self._pending_inputs = 0  # a meld closes at the next event: its input comes then
         self._ring: Wall | None = None
-        self.late_clock = 0.0  # a scenario's late clock press: seconds after the discard
-        self._late: list[asyncio.Task[None]] = []
+        # a scenario's late clock press: made after the next seat's discard (+ seconds)
+        self.late_clock = 0.0
+        self._late: list[tuple[Seat, float]] = []
 
     async def sync(self, ordering: bool = True) -> None:
         """In-process: until the tracker consumed every device event so far. A process daemon
@@ -364,6 +371,9 @@ class HilRunner:
             if self.replace is None or not await _maybe(self.replace(self, p)):
                 await self.perform(step, ahead.peek(0))
                 await self.daemon.step_done(self.expected_inputs)
+            if self._late and isinstance(step.input, ri.Discard) and all(
+                    seat != step.input.seat for seat, _ in self._late):
+                await self._press_late()  # after the next seat's discard
             if self.after is not None:
                 await _maybe(self.after(self, p))
             self.sim_events.extend(e.to_json() for e in step.events)
@@ -408,8 +418,7 @@ class HilRunner:
             self._last_discard = inp.tile
             await self.sync(ordering=False)
             if self.late_clock > 0:
-                self._late.append(asyncio.create_task(self._press_late(inp.seat,
-                                                                       self.late_clock)))
+                self._late.append((inp.seat, self.late_clock))
                 self.late_clock = 0.0
             else:
                 await rig.clock(inp.seat)
@@ -476,9 +485,14 @@ class HilRunner:
         self._ring = Wall(brk)
         return physical_manifest(self._wall, self._ring, self.rig.aka)
 
-    async def _press_late(self, seat: Seat, seconds: float) -> None:
-        await asyncio.sleep(seconds)
-        await self.rig.clock(seat)
+    async def _press_late(self) -> None:
+        """The late presses deferred from an earlier discard, now that another seat discarded."""
+        late, self._late = self._late, []
+        for seat, seconds in late:
+            await asyncio.sleep(seconds)
+            await self.rig.clock(seat)
+            await asyncio.sleep(0.05)  # the edge reaches the daemon on gpiozero's thread
+            await self.sync()
 
     def wall_position(self, index: int) -> Position:
         assert self._ring is not None
@@ -511,8 +525,7 @@ class HilRunner:
         return self._ahead.peek(0)
 
     async def finish(self) -> None:
-        for task in self._late:
-            await task
+        await self._press_late()
 
 
 class _Lookahead:
@@ -607,7 +620,8 @@ class HilSession:
                 from hil.procdaemon import ProcessDaemon
 
                 self.daemon = await self._stack.enter_async_context(
-                    ProcessDaemon(config, eventlog, self.table_id, (host, port)))
+                    ProcessDaemon(config, eventlog, self.table_id, (host, port),
+                                  readers=len(self.rig.readers)))
             else:
                 self.daemon = await self._stack.enter_async_context(
                     InProcessDaemon(text, config, gpio, self.on_events))
@@ -663,6 +677,8 @@ class HilSession:
             published=daemon.published(),
             outbox_depth=daemon.outbox_depth(),
             envelopes=list(daemon.envelopes[first_event:]),
+            clock_events=dict(Counter(str(e.get("type")) for e in d_all
+                                      if str(e.get("type", "")).startswith("clock_"))),
         )
 
 

@@ -56,7 +56,7 @@ FAULTS: Final = (
     "wrong_break",  # the table opens the wall one stack off
     "wrong_indicator",  # the table turns the tile one stack off
     "out_of_turn_draw",  # the next seat takes the tile before the seat whose turn it is
-    "late_clock",  # the clock button pressed `seconds` late (after the next draw)
+    "late_clock",  # the clock button pressed late: after the next seat's discard
     "kill9",  # after the step, the daemon process is killed (SIGKILL) and started again
 )
 
@@ -89,6 +89,7 @@ class Expect:
     rejections: tuple[str, ...] = ()
     reader_faults: int = 0
     outbox_drained: bool = False
+    clock: tuple[str, ...] = ()  # clock event types that must occur (e.g. clock_rejected)
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +138,7 @@ def parse_scenario(doc: dict[str, Any], source: Path | None = None) -> Scenario:
         rejections=tuple(e.get("rejections", ())),
         reader_faults=int(e.get("reader_faults", 0)),
         outbox_drained=bool(e.get("outbox_drained", False)),
+        clock=tuple(e.get("clock", ())),
     )
     try:
         return Scenario(name=str(doc["name"]), ruleset=str(doc["ruleset"]), seed=int(doc["seed"]),
@@ -416,6 +418,11 @@ def check(sc: Scenario, res: GameResult, report: Report, collector: Any) -> None
             report.problems.append(f"rejection {r!r} expected, got {sorted(reasons)}")
     if not e.rejections and reasons:
         report.problems.append(f"no rejection expected, got {sorted(reasons)}")
+    for c in e.clock:
+        if not res.clock_events.get(c):
+            report.problems.append(f"clock event {c!r} expected, got {res.clock_events}")
+    if "clock_rejected" not in e.clock and res.clock_events.get("clock_rejected"):
+        report.problems.append(f"the clocks rejected a press: {res.clock_events}")
     if res.reader_faults < e.reader_faults:
         report.problems.append(f"{e.reader_faults} reader faults expected, got "
                                f"{res.reader_faults}")
