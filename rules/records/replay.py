@@ -198,7 +198,7 @@ def replay(record: ImportedRecord, *, keep_events: bool = False) -> ReplayResult
             elif isinstance(ev, GameEnded):
                 pass
         index += 1
-        if index == len(inputs) and _win_open(state):
+        if index == len(inputs) == len(record.inputs) and _win_open(state):
             # A record's last hand ends with its wins: nobody else called ron. Within a record
             # the next hand_start closes a win; after the last one a referee's confirmation
             # does, as at a table at the end of a session.

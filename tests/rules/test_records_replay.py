@@ -212,3 +212,20 @@ def test_red_fives_off_changes_the_value() -> None:
     assert (second.han, second.points) == (2, 2000)
     assert result.hands[0].deltas == (9000, 0, 2000, -10000)
     assert [d.what for d in verify(rec, result)] == ["deltas", "win by seat 0: han"]
+
+
+def test_a_last_win_that_does_not_score_ends_the_replay() -> None:
+    # double_ron without seat 0's riichi: its ron has no yaku. The engine refuses it; the
+    # replay's closing confirmation is refused too, and the replay ends (once) with the hand
+    # unfinished and the violations reported.
+    from rules.records.export import to_mjai_events
+
+    rec = imp(LOGS / "mjai-reviewer/double_ron.json")
+    events = [e for e in to_mjai_events(rec.inputs, rec.hands)
+              if not (e["type"] in ("reach", "reach_accepted") and e["actor"] == 0)]
+    bare = import_mjai("".join(json.dumps(e) + "\n" for e in events), TENHOU)
+    result = replay(bare)
+    assert [v["code"] for v in result.violations] == ["false_win", "false_win"]
+    assert [h.result for h in result.hands] == ["unfinished"]
+    assert result.inputs == len(bare.inputs) + 1  # one confirmation, not a loop
+    assert "the hand did not end" in str(verify(bare, result)[0])
