@@ -421,7 +421,16 @@ def import_tenhou6(source: str | bytes | Mapping[str, Any], ruleset: Ruleset) ->
     if isinstance(sc, list) and len(sc) == 8 and all(
         isinstance(v, int | float) and math.isfinite(v) for v in sc
     ):
-        final = (int(sc[0]), int(sc[2]), int(sc[4]), int(sc[6]))
+        points = [sc[0], sc[2], sc[4], sc[6]]
+        # Tenhou's own logs give the final points in hundreds (its XML "owari"); converted
+        # records in points. A game's points sum to about 100,000 either way.
+        scale = 100 if abs(sum(points) - 1000) < abs(sum(points) - 100000) else 1
+        final = (
+            int(points[0] * scale),
+            int(points[1] * scale),
+            int(points[2] * scale),
+            int(points[3] * scale),
+        )
     return ImportedRecord(
         format="tenhou6",
         ruleset=ruleset.name,

@@ -374,3 +374,11 @@ def test_stripped_records_still_import() -> None:
     assert rec.hands[1].scores is None and rec.hands[1].honba is None
     assert all(h.deltas is None for h in rec.hands)
     assert rec.hands[0].wins[0].winner == Seat.S3 and rec.hands[0].wins[0].loser == Seat.S2
+
+
+def test_final_points_in_hundreds_or_points() -> None:
+    data = load("riichi-rs/random-games/2022081017gm-00e1-0000-2df24853.json")
+    points = data["sc"][0::2]
+    assert imp(data).final_scores == tuple(points)
+    data["sc"] = [v / 100 if i % 2 == 0 else v for i, v in enumerate(data["sc"])]
+    assert imp(data).final_scores == tuple(points)
