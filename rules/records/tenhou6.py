@@ -23,12 +23,12 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from rules.inputs import AbortKind, GameStart, HandStart, Input
-from rules.records.builder import HandBuilder, KanDoraTiming, TileName, name_str
+from rules.records.builder import HandBuilder, KanDoraTiming, TileName
 from rules.records.model import (
     ImportedRecord,
     ImportIssue,
@@ -583,10 +583,3 @@ def _import_hand(
         return recorded("unknown", word)
     issues.append(ImportIssue(h, len(order), f"unknown result {word!r}"))
     return recorded("unknown", word)
-
-
-def describe_tile(name: TileName) -> str:
-    return name_str(name)
-
-
-__all__: Sequence[str] = ("ABORT_WORDS", "import_tenhou6", "record_aka", "record_rounds")
