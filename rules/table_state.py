@@ -227,6 +227,7 @@ class TableState:
                     "wind": None if dealer is None else s.wind(dealer).mjai,
                     "score": None if scores is None else scores[s],
                     "riichi": None if st is None else st.riichi,
+                    "furiten": None if st is None else (st.furiten_temp or st.furiten_riichi),
                     "dead": None if st is None else st.dead,
                     "count": None if st is None else st.count,
                     "melds": [] if st is None else encode(st.melds),

@@ -503,6 +503,7 @@ def test_snapshot_view() -> None:
     assert snap["turn"] == 1 and snap["live_left"] == 68 and snap["dealer"] == 0
     assert snap["dora_indicators"] == [h.wall[130].id]
     assert snap["open_violations"] == []
+    assert [s["furiten"] for s in snap["seats"]] == [False, False, False, False]
 
 
 def test_kakan_needs_its_pon() -> None:
