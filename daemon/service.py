@@ -253,6 +253,12 @@ class Service:
         join = asyncio.create_task(self.queue.join())
         await asyncio.wait([join], timeout=5.0)
         join.cancel()
+        # give the broker the events already logged (bounded: they stay in the outbox anyway)
+        deadline = time.monotonic() + 3.0
+        while self.link.connected and time.monotonic() < deadline:
+            if await self.db(self.eventlog.outbox_depth) == 0:
+                break
+            await asyncio.sleep(0.05)
         self.link.stop()
         mqtt = self._tasks.get("mqtt")
         if mqtt is not None:

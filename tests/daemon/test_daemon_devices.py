@@ -155,3 +155,40 @@ async def test_simulator_kind_runs_the_emulator_through_the_serial_driver(
         await until(lambda: service.core.state.input_seq >= 1)
         record = next(service.eventlog.records())
         assert (record.source, record.body) == ("table", {"type": "hand_start"})
+
+
+async def test_clock_buttons_on_gpiozero_mock_pins_are_logged(
+    broker: daemon_kit.Broker, make_config: Callable[..., Config]
+) -> None:
+    from gpiozero.pins.mock import MockFactory
+
+    from daemon.devices import ButtonsDriver
+
+    factory = MockFactory()
+    buttons = ButtonsDriver((17, 27, 22, 23), 24, pin_factory=factory)
+    try:
+        async with running_service(make_config(broker.port), drivers=[buttons]) as service:
+            script = daemon_kit.game_inputs(1, ruleset="wmc", seed=3)
+            deal = next(i for i, b in enumerate(script) if b["type"] == "deal_done")
+            for body in script[: deal + 1]:
+                await service.submit("input", "table", body)
+            await until(lambda: buttons.health()["status"] == "up")
+            dealer = service.core.snapshot()["dealer"]
+            pin = factory.pin((17, 27, 22, 23)[dealer])
+            pin.drive_low()  # pressed (pull-up wiring)
+            await asyncio.sleep(0.05)
+            pin.drive_high()
+            await until(lambda: service.core.state.input_seq == deal + 2)
+            record = list(service.eventlog.records())[-1]
+            assert (record.kind, record.body, record.source) == (
+                "timer", {"type": "button", "seat": dealer}, f"button:{dealer}")
+            referee = factory.pin(24)
+            referee.drive_low()
+            await asyncio.sleep(0.05)
+            referee.drive_high()
+            await until(lambda: service.core.state.input_seq == deal + 3)
+            assert list(service.eventlog.records())[-1].body["type"] == "pause"
+            clocks = service.core.state.clocks.state
+            assert clocks is not None and clocks.paused
+    finally:
+        factory.reset()
