@@ -83,9 +83,9 @@ async def test_games_one_after_another_in_one_daemon(tmp_path: Path) -> None:
     from hil.runner import HilSession
 
     async with HilSession("tenhou", workdir=tmp_path) as session:
-        for seed in (1, 2, 3):
+        for seed in (1, 2):
             res = await session.play(seed, 1)
             assert res.difference is None and not res.violations, (seed, res.difference)
         assert session.daemon is not None
         games = [e for e in session.daemon.events if e["type"] == "game_started"]
-        assert [g["game"] for g in games] == [1, 2, 3]
+        assert [g["game"] for g in games] == [1, 2]
