@@ -270,8 +270,11 @@ class Service:
         _, stuck = await asyncio.wait(self._tasks.values(), timeout=5.0)
         for task in stuck:
             log.error("task %s did not stop", task.get_name())
-        await self.db(self.core.checkpoint)
-        await self.db(self.eventlog.close)
+        try:
+            await self.db(self.core.checkpoint)
+            await self.db(self.eventlog.close)
+        except Exception:  # a broken log: the next start replays it, or says why it cannot
+            log.exception("could not close the event log cleanly")
         self._executor.shutdown(wait=True)
         log.info("stopped")
 

@@ -66,4 +66,9 @@ async def _run(config: object) -> int:
         config.mqtt.host,
         config.mqtt.port,
     )
-    return await service.run()
+    try:
+        return await service.run()
+    except DaemonError as exc:  # e.g. a log with a gap: say why, let systemd retry
+        logging.getLogger("jantaku.daemon").error("cannot run: %s", exc)
+        print(f"jantaku run: {exc}", file=sys.stderr)
+        return 2
