@@ -195,9 +195,14 @@ def to_mjai_events(
     hands: Sequence[RecordedHand] | None = None,
     *,
     final_scores: Scores | None = None,
+    derive_tsumogiri: bool = False,
 ) -> list[dict[str, Any]]:
     """The history as mjai events (Mortal/mjai-reviewer dialect: ``ura_markers``,
-    ``kyoku_first``/``aka_flag``; plus the original mjai's ``reason`` and ``yakus`` where known)."""
+    ``kyoku_first``/``aka_flag``; plus the original mjai's ``reason`` and ``yakus`` where known).
+
+    A discard whose ``tsumogiri`` is unknown is written without it (a record that did not say
+    stays silent), or, with ``derive_tsumogiri`` (a table's history: its tile ids are the physical
+    tiles), as tsumogiri exactly when it is the tile just drawn; Mortal needs the field."""
     g = _split(inputs, hands)
     aka = bool(g.start.aka) if g.start.aka is not None else True
     start: dict[str, Any] = {"type": "start_game", "names": list(g.start.names)}
@@ -206,7 +211,7 @@ def to_mjai_events(
     start["aka_flag"] = aka
     events: list[dict[str, Any]] = [start]
     for hand in g.hands:
-        events.extend(_mjai_hand(g, hand, aka))
+        events.extend(_mjai_hand(g, hand, aka, derive_tsumogiri))
     end: dict[str, Any] = {"type": "end_game"}
     if final_scores is not None:
         end["scores"] = list(final_scores)
@@ -214,7 +219,7 @@ def to_mjai_events(
     return events
 
 
-def _mjai_hand(g: _Game, hand: _Hand, aka: bool) -> list[dict[str, Any]]:
+def _mjai_hand(g: _Game, hand: _Hand, aka: bool, derive: bool) -> list[dict[str, Any]]:
     wind, dealer, number = _hand_place(g, hand)
     deal = next((i for i in hand.inputs if isinstance(i, DealDone)), None)
     if deal is None or deal.hands is None:
@@ -275,13 +280,17 @@ def _mjai_hand(g: _Game, hand: _Hand, aka: bool) -> list[dict[str, Any]]:
             ev: dict[str, Any] = {"type": "dahai", "actor": int(inp.seat), "pai": _m(inp.tile, aka)}
             if inp.tsumogiri is not None:
                 ev["tsumogiri"] = inp.tsumogiri
+            elif derive:
+                ev["tsumogiri"] = inp.tile is not None and inp.tile == last_draw[inp.seat]
             out.append(ev)
             last_discard = (inp.seat, inp.tile)
+            last_draw[inp.seat] = None
         elif isinstance(inp, Call):
             if last_discard is None:
                 raise ExportError(f"hand {wind.mjai}{number}: a call with no discard before it")
             src, tile = last_discard
             consumed = list(inp.tiles or ())
+            last_draw[inp.seat] = None
             out.append(
                 {
                     "type": inp.kind,
@@ -393,9 +402,12 @@ def export_mjai(
     hands: Sequence[RecordedHand] | None = None,
     *,
     final_scores: Scores | None = None,
+    derive_tsumogiri: bool = False,
 ) -> str:
     """mjai JSON Lines text (one event per line, ending with a newline)."""
-    events = to_mjai_events(inputs, hands, final_scores=final_scores)
+    events = to_mjai_events(
+        inputs, hands, final_scores=final_scores, derive_tsumogiri=derive_tsumogiri
+    )
     return "".join(json.dumps(e, ensure_ascii=False, separators=(",", ":")) + "\n" for e in events)
 
 
@@ -659,6 +671,6 @@ def export_game(
             pts = (seats[0]["total_pt"], seats[1]["total_pt"], seats[2]["total_pt"],
                    seats[3]["total_pt"])
     if to == "mjai":
-        return export_mjai(inputs, hands, final_scores=final)
+        return export_mjai(inputs, hands, final_scores=final, derive_tsumogiri=True)
     scored = None if final is None or pts is None else (final, pts)
     return export_tenhou6(inputs, hands, final=scored, title=title)

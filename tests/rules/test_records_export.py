@@ -198,3 +198,22 @@ def test_a_full_game_from_its_event_log() -> None:
     last = json.loads(text.splitlines()[-1])
     assert last == {"type": "end_game", "scores": original["sc"][0::2]}
     assert import_mjai(text, TENHOU).inputs == rec.inputs
+
+
+def test_tsumogiri_unknown_to_a_table_is_derived_from_the_tiles() -> None:
+    from dataclasses import replace
+
+    from rules.inputs import Discard
+
+    rec = import_tenhou6((LOGS / "mjai-reviewer/rinshan.json").read_text(encoding="utf-8"),
+                         TENHOU)
+    # A table without a tsumogiri sensor: the same game with every flag unknown.
+    blind = [replace(i, tsumogiri=None) if isinstance(i, Discard) else i for i in rec.inputs]
+    silent = [e for e in to_mjai_events(blind, rec.hands) if e["type"] == "dahai"]
+    assert all("tsumogiri" not in e for e in silent)
+    derived = [e for e in to_mjai_events(blind, rec.hands, derive_tsumogiri=True)
+               if e["type"] == "dahai"]
+    original = [e for e in to_mjai_events(rec.inputs, rec.hands) if e["type"] == "dahai"]
+    assert derived == original
+    # tenhou.net/6 always derives (it has no "unknown").
+    assert to_tenhou6(blind, rec.hands)["log"] == to_tenhou6(rec.inputs, rec.hands)["log"]
