@@ -120,14 +120,19 @@ def test_secrets_are_hidden(tmp_path: Path) -> None:
     assert parse_key(key.reveal())[0] == 1000
     assert key.reveal() == format_key("alice", daemon_kit.REFEREE_PASSWORD, 1000)
     # a secret that reaches a log line anyway is scrubbed
+    root = logging.getLogger()
+    saved = (list(root.handlers), root.level)
     stream = io.StringIO()
-    jsonlog.setup("info", stream=stream)
-    jsonlog.redact("hunter2-secret")
-    logging.getLogger("jantaku.test").info("connecting with password hunter2-secret")
+    try:
+        jsonlog.setup("info", stream=stream)
+        jsonlog.redact("hunter2-secret")
+        logging.getLogger("jantaku.test").info("connecting with password hunter2-secret")
+    finally:
+        root.handlers[:] = saved[0]
+        root.setLevel(saved[1])
     line = json.loads(stream.getvalue().splitlines()[-1])
     assert line["msg"] == "connecting with password ***"
     assert line["level"] == "info"
-    logging.getLogger().handlers.clear()
 
 
 def _write(tmp_path: Path, text: str) -> Path:
