@@ -19,12 +19,14 @@ import chaos_kit
 import daemon_kit
 import pytest
 
+logdir = chaos_kit.logdir  # the fixture: event logs on tmpfs
+
 KILLS = 3 if chaos_kit.SLOW else 1
 
 
 @pytest.mark.asyncio
 async def test_broker_killed_and_restarted_during_play(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    logdir: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.WARNING, logger="jantaku.mqtt")
     work = tmp_path / "broker"
@@ -35,7 +37,7 @@ async def test_broker_killed_and_restarted_during_play(
     )
     broker.start()
     table = daemon_kit.unique_table("bk")
-    config = chaos_kit.make_config(tmp_path, broker.port, table)
+    config = chaos_kit.make_config(logdir, broker.port, table)
     bodies = chaos_kit.script(hands=3, seed=11)
     cuts = [len(bodies) * (k + 1) // (KILLS + 2) for k in range(KILLS)]
     try:
@@ -71,7 +73,7 @@ async def test_broker_killed_and_restarted_during_play(
             await collector.wait_for(lambda: service.eventlog.outbox_depth() == 0, 10)
             health = service.health()
             snapshot = service.core.snapshot()
-        ref = chaos_kit.reference(config.eventlog.path, table, tmp_path)
+        ref = chaos_kit.reference(config.eventlog.path, table, logdir)
         got, dups = chaos_kit.delivered(collector)
         chaos_kit.assert_consistent(got, ref, bodies)
         assert snapshot == ref.snapshot

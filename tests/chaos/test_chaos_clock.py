@@ -25,14 +25,16 @@ from daemon.eventlog import EventLog
 from daemon.mqtt import Incoming
 from daemon.table import TableCore
 
+logdir = chaos_kit.logdir  # the fixture: event logs on tmpfs
+
 HOUR = 3600 * 10**9
 
 
 @pytest.mark.asyncio
-async def test_wall_clock_jumps_change_nothing_but_stamps(tmp_path: Path) -> None:
+async def test_wall_clock_jumps_change_nothing_but_stamps(logdir: Path, tmp_path: Path) -> None:
     broker = daemon_kit.Broker(tmp_path / "broker").start()
     table = daemon_kit.unique_table("cj")
-    config = chaos_kit.make_config(tmp_path, broker.port, table)
+    config = chaos_kit.make_config(logdir, broker.port, table)
     bodies = chaos_kit.script(hands=2, seed=21)
     offset = [0]
 
@@ -58,7 +60,7 @@ async def test_wall_clock_jumps_change_nothing_but_stamps(tmp_path: Path) -> Non
                 30,
             )
             snapshot, clocks = service.core.snapshot(), service.core.state.clocks
-        ref = chaos_kit.reference(config.eventlog.path, table, tmp_path)
+        ref = chaos_kit.reference(config.eventlog.path, table, logdir)
         got, dups = chaos_kit.delivered(collector)
         chaos_kit.assert_consistent(got, ref, bodies)
         assert snapshot == ref.snapshot
@@ -67,7 +69,7 @@ async def test_wall_clock_jumps_change_nothing_but_stamps(tmp_path: Path) -> Non
         assert stamps != sorted(stamps)
         assert [e["seq"] for e in got] == list(range(1, last + 1))
         # state and clocks do not depend on the wall clock at all
-        steady = _fold_with_steady_wall(config.eventlog.path, table, tmp_path)
+        steady = _fold_with_steady_wall(config.eventlog.path, table, logdir)
         steady_snapshot, steady_clocks = steady
         assert snapshot == steady_snapshot
         assert clocks == steady_clocks

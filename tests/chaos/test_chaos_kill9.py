@@ -30,6 +30,8 @@ import kill9_child
 import pytest
 import test_daemon_kill9 as harness
 
+logdir = chaos_kit.logdir  # the fixture: event logs on tmpfs
+
 REPO = Path(__file__).resolve().parents[2]
 FORK_KILLS = 1000 if chaos_kit.SLOW else 200
 DAEMON_KILLS = 30 if chaos_kit.SLOW else 3
@@ -62,12 +64,12 @@ def _acked(text: str) -> tuple[int, bool]:
 
 
 @pytest.mark.slow
-def test_kill9_forked_core_at_hundreds_of_points(tmp_path: Path) -> None:
+def test_kill9_forked_core_at_hundreds_of_points(logdir: Path, tmp_path: Path) -> None:
     rng = random.Random(int(os.environ.get("JANTAKU_SEED", "9")))
     kills = games = 0
     while kills < FORK_KILLS:
         games += 1
-        work = tmp_path / f"game{games}"
+        work = logdir / f"game{games}"
         work.mkdir()
         body = daemon_kit.game_inputs(4, seed=rng.randrange(10_000))
         script_file = work / "script.json"
@@ -120,11 +122,11 @@ def _daemon(config: Path, script: Path, go: Path, done: Path, log: Path) -> subp
 
 @pytest.mark.slow
 @pytest.mark.asyncio
-async def test_kill9_whole_daemon_during_play(tmp_path: Path) -> None:
+async def test_kill9_whole_daemon_during_play(logdir: Path, tmp_path: Path) -> None:
     rng = random.Random(int(os.environ.get("JANTAKU_SEED", "4")))
     broker = daemon_kit.Broker(tmp_path / "broker").start()
     table = daemon_kit.unique_table("k9")
-    db = tmp_path / f"{table}.sqlite"
+    db = logdir / f"{table}.sqlite"
     config = tmp_path / "table.toml"
     config.write_text(daemon_kit.config_text(table=table, db=db, port=broker.port))
     body = chaos_kit.script(hands=3, seed=2)
@@ -151,7 +153,7 @@ async def test_kill9_whole_daemon_during_play(tmp_path: Path) -> None:
                 assert proc.poll() is None, log.read_text()[-2000:]
                 assert time.monotonic() < deadline, "the daemon did not finish the game"
                 await asyncio.sleep(0.1)
-            ref = chaos_kit.reference(db, table, tmp_path)
+            ref = chaos_kit.reference(db, table, logdir)
             await collector.wait_for(
                 lambda: {e["seq"] for e in collector.payloads("/events")}
                 >= set(range(1, ref.last_seq + 1)),

@@ -14,13 +14,15 @@ import chaos_kit
 import daemon_kit
 import pytest
 
+logdir = chaos_kit.logdir  # the fixture: event logs on tmpfs
+
 CUTS = 3 if chaos_kit.SLOW else 1
 
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize("mode", ["reset", "drop", "blackhole"])
 async def test_network_cut_during_play(
-    mode: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    logdir: Path, mode: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.WARNING, logger="jantaku.mqtt")
     broker = daemon_kit.Broker(tmp_path / "broker").start()
@@ -29,7 +31,7 @@ async def test_network_cut_during_play(
     try:
         async with chaos_kit.TcpProxy(broker.port) as proxy:
             # keepalive 5 s (the config's minimum): a black hole is noticed within ~1.5 x that
-            config = chaos_kit.make_config(tmp_path, proxy.port, table)
+            config = chaos_kit.make_config(logdir, proxy.port, table)
             config = _keepalive(config, 5)
             collector = chaos_kit.event_collector(broker.port, table)  # straight to the broker
             async with collector, chaos_kit.running(config) as service:
@@ -56,7 +58,7 @@ async def test_network_cut_during_play(
                 )
                 health = service.health()
                 snapshot = service.core.snapshot()
-        ref = chaos_kit.reference(config.eventlog.path, table, tmp_path)
+        ref = chaos_kit.reference(config.eventlog.path, table, logdir)
         got, dups = chaos_kit.delivered(collector)
         chaos_kit.assert_consistent(got, ref, bodies)
         assert snapshot == ref.snapshot

@@ -22,6 +22,8 @@ from daemon.config import parse_config
 from daemon.devices import build_drivers
 from daemon.table import KIND_INPUT
 
+logdir = chaos_kit.logdir  # the fixture: event logs on tmpfs
+
 PULLS = 5 if chaos_kit.SLOW else 1
 
 
@@ -36,12 +38,12 @@ async def _until(pred: Any, timeout: float = 15.0) -> None:
 
 @pytest.mark.asyncio
 async def test_serial_cable_pulled_during_play(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    logdir: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO, logger="jantaku.devices")
     broker = daemon_kit.Broker(tmp_path / "broker").start()
     table = daemon_kit.unique_table("sp")
-    text = daemon_kit.config_text(table=table, db=tmp_path / f"{table}.sqlite", port=broker.port)
+    text = daemon_kit.config_text(table=table, db=logdir / f"{table}.sqlite", port=broker.port)
     config = parse_config(text.replace('kind = "none"', 'kind = "simulator"'))
     game = chaos_kit.script(hands=1, seed=1)[0]  # the referee's game_start
     try:
@@ -87,7 +89,7 @@ async def test_serial_cable_pulled_during_play(
                 )
                 snapshot = service.core.snapshot()
                 health = service.health()
-        ref = chaos_kit.reference(config.eventlog.path, table, tmp_path)
+        ref = chaos_kit.reference(config.eventlog.path, table, logdir)
         got, _ = chaos_kit.delivered(collector)
         chaos_kit.assert_consistent(got, ref, expected)
         assert snapshot == ref.snapshot
