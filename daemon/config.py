@@ -164,6 +164,21 @@ class LoggingConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class WebConfig:
+    """``[web]``: the overlay and the referee console, served by the daemon (docs/overlay.md,
+    docs/console.md). With ``tls_cert``/``tls_key`` both are served over HTTPS."""
+
+    host: str = "127.0.0.1"
+    port: int = 8080
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+    session_idle_seconds: float = 30 * 60.0
+    session_absolute_seconds: float = 8 * 3600.0
+    max_login_failures: int = 5
+    lockout_seconds: float = 5 * 60.0
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     source: Path
     table: TableConfig
@@ -175,6 +190,8 @@ class Config:
     #: ``[tiles]``: RFID readers and their enrolment (drivers/tiles/config.py, docs/tiles.md);
     #: None: no tile sensors. With readers, the sensor tracker (daemon/tracker.py) runs.
     tiles: Any = None
+    #: ``[web]``: overlay + referee console; None: no web server.
+    web: WebConfig | None = None
 
     @property
     def client_id(self) -> str:
@@ -448,6 +465,28 @@ def _referee(sec: _Section | None) -> RefereeConfig:
     return RefereeConfig(roles=roles, users=tuple(users), max_skew_seconds=skew)
 
 
+def _web(sec: _Section | None) -> WebConfig | None:
+    if sec is None:
+        return None
+    d = WebConfig()
+    cfg = WebConfig(
+        host=sec.str_("host", d.host),
+        port=sec.int_("port", 0, 65535, d.port),
+        tls_cert=sec.path("tls_cert", None),
+        tls_key=sec.path("tls_key", None),
+        session_idle_seconds=sec.float_("session_idle_seconds", 10.0, 86400.0,
+                                        d.session_idle_seconds),
+        session_absolute_seconds=sec.float_("session_absolute_seconds", 60.0, 7 * 86400.0,
+                                            d.session_absolute_seconds),
+        max_login_failures=sec.int_("max_login_failures", 1, 1000, d.max_login_failures),
+        lockout_seconds=sec.float_("lockout_seconds", 1.0, 86400.0, d.lockout_seconds),
+    )
+    sec.done()
+    if (cfg.tls_cert is None) != (cfg.tls_key is None):
+        raise sec.error("web: tls_cert and tls_key go together")
+    return cfg
+
+
 def parse_config(text: str, source: Path | str = "<config>") -> Config:
     """Parse and validate a config (no device checks: see :func:`check_devices`)."""
     file = Path(source)
@@ -506,6 +545,7 @@ def parse_config(text: str, source: Path | str = "<config>") -> Config:
             level=lsec.choice("level", LOG_LEVELS, "info"), file=lsec.str_("file", "-")
         )
         lsec.done()
+    web = _web(root.sub("web", required=False))
     tiles = None
     if root.has("tiles"):
         root.seen.add("tiles")
@@ -530,6 +570,7 @@ def parse_config(text: str, source: Path | str = "<config>") -> Config:
         referee=referee,
         logging=logging,
         tiles=tiles,
+        web=web,
     )
 
 

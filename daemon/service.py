@@ -225,6 +225,10 @@ class Service:
         for driver in self.drivers:
             self._spawn(f"driver:{driver.name}", driver.run(self))
         self._spawn("health", self._health_loop())
+        if self.config.web is not None:
+            from daemon.web.runtime import run_web
+
+            self._spawn("web", run_web(self, self.config.web, self.table_id))
         self._ready_task = asyncio.create_task(self._ready_when_up(), name="ready")
         stop = asyncio.create_task(self._stop.wait(), name="stop")
         try:

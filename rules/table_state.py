@@ -240,8 +240,10 @@ class TableState:
             out.update(
                 round_wind=h.round_wind.mjai,
                 hand_in_round=h.hand_in_round,
-                honba=h.honba,
-                deposits=h.deposits,
+                # Once the hand has ended the table shows what the next hand starts with (the
+                # winner took the sticks; a renchan or draw added a honba), as the scores do.
+                honba=p.honba if (h.step == "ended" and p is not None) else h.honba,
+                deposits=p.deposits if (h.step == "ended" and p is not None) else h.deposits,
                 step=h.step,
                 turn=int(h.turn),
                 break_=None if h.brk is None else h.brk.to_json(),

@@ -1,0 +1,67 @@
+"""The daemon's web front end at run time: the overlay and the referee console on one server, fed
+from the service's table state.
+
+The publisher builds the overlay view (``daemon/web/view.py``) whenever the applied event sequence
+moves, and at least every ``CLOCK_TICK_S`` while clocks run, so WMC clocks tick on the overlay
+without an event. The view is complete each time: the hub drops identical ones.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import ssl
+import time
+from typing import TYPE_CHECKING, Any
+
+from daemon import clocks as dc
+from daemon.web.hub import ViewHub
+from daemon.web.server import serve
+from daemon.web.view import overlay_view
+
+if TYPE_CHECKING:
+    from daemon.config import WebConfig
+    from daemon.service import Service
+
+log = logging.getLogger("jantaku.web")
+CLOCK_TICK_S = 0.2
+
+
+def current_view(service: Service, table: str) -> dict[str, Any]:
+    state = service.core.state
+    clocks = dc.view_json(state.clocks, time.monotonic_ns())
+    return overlay_view(state.table, table=table, clocks=clocks, seq=state.event_seq)
+
+
+def _ssl_context(cfg: WebConfig) -> ssl.SSLContext | None:
+    if cfg.tls_cert is None or cfg.tls_key is None:
+        return None
+    ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ctx.load_cert_chain(str(cfg.tls_cert), str(cfg.tls_key))
+    return ctx
+
+
+async def run_web(service: Service, cfg: WebConfig, table: str) -> None:
+    """Serve the overlay and the console until cancelled."""
+    from daemon.web.console import Console
+    from daemon.web.console_auth import ConsoleSettings
+
+    settings = ConsoleSettings(
+        idle_timeout=cfg.session_idle_seconds,
+        absolute_timeout=cfg.session_absolute_seconds,
+        max_failures=cfg.max_login_failures,
+        lockout=cfg.lockout_seconds,
+        secure_cookie=cfg.tls_cert is not None,
+    )
+    hub = ViewHub(current_view(service, table))
+    console = Console(service, settings)
+    async with serve(hub, cfg.host, cfg.port, console=console,
+                     ssl_context=_ssl_context(cfg)) as port:
+        scheme = "https" if cfg.tls_cert is not None else "http"
+        log.info("web server up", extra={"fields": {
+            "overlay": f"{scheme}://{cfg.host}:{port}/overlay/",
+            "console": f"{scheme}://{cfg.host}:{port}/console/",
+        }})
+        while True:
+            await hub.publish(current_view(service, table))
+            await asyncio.sleep(CLOCK_TICK_S)

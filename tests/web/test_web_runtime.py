@@ -1,0 +1,100 @@
+"""The daemon's own web front end (``[web]``): the overlay view follows the table state as inputs
+are applied, the console is served beside it, and the table's physical honba and score displays
+(over the table link, to the table-controller emulator) never disagree with the overlay."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import sys
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "daemon"))
+
+import daemon_kit
+
+from daemon.config import parse_config
+from daemon.devices import SimulatedTable, build_drivers
+from daemon.service import Service
+from daemon.table import KIND_INPUT
+from hil.simulator import GameSimulator
+from rules.inputs import input_to_json
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _config(tmp_path: Path, web_port: int) -> Any:
+    text = daemon_kit.config_text(
+        table=daemon_kit.unique_table("web"), db=tmp_path / "web.sqlite", port=1883
+    ).replace('[devices.table]\nkind = "none"', '[devices.table]\nkind = "simulator"')
+    text += f'\n[web]\nhost = "127.0.0.1"\nport = {web_port}\n'
+    return parse_config(text, tmp_path / "jantaku.toml")
+
+
+async def _view(http: aiohttp.ClientSession, base: str) -> dict[str, Any]:
+    async with http.get(f"{base}/api/view") as r:
+        assert r.status == 200
+        data: dict[str, Any] = await r.json()
+        return data
+
+
+async def test_overlay_and_displays_follow_the_daemon(tmp_path: Path) -> None:
+    port = _free_port()
+    config = _config(tmp_path, port)
+    drivers = build_drivers(config)
+    table = next(d for d in drivers if isinstance(d, SimulatedTable))
+    service = Service(config, daemon_kit.engine(), drivers=drivers, mqtt_backoff=(0.05, 0.5))
+    task = asyncio.create_task(service.run())
+    base = f"http://127.0.0.1:{port}"
+    try:
+        await asyncio.wait_for(service.ready.wait(), 15)
+        emulator = await asyncio.wait_for(table.wait_ready(), 10)
+        sim = GameSimulator("mleague", seed=5, hands=3)
+        async with aiohttp.ClientSession() as http:
+            for _ in range(50):
+                try:
+                    async with http.get(f"{base}/overlay/") as r:
+                        if r.status == 200:
+                            break
+                except aiohttp.ClientConnectionError:
+                    await asyncio.sleep(0.1)
+            async with http.get(f"{base}/console/") as r:
+                assert r.status == 200, "the referee console is served beside the overlay"
+            hands_checked = 0
+            for step in sim.steps():
+                applied = await service.submit(KIND_INPUT, "test", input_to_json(step.input))
+                assert applied is not None
+                if not any(e.to_json()["type"] == "hand_ended" for e in step.events):
+                    continue
+                # After each hand: the overlay, the daemon's state and the table displays agree.
+                want = service.core.state.event_seq
+                for _ in range(100):
+                    view = await _view(http, base)
+                    if view["seq"] == want:
+                        break
+                    await asyncio.sleep(0.05)
+                assert view["seq"] == want
+                assert view["status"] in ("hand_over", "game_over")
+                scores = [s["score"] for s in view["seats"]]
+                assert scores == list(sim.state.progress.scores)  # type: ignore[union-attr]
+                d = emulator.controller.display
+                for _ in range(100):
+                    if list(d.scores) == scores and d.honba == view["round"]["honba"] \
+                            and d.deposits == view["round"]["deposits"]:
+                        break
+                    await asyncio.sleep(0.05)
+                assert list(d.scores) == scores
+                assert (d.honba, d.deposits) == (
+                    view["round"]["honba"], view["round"]["deposits"])
+                hands_checked += 1
+            assert hands_checked == 3
+    finally:
+        service.stop()
+        await asyncio.wait_for(task, 20)
