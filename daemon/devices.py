@@ -44,8 +44,14 @@ def table_event_record(event: TableEvent, snapshot: dict[str, Any]) -> tuple[str
     if isinstance(event, m.WallRaised):
         return KIND_INPUT, {"type": "wall_raised"}
     if isinstance(event, m.Dice):
+        # The dealer rolls first; under W 开门-2 the second roll is the breaker's, the seat the
+        # dealer's roll counted to (the roller counts as 1).
         dealer = snapshot.get("dealer")
         seat = dealer if isinstance(dealer, int) else 0
+        rolls = snapshot.get("rolls") or []
+        if rolls and snapshot.get("step") == "setup":
+            first = rolls[0][1]
+            seat = (seat + sum(first) - 1) % 4
         return KIND_INPUT, {"type": "dice", "seat": seat, "dice": list(event.values)}
     if isinstance(event, m.BreakOpened):
         return KIND_INPUT, {"type": "break_opened", "seat": event.seat, "count": event.count}

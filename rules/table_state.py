@@ -247,6 +247,7 @@ class TableState:
                 step=h.step,
                 turn=int(h.turn),
                 break_=None if h.brk is None else h.brk.to_json(),
+                rolls=[[int(seat), list(dice)] for seat, dice in h.rolls],
                 dora_indicators=[encode(i.tile) for i in h.indicators],
                 dora_positions=[encode(i.position) for i in h.indicators],
                 live_left=h.live_left() if h.dealt else None,
