@@ -3,7 +3,7 @@ less than the WAL alone: SQLite checkpoints it at 1,000 pages = 4 MB, ~20 KB per
 
 The daemon must not apply what it could not log: the input that hit ENOSPC is refused to its
 driver, the daemon reports the failure (``health.problem``, an error log line) and ends with status
-1 (systemd restarts it: systemd/jantaku.service ``Restart=on-failure``). The log stays consistent;
+1 (systemd restarts it: systemd/jantaku.service ``Restart=always``). The log stays consistent;
 once space is back the restarted daemon recovers it and the game goes on: every event reaches the
 subscriber once after dedupe, in order, equal to the fault-free run.
 """
