@@ -89,3 +89,13 @@ async def test_games_one_after_another_in_one_daemon(tmp_path: Path) -> None:
         assert session.daemon is not None
         games = [e for e in session.daemon.events if e["type"] == "game_started"]
         assert [g["game"] for g in games] == [1, 2]
+
+
+async def test_an_abortive_draw_declared_on_the_seat_panel(tmp_path: Path) -> None:
+    """Four riichi (tenhou, seed 112, 4th hand): the abort is a seat-panel key, the tenpai
+    answers and the riichi keys of four seats all go through the tracker."""
+    res = await run_game("tenhou", seed=112, hands=4, workdir=tmp_path)
+    assert res.difference is None and not res.violations, res.difference
+    aborts = [e for e in res.daemon_events if e["type"] == "hand_ended"
+              and e["outcome"]["kind"] == "abortive"]
+    assert [a["outcome"]["abort_kind"] for a in aborts] == ["four_riichi"]
