@@ -117,10 +117,10 @@ class ProcessDaemon:
             name = "new_game"
             args: dict[str, Any] = {"ruleset": inp.ruleset, "first_dealer": int(inp.first_dealer),
                                     "names": list(inp.names)}
-        elif isinstance(inp, ri.RefereeOverride) and inp.action == "end_game":
-            name, args = "end_game", {}
+        elif isinstance(inp, ri.RefereeOverride) and inp.action in ("end_game", "confirm_win"):
+            name, args = inp.action, {}
         else:
-            raise ValueError(f"the runner sends new_game and end_game only, not {inp!r}")
+            raise ValueError(f"the runner sends new_game, confirm_win and end_game, not {inp!r}")
         topic, payload = build_command(self.table_id, name, REFEREE_USER, key, args)
         reply = await send(self.mqtt[0], self.mqtt[1], self.table_id, topic, payload,
                            timeout=30.0)

@@ -382,7 +382,7 @@ class HilRunner:
         """The device actions that make the daemon see ``step.input``."""
         inp, rig = step.input, self.rig
         self.count_step(step)
-        if isinstance(inp, ri.GameStart):
+        if isinstance(inp, ri.GameStart | ri.RefereeOverride):
             await self.daemon.submit_referee(inp)
             return
         if isinstance(inp, ri.HandStart):

@@ -36,6 +36,7 @@ from rules.inputs import (
     IndicatorShown,
     Input,
     Kakan,
+    RefereeOverride,
     RinshanDraw,
     Ron,
     Tsumo,
@@ -243,6 +244,11 @@ class GameSimulator:
                     continue
                 idx = Wall.RINSHAN[h.rinshan_taken]
                 yield self._apply(RinshanDraw(seat=s, tile=self._wall[idx]), s, 0.8)
+                continue
+            if h.step == "won":
+                # A ron stands but another seat could still ron by shape alone (it has no yaku or
+                # is furiten, so its bot passed): the referee confirms, which settles the hand.
+                yield self._apply(RefereeOverride(action="confirm_win", by="referee"), None, 2.0)
                 continue
             if h.step != "discard":
                 raise SimulationError(f"unexpected step {h.step!r}")
