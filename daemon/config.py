@@ -121,6 +121,9 @@ class ButtonsConfig:
     kind: Literal["gpio", "none"]
     seat_pins: tuple[int, int, int, int] | None = None
     referee_pin: int | None = None
+    #: per-seat clock warning LEDs (seats 0..3) and a buzzer, driven from the live clocks
+    led_pins: tuple[int, int, int, int] | None = None
+    buzzer_pin: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -399,12 +402,22 @@ def _buttons(sec: _Section | None) -> ButtonsConfig:
         "a list of 4 BCM pins 0..27 (seats 0..3)",
     )
     referee = sec.int_("referee_pin", 0, 27, None)
+    leds = sec.get(
+        "led_pins",
+        lambda v: isinstance(v, list) and len(v) == 4 and all(_is_pin(p) for p in v),
+        "a list of 4 BCM pins 0..27 (seat warning LEDs 0..3)",
+        None,
+    )
+    buzzer = sec.int_("buzzer_pin", 0, 27, None)
     sec.done()
-    used = [*pins, *([referee] if referee is not None else [])]
+    used = [*pins, *([referee] if referee is not None else []), *(leds or []),
+            *([buzzer] if buzzer is not None else [])]
     if len(set(used)) != len(used):
         raise sec.error(f"devices.buttons: a pin is used twice in {used}")
     seat_pins = (pins[0], pins[1], pins[2], pins[3])
-    return ButtonsConfig(kind="gpio", seat_pins=seat_pins, referee_pin=referee)
+    led_pins = None if leds is None else (leds[0], leds[1], leds[2], leds[3])
+    return ButtonsConfig(kind="gpio", seat_pins=seat_pins, referee_pin=referee,
+                         led_pins=led_pins, buzzer_pin=buzzer)
 
 
 def _displays(sec: _Section | None) -> DisplaysConfig:

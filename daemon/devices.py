@@ -32,6 +32,8 @@ log = logging.getLogger("jantaku.devices")
 
 #: how long an effect (display update, buzzer) may wait for the table's acknowledgement
 EFFECT_TIMEOUT = 5.0
+#: how often the clock warning LEDs are refreshed (blinking derives from the clock, not this)
+INDICATOR_REFRESH_S = 0.05
 
 
 def table_event_record(event: TableEvent, snapshot: dict[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -186,14 +188,50 @@ class ButtonsDriver:
     """The seat clock buttons and the referee's pause button (drivers/buttons.py, gpiozero)."""
 
     def __init__(
-        self, seat_pins: Sequence[int], referee_pin: int | None, pin_factory: Any = None
+        self,
+        seat_pins: Sequence[int],
+        referee_pin: int | None,
+        pin_factory: Any = None,
+        *,
+        led_pins: Sequence[int] | None = None,
+        buzzer_pin: int | None = None,
     ) -> None:
         self.name = "buttons"
         self.seat_pins = tuple(seat_pins)
         self.referee_pin = referee_pin
+        self.led_pins = None if led_pins is None else tuple(led_pins)
+        self.buzzer_pin = buzzer_pin
         self.pin_factory = pin_factory
         self.presses = 0
+        self.indication: Any = None
         self._status = "starting"
+
+    async def _indicate(self, sink: InputSink) -> None:
+        """Warning LEDs and buzzer follow the live clocks (drivers/leds.py): what they show is a
+        function of the clock view at the time of each refresh, not of the refresh rate."""
+        import time
+
+        from drivers.leds import ClockIndicators
+        from rules.timers import clock_view
+
+        assert self.led_pins is not None
+        lamps: ClockIndicators | None = None
+        try:
+            while True:
+                clocks = sink.timers_state()
+                rules, state = clocks.rules, clocks.state
+                if rules is not None and state is not None and rules.mode != "off":
+                    if lamps is None:
+                        lamps = ClockIndicators(self.led_pins, self.buzzer_pin,
+                                                warning_seconds=rules.warning_seconds,
+                                                pin_factory=self.pin_factory)
+                    self.indication = lamps.apply(clock_view(state, time.monotonic_ns()))
+                elif lamps is not None:
+                    lamps.off()
+                await asyncio.sleep(INDICATOR_REFRESH_S)
+        finally:
+            if lamps is not None:
+                lamps.close()
 
     async def run(self, sink: InputSink) -> None:
         from drivers.buttons import ClockButtons, RefereePress
@@ -213,7 +251,10 @@ class ButtonsDriver:
         ):
             self._status = "up"
             try:
-                await asyncio.Event().wait()
+                if self.led_pins is not None:
+                    await self._indicate(sink)
+                else:
+                    await asyncio.Event().wait()
             finally:
                 self._status = "closed"
 
@@ -295,5 +336,6 @@ def build_drivers(config: Config, *, pin_factory: Any = None) -> list[Driver]:
         drivers.append(tracker)
     buttons = config.devices.buttons
     if buttons.kind == "gpio" and buttons.seat_pins is not None:
-        drivers.append(ButtonsDriver(buttons.seat_pins, buttons.referee_pin, pin_factory))
+        drivers.append(ButtonsDriver(buttons.seat_pins, buttons.referee_pin, pin_factory,
+                                     led_pins=buttons.led_pins, buzzer_pin=buttons.buzzer_pin))
     return drivers
