@@ -132,6 +132,9 @@ class DisplaysConfig:
     honba: Literal["table", "none"] = "table"
     scores: Literal["table", "none"] = "table"
     buzzer: Literal["table", "none"] = "table"
+    #: A serial clock display (drivers/display, the CLOCKS line): per-seat time left (W 打牌时限).
+    clocks_path: Path | None = None
+    clocks_baud: int = 9600
 
 
 @dataclass(frozen=True, slots=True)
@@ -427,6 +430,8 @@ def _displays(sec: _Section | None) -> DisplaysConfig:
         honba=sec.choice("honba", ("table", "none"), "table"),
         scores=sec.choice("scores", ("table", "none"), "table"),
         buzzer=sec.choice("buzzer", ("table", "none"), "table"),
+        clocks_path=sec.path("clocks_path", None),
+        clocks_baud=sec.int_("clocks_baud", 1200, 1_000_000, 9600),
     )
     sec.done()
     return out
@@ -622,6 +627,11 @@ def check_devices(config: Config) -> None:
             raise ConfigError(
                 f"{file}: devices.table: no USB device {link.vid:04x}:{link.pid:04x} attached"
             )
+    clocks_path = config.devices.displays.clocks_path
+    if clocks_path is not None:
+        dev = Path(root + str(clocks_path)) if root else clocks_path
+        if not dev.exists():
+            raise ConfigError(f"{file}: devices.displays.clocks_path: no such device {clocks_path}")
     gpio_needed = link.kind == "gpio" or config.devices.buttons.kind == "gpio"
     if gpio_needed and not os.environ.get("GPIOZERO_PIN_FACTORY"):
         chips = list(Path(root + "/dev").glob("gpiochip*")) if Path(root + "/dev").exists() else []

@@ -34,6 +34,8 @@ log = logging.getLogger("jantaku.devices")
 EFFECT_TIMEOUT = 5.0
 #: how often the clock warning LEDs are refreshed (blinking derives from the clock, not this)
 INDICATOR_REFRESH_S = 0.05
+#: how often the serial clock display is refreshed (it shows whole seconds)
+CLOCK_DISPLAY_REFRESH_S = 0.2
 
 
 def table_event_record(event: TableEvent, snapshot: dict[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -265,6 +267,64 @@ class ButtonsDriver:
         return {"kind": "buttons", "status": self._status, "presses": self.presses}
 
 
+def clocks_line(clocks: Any, t_ns: int) -> Any:
+    """The serial clock display's CLOCKS line for the clocks at ``t_ns`` (None: no clocks)."""
+    from drivers.display.lines import SetClocks
+    from rules.timers import clock_view
+
+    if clocks.rules is None or clocks.state is None or clocks.rules.mode == "off":
+        return None
+    view = clock_view(clocks.state, t_ns)
+
+    def secs(ns: int) -> int:  # a clock shows 1 until the last second has gone (ceiling)
+        return max(-9999, min(9999, -(-ns // 1_000_000_000)))
+
+    running = -1 if view.running is None else int(view.running)
+    turn = 0
+    if view.running is not None:
+        left = view.seats[running].turn_remaining_ns
+        turn = 0 if left is None else secs(left)
+    hands = tuple(secs(s.hand_remaining_ns) for s in view.seats)
+    return SetClocks(running, turn, (hands[0], hands[1], hands[2], hands[3]))
+
+
+class ClockDisplayDriver:
+    """Per-seat time left on a serial clock display (drivers/display, ``CLOCKS`` lines), refreshed
+    from the live clocks; only changes are sent."""
+
+    def __init__(self, path: Path, baud: int) -> None:
+        self.name = "clock_display"
+        self.path, self.baud = path, baud
+        self.shown: Any = None
+        self.failures = 0
+        self._status = "starting"
+
+    async def run(self, sink: InputSink) -> None:
+        import time
+
+        from drivers.display.serial import DisplayError, SerialDisplay
+        from drivers.table.serial import SerialTransport
+
+        async with SerialDisplay(SerialTransport(str(self.path), self.baud)) as display:
+            self._status = "up"
+            while True:
+                line = clocks_line(sink.timers_state(), time.monotonic_ns())
+                if line is not None and line != self.shown:
+                    try:
+                        await display.show_clocks(line)
+                        self.shown = line
+                    except DisplayError as exc:
+                        self.failures += 1
+                        log.warning("clock display: %s", exc)
+                await asyncio.sleep(CLOCK_DISPLAY_REFRESH_S)
+
+    async def show(self, snapshot: dict[str, Any], events: Sequence[dict[str, Any]]) -> None:
+        return None
+
+    def health(self) -> dict[str, Any]:
+        return {"kind": "clock_display", "status": self._status, "failures": self.failures}
+
+
 class SimulatedTable(TableLinkDriver):
     """The hil table-controller emulator on a pty, driven through the real serial link driver
     (``devices.table.kind = "simulator"``): the same bytes as a real table."""
@@ -338,4 +398,6 @@ def build_drivers(config: Config, *, pin_factory: Any = None) -> list[Driver]:
     if buttons.kind == "gpio" and buttons.seat_pins is not None:
         drivers.append(ButtonsDriver(buttons.seat_pins, buttons.referee_pin, pin_factory,
                                      led_pins=buttons.led_pins, buzzer_pin=buttons.buzzer_pin))
+    if displays.clocks_path is not None:
+        drivers.append(ClockDisplayDriver(displays.clocks_path, displays.clocks_baud))
     return drivers

@@ -21,6 +21,7 @@ from drivers.display.lines import (
     Ping,
     Pong,
     Reply,
+    SetClocks,
     SetHonba,
     SetScores,
     format_reply,
@@ -36,6 +37,7 @@ class ShownState:
     honba: int = 0
     deposits: int = 0
     scores: tuple[int, int, int, int] = (0, 0, 0, 0)
+    clocks: SetClocks | None = None
     lines: list[str | None] = field(default_factory=list)
 
 
@@ -95,6 +97,8 @@ class SerialDisplayEmulator:
                 self.state.honba, self.state.deposits = honba, deposits
             case SetScores(scores):
                 self.state.scores = scores
+            case SetClocks():
+                self.state.clocks = command
             case Clear():
                 self.state.honba = self.state.deposits = 0
                 self.state.scores = (0, 0, 0, 0)

@@ -7,6 +7,9 @@ space. Every host line gets exactly one reply line::
     PING                            PONG <protocol version> <model>
     HONBA <honba> <deposits>        OK
     SCORES <s0> <s1> <s2> <s3>      OK            (signed points, seat 0..3 in order)
+    CLOCKS <r> <t> <h0> <h1> <h2> <h3>  OK        (WMC clocks, whole seconds: r = the running
+                                                   seat or -1, t = its turn time left, h0..h3 =
+                                                   each seat's hand time left; negative = over)
     CLEAR                           OK
     (anything else)                 ERR <code> <text>   1 unknown command, 2 bad argument,
                                                         3 line too long
@@ -51,6 +54,16 @@ class SetScores:
 
 
 @dataclass(frozen=True, slots=True)
+class SetClocks:
+    """Per-seat remaining time (W 打牌时限): the running seat (-1: none), its turn time left and
+    every seat's hand time left, in whole seconds (negative past a limit)."""
+
+    running: int
+    turn_left: int
+    hand_left: tuple[int, int, int, int]
+
+
+@dataclass(frozen=True, slots=True)
 class Clear:
     pass
 
@@ -72,7 +85,7 @@ class Pong:
     model: str
 
 
-DisplayCommand: TypeAlias = Ping | SetHonba | SetScores | Clear
+DisplayCommand: TypeAlias = Ping | SetHonba | SetScores | SetClocks | Clear
 Reply: TypeAlias = Ok | Err | Pong
 
 
@@ -84,6 +97,8 @@ def format_command(command: DisplayCommand) -> bytes:
             text = f"HONBA {honba} {deposits}"
         case SetScores(scores):
             text = "SCORES " + " ".join(str(s) for s in scores)
+        case SetClocks(running, turn_left, hand_left):
+            text = f"CLOCKS {running} {turn_left} " + " ".join(str(h) for h in hand_left)
         case Clear():
             text = "CLEAR"
     return (text + "\n").encode("ascii")
@@ -114,6 +129,11 @@ def parse_command(line: str) -> DisplayCommand:
     if word == "SCORES":
         a, b, c, d = _ints(args, 4, -9_999_999, 99_999_999, line)
         return SetScores((a, b, c, d))
+    if word == "CLOCKS":
+        r, t, h0, h1, h2, h3 = _ints(args, 6, -9999, 9999, line)
+        if not -1 <= r <= 3:
+            raise DisplayProtocolError(f"{line!r}: the running seat must be -1..3")
+        return SetClocks(r, t, (h0, h1, h2, h3))
     raise DisplayProtocolError(f"unknown command {line!r}")
 
 

@@ -22,6 +22,7 @@ from drivers.display.lines import (
     Ping,
     Pong,
     Reply,
+    SetClocks,
     SetHonba,
     SetScores,
     format_command,
@@ -69,6 +70,9 @@ class SerialDisplay:
     async def show(self, board: Scoreboard) -> None:
         await self.request(SetHonba(board.honba, board.deposits))
         await self.request(SetScores(board.scores))
+
+    async def show_clocks(self, clocks: SetClocks) -> None:
+        await self.request(clocks)
 
     async def clear(self) -> None:
         await self.request(Clear())
