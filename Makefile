@@ -28,4 +28,5 @@ test: $(STAMP)
 	$(BIN)/pytest -q $(PYTEST_ARGS)
 
 bench: $(STAMP)
-	$(BIN)/python bench/replay.py
+	$(BIN)/pip install -q -e '.[dev,bench]'
+	$(BIN)/python bench/report.py --quick
