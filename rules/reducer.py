@@ -327,6 +327,13 @@ def _check_free(h: HandState, tiles: Sequence[Tile], seat: Seat | None, out: _Ou
                                                                  "at": _place(where)})
 
 
+def _from_manifest(h: HandState, want: Tile) -> Tile | None:
+    """The tile the wall manifest puts at the drawn position, if it is still there. A manifest
+    that disagrees with what the sensors already placed (the deal reported it) is not trusted
+    for this tile: the draw stays unknown rather than putting one tile in two places."""
+    return want if h.located[want.id] in (LOC_UNKNOWN, LOC_WALL) else None
+
+
 def _place(where: int) -> str:
     if LOC_HAND <= where < LOC_HAND + 4:
         return f"hand of seat {where - LOC_HAND}"
@@ -355,6 +362,10 @@ def _waits(st: SeatState) -> tuple[int, ...] | None:
 def _kill(rs: Ruleset, h: HandState, seat: Seat, reason: str, out: _Out) -> HandState:
     st = h.seats[seat]
     if st.dead is not None:
+        if st.dead == "referee" and reason != "referee":
+            # A rules sanction on a hand the referee had already ruled dead stands on its own:
+            # undoing the referee's ruling must not revive a hand that is dead anyway.
+            return _set_seat(h, seat, replace(st, dead=reason))
         return h
     out.emit(DeadHand(seat=seat, kind=rs.penalties.dead_hand, reason=reason))
     return _set_seat(h, seat, replace(st, dead=reason))
@@ -753,7 +764,7 @@ def _draw(rs: Ruleset, h: HandState, inp: Draw, out: _Out) -> HandState:
     if h.wall is not None:
         want = h.wall[h.next_live]
         if tile is None:
-            tile = want
+            tile = _from_manifest(h, want)
         elif tile != want:
             out.violation("wrong_tile_drawn", s, want.id, tile.id)
     if inp.position is not None and h.brk is not None:
@@ -818,7 +829,7 @@ def _rinshan(rs: Ruleset, h: HandState, inp: RinshanDraw, out: _Out) -> HandStat
     if h.wall is not None:
         want = h.wall[index]
         if tile is None:
-            tile = want
+            tile = _from_manifest(h, want)
         elif tile != want:
             out.violation("wrong_tile_drawn", s, want.id, tile.id)
     dues = []
