@@ -185,11 +185,27 @@ level = "warning"
     }
 
 
+def _pcts(xs: list[float]) -> dict[str, float]:
+    s = sorted(xs)
+    return {"p50_ms": round(s[len(s) // 2], 3), "p99_ms": round(s[int(len(s) * 0.99)], 3),
+            "max_ms": round(s[-1], 3), "n": len(s)}
+
+
 async def main_async(args: argparse.Namespace) -> None:
-    print(f"jantaku daemon latency, broker {args.host}:{args.port}, {args.events} events each")
+    out = sys.stderr if args.json else sys.stdout
+    print(f"jantaku daemon latency, broker {args.host}:{args.port}, {args.events} events each",
+          file=out)
     raw = await raw_round_trip(args.host, args.port, args.events)
     with tempfile.TemporaryDirectory() as tmp:
         d = await daemon_run(args.host, args.port, args.events, Path(tmp))
+    if args.json:
+        print(line("raw aiomqtt pub→sub (QoS 1)", raw), file=out)
+        print(line("table frame → daemon → subscriber", d["latency"]), file=out)
+        print(json.dumps({"raw": _pcts(raw), "daemon": _pcts(d["latency"]),
+                          "ready_ms": round(d["ready_s"] * 1000, 1),
+                          "rss_mib": round(d["rss"] / 2**20, 1),
+                          "idle_cpu_pct": round(d["idle_cpu"] * 100, 2)}))
+        return
     print(line("raw aiomqtt pub→sub (QoS 1)", raw))
     print(line("table frame → daemon → subscriber", d["latency"]))
     print(f"daemon start → READY                {d['ready_s'] * 1000:8.1f} ms")
@@ -203,6 +219,7 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=10_000)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=1883)
+    parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
     asyncio.run(main_async(parser.parse_args()))
 
 

@@ -309,7 +309,9 @@ def main(argv: list[str] | None = None) -> int:
             res["overlay"] = "no Chromium on this machine"
         if (BENCH / "daemon_latency.py").exists():
             say("bench/daemon_latency.py ...")
-            res["daemon_latency"] = run_json("daemon_latency.py", timeout=900)
+            res["daemon_latency"] = run_json(
+                "daemon_latency.py", *(["--events", "2000"] if q else []), timeout=900
+            )
     finally:
         shutil.rmtree(work, ignore_errors=True)
     res["seconds"] = round(time.perf_counter() - t_start, 1)
@@ -417,9 +419,17 @@ def markdown(r: dict[str, Any], quick: bool) -> str:
     else:
         row("overlay latency", str(ov), "", "")
     dl = r.get("daemon_latency")
-    if dl is not None:
-        row("bench/daemon_latency.py", json.dumps(dl)[:200] if isinstance(dl, dict) else dl,
+    if isinstance(dl, dict):
+        row("table frame (emulator pty) → daemon → MQTT subscriber p50 / p99 "
+            f"({dl['daemon']['n']:,} events)",
+            f"{dl['daemon']['p50_ms']:.2f} / {dl['daemon']['p99_ms']:.2f} ms",
+            "raw aiomqtt QoS 1 publish → subscriber p50 / p99 (same bench)",
+            f"{dl['raw']['p50_ms']:.2f} / {dl['raw']['p99_ms']:.2f} ms")
+        row("`jantaku run` start → READY / RSS / idle CPU",
+            f"{dl['ready_ms']:.0f} ms / {dl['rss_mib']:.1f} MiB / {dl['idle_cpu_pct']:.2f} %",
             "", "")
+    elif dl is not None:
+        row("bench/daemon_latency.py", str(dl), "", "")
     head = (
         f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {platform.node()}:"
         f" {os.cpu_count()} CPUs, Python {platform.python_version()},"
