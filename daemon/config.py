@@ -182,6 +182,8 @@ class WebConfig:
     session_absolute_seconds: float = 8 * 3600.0
     max_login_failures: int = 5
     lockout_seconds: float = 5 * 60.0
+    #: > 0: also serve the spectator feed (players' hands) this many seconds behind the table
+    spectator_delay_seconds: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -483,6 +485,10 @@ def _referee(sec: _Section | None) -> RefereeConfig:
     return RefereeConfig(roles=roles, users=tuple(users), max_skew_seconds=skew)
 
 
+#: the shortest broadcast delay for a feed that shows hands
+MIN_SPECTATOR_DELAY_S = 10.0
+
+
 def _web(sec: _Section | None) -> WebConfig | None:
     if sec is None:
         return None
@@ -498,10 +504,16 @@ def _web(sec: _Section | None) -> WebConfig | None:
                                             d.session_absolute_seconds),
         max_login_failures=sec.int_("max_login_failures", 1, 1000, d.max_login_failures),
         lockout_seconds=sec.float_("lockout_seconds", 1.0, 86400.0, d.lockout_seconds),
+        spectator_delay_seconds=sec.float_("spectator_delay_seconds", 0.0, 3600.0, 0.0),
     )
     sec.done()
     if (cfg.tls_cert is None) != (cfg.tls_key is None):
         raise sec.error("web: tls_cert and tls_key go together")
+    if 0 < cfg.spectator_delay_seconds < MIN_SPECTATOR_DELAY_S:
+        raise sec.error(
+            f"web.spectator_delay_seconds: at least {MIN_SPECTATOR_DELAY_S:.0f} s (hands on air "
+            "must be well behind the table), or 0 for no spectator feed"
+        )
     return cfg
 
 

@@ -15,6 +15,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from daemon import clocks as dc
+from daemon.web.delay import DelayLine
 from daemon.web.hub import ViewHub
 from daemon.web.server import serve
 from daemon.web.view import overlay_view
@@ -27,10 +28,11 @@ log = logging.getLogger("jantaku.web")
 CLOCK_TICK_S = 0.2
 
 
-def current_view(service: Service, table: str) -> dict[str, Any]:
+def current_view(service: Service, table: str, *, hands: bool = False) -> dict[str, Any]:
     state = service.core.state
     clocks = dc.view_json(state.clocks, time.monotonic_ns())
-    return overlay_view(state.table, table=table, clocks=clocks, seq=state.event_seq)
+    return overlay_view(state.table, table=table, clocks=clocks, seq=state.event_seq,
+                        hands=hands)
 
 
 def _ssl_context(cfg: WebConfig) -> ssl.SSLContext | None:
@@ -55,8 +57,15 @@ async def run_web(service: Service, cfg: WebConfig, table: str) -> None:
     )
     hub = ViewHub(current_view(service, table))
     console = Console(service, settings)
-    async with serve(hub, cfg.host, cfg.port, console=console,
-                     ssl_context=_ssl_context(cfg)) as port:
+    spectator: ViewHub | None = None
+    delay: DelayLine | None = None
+    if cfg.spectator_delay_seconds > 0:
+        # Hands go on air only behind the broadcast delay; until the first delayed view is
+        # due the spectator feed shows the table as it was at start, without hands.
+        spectator = ViewHub(current_view(service, table))
+        delay = DelayLine(cfg.spectator_delay_seconds)
+    async with serve(hub, cfg.host, cfg.port, console=console, ssl_context=_ssl_context(cfg),
+                     spectator=spectator) as port:
         scheme = "https" if cfg.tls_cert is not None else "http"
         log.info("web server up", extra={"fields": {
             "overlay": f"{scheme}://{cfg.host}:{port}/overlay/",
@@ -64,4 +73,10 @@ async def run_web(service: Service, cfg: WebConfig, table: str) -> None:
         }})
         while True:
             await hub.publish(current_view(service, table))
+            if spectator is not None and delay is not None:
+                now = time.monotonic_ns()
+                delay.put(now, current_view(service, table, hands=True))
+                due = delay.due(now)
+                if due is not None:
+                    await spectator.publish(due)
             await asyncio.sleep(CLOCK_TICK_S)

@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 
 STATIC = Path(str(resources.files("daemon") / "web" / "static"))
 HUB_KEY: web.AppKey[ViewHub] = web.AppKey("hub", ViewHub)
+#: the delayed spectator feed (hands shown), only when the venue configures a broadcast delay
+SPECTATOR_KEY: web.AppKey[ViewHub] = web.AppKey("spectator", ViewHub)
 #: the open SSE streams, ended at shutdown (a stream otherwise waits on the hub for ever)
 STREAMS_KEY: web.AppKey[set[asyncio.Task[object]]] = web.AppKey("streams")
 KEEPALIVE_S = 15.0
@@ -38,8 +40,13 @@ async def _overlay_index(request: web.Request) -> web.StreamResponse:
     return web.FileResponse(STATIC / "overlay" / "index.html")
 
 
+def _hub(request: web.Request) -> ViewHub:
+    key = SPECTATOR_KEY if request.match_info.get("feed") == "spectator/" else HUB_KEY
+    return request.app[key]
+
+
 async def _view(request: web.Request) -> web.Response:
-    hub = request.app[HUB_KEY]
+    hub = _hub(request)
     return web.Response(
         text=hub.text,
         content_type="application/json",
@@ -49,7 +56,7 @@ async def _view(request: web.Request) -> web.Response:
 
 async def _stream(request: web.Request) -> web.StreamResponse:
     """Server-Sent Events: the current view at once, then every newer one."""
-    hub = request.app[HUB_KEY]
+    hub = _hub(request)
     resp = web.StreamResponse(
         headers={
             "Content-Type": "text/event-stream",
@@ -85,8 +92,11 @@ async def _end_streams(app: web.Application) -> None:
         task.cancel()
 
 
-def make_app(hub: ViewHub, console: Console | None = None) -> web.Application:
-    """The overlay routes; with ``console``, the referee console under ``/console/`` too."""
+def make_app(
+    hub: ViewHub, console: Console | None = None, spectator: ViewHub | None = None
+) -> web.Application:
+    """The overlay routes; with ``console``, the referee console under ``/console/`` too; with
+    ``spectator``, the delayed feed with hands under ``/api/spectator/``."""
     app = web.Application()
     app[HUB_KEY] = hub
     app[STREAMS_KEY] = set()
@@ -97,6 +107,10 @@ def make_app(hub: ViewHub, console: Console | None = None) -> web.Application:
     app.router.add_static("/tiles/", STATIC / "tiles")
     app.router.add_get("/api/view", _view)
     app.router.add_get("/api/stream", _stream)
+    if spectator is not None:
+        app[SPECTATOR_KEY] = spectator
+        app.router.add_get("/api/{feed:spectator/}view", _view)
+        app.router.add_get("/api/{feed:spectator/}stream", _stream)
     if console is not None:
         from daemon.web.console import console_app
 
@@ -112,10 +126,13 @@ async def serve(
     *,
     console: Console | None = None,
     ssl_context: ssl.SSLContext | None = None,
+    spectator: ViewHub | None = None,
 ) -> AsyncIterator[int]:
     """Run the web server; yields the bound port (``port=0`` picks a free one). ``console``: also
-    serve the referee console; ``ssl_context``: serve HTTPS (the venue's certificate)."""
-    runner = web.AppRunner(make_app(hub, console), handle_signals=False, shutdown_timeout=1.0)
+    serve the referee console; ``ssl_context``: serve HTTPS (the venue's certificate);
+    ``spectator``: the delayed feed with hands."""
+    runner = web.AppRunner(make_app(hub, console, spectator), handle_signals=False,
+                           shutdown_timeout=1.0)
     await runner.setup()
     site = web.TCPSite(runner, host, port, ssl_context=ssl_context)
     await site.start()

@@ -98,3 +98,48 @@ async def test_overlay_and_displays_follow_the_daemon(tmp_path: Path) -> None:
     finally:
         service.stop()
         await asyncio.wait_for(task, 20)
+
+
+async def test_spectator_feed_shows_hands_only_behind_the_delay(tmp_path: Path) -> None:
+    import dataclasses
+
+    port = _free_port()
+    config = _config(tmp_path, port)
+    assert config.web is not None
+    # Below the configured minimum on purpose (the parser refuses < 10 s): a short test.
+    config = dataclasses.replace(config, web=dataclasses.replace(
+        config.web, spectator_delay_seconds=1.0))
+    drivers = build_drivers(config)
+    service = Service(config, daemon_kit.engine(), drivers=drivers, mqtt_backoff=(0.05, 0.5))
+    task = asyncio.create_task(service.run())
+    base = f"http://127.0.0.1:{port}"
+    try:
+        await asyncio.wait_for(service.ready.wait(), 15)
+        sim = GameSimulator("mleague", seed=5, hands=1)
+        steps = sim.steps()
+        for step in steps:
+            await service.submit(KIND_INPUT, "test", input_to_json(step.input))
+            if type(step.input).__name__ == "DealDone":
+                break
+        async with aiohttp.ClientSession() as http:
+            for _ in range(100):
+                try:
+                    live = await _view(http, base)
+                    break
+                except aiohttp.ClientConnectionError:
+                    await asyncio.sleep(0.1)
+            dealt_seq = service.core.state.event_seq
+            assert all(s["hand"] is None for s in live["seats"])
+            async with http.get(f"{base}/api/spectator/view") as r:
+                early = await r.json()
+            assert early["seq"] < dealt_seq or all(s["hand"] is None for s in early["seats"])
+            await asyncio.sleep(1.6)
+            async with http.get(f"{base}/api/spectator/view") as r:
+                late = await r.json()
+            assert late["seq"] == dealt_seq
+            # M.League deals 13 each; the dealer draws the 14th (M 3-4-4)
+            assert [len(s["hand"]) for s in late["seats"]] == [13, 13, 13, 13]
+            assert all(s["hand"] is None for s in (await _view(http, base))["seats"])
+    finally:
+        service.stop()
+        await asyncio.wait_for(task, 20)

@@ -8,6 +8,9 @@ const LAYOUT = params.get("layout") === "strip" ? "strip" : "full";
 const LANG = ["en", "ja", "zh"].includes(params.get("lang")) ? params.get("lang") : "en";
 const BOTTOM = Number.parseInt(params.get("bottom") || "0", 10) % 4;
 const BASE = params.get("base") || "";
+// ?feed=spectator: the delayed feed with the players' hands (only where the venue configured a
+// broadcast delay; the live feed never carries hands).
+const FEED = params.get("feed") === "spectator" ? "/api/spectator" : "/api";
 
 const I18N = {
   en: { winds: ["East", "South", "West", "North"], w: ["E", "S", "W", "N"], honba: "Honba",
@@ -252,10 +255,10 @@ function connected(ok) {
 
 async function start() {
   try {
-    const r = await fetch(`${BASE}/api/view`, { cache: "no-store" });
+    const r = await fetch(`${BASE}${FEED}/view`, { cache: "no-store" });
     if (r.ok) render(await r.json());
   } catch (e) { /* the stream below retries */ }
-  const es = new EventSource(`${BASE}/api/stream`);
+  const es = new EventSource(`${BASE}${FEED}/stream`);
   es.addEventListener("view", (ev) => { connected(true); render(JSON.parse(ev.data)); });
   es.onopen = () => connected(true);
   es.onerror = () => connected(false);
