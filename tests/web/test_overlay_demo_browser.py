@@ -1,0 +1,108 @@
+"""The overlay against a running ``jantaku demo`` (its own process, on a broker of its own) in
+headless Chromium: the DOM shows the table state as events arrive, keeps following the table while
+the broker is killed and restarted mid-game, and both layouts are saved as screenshots."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from selenium.webdriver.common.by import By
+
+from hil.broker import PrivateBroker, free_port, listening
+from hil.browser import chromium, save_screenshot
+
+JANTAKU = str(Path(sys.executable).with_name("jantaku"))
+
+
+def _wait(cond: Callable[[], Any], what: str, timeout: float = 30.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = cond()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def _api_view(port: int) -> dict[str, Any]:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/view", timeout=5) as r:
+        body: dict[str, Any] = json.loads(r.read())
+        return body
+
+
+def _rendered(driver: Any) -> dict[str, Any] | None:
+    view: dict[str, Any] | None = driver.execute_script("return window.__jantakuView || null")
+    return view
+
+
+def _dom_matches_rendered_view(driver: Any) -> None:
+    """Every seat box shows what the view the page rendered last says."""
+    view = _rendered(driver)
+    assert view is not None and view.get("seats")
+    boxes = {int(b.get_attribute("data-seat") or -1): b
+             for b in driver.find_elements(By.CSS_SELECTOR, "#table .seat")}
+    for s in view["seats"]:
+        box = boxes[s["seat"]]
+        assert box.find_element(By.CSS_SELECTOR, ".score").text == f"{s['score']:,}"
+        assert len(box.find_elements(By.CSS_SELECTOR, ".river .tile")) == len(s["river"])
+        assert len(box.find_elements(By.CSS_SELECTOR, ".hand .tile")) == 0
+
+
+def test_overlay_follows_a_running_demo_through_a_broker_restart(tmp_path: Path) -> None:
+    broker = PrivateBroker(tmp_path / "broker").start()
+    http_port = free_port()
+    table = f"ov{uuid.uuid4().hex[:6]}"
+    demo = subprocess.Popen(
+        [JANTAKU, "demo", "--headless", "--ruleset", "mleague", "--seed", "3", "--hands", "8",
+         "--speed", "6", "--table-id", table, "--mqtt-host", "127.0.0.1",
+         "--mqtt-port", str(broker.port), "--http-port", str(http_port)],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        _wait(lambda: listening(http_port), "the demo's overlay server")
+        with chromium() as driver:
+            driver.get(f"http://127.0.0.1:{http_port}/overlay/")
+            _wait(lambda: (_rendered(driver) or {}).get("status") == "playing", "play to start")
+            _wait(lambda: ((_rendered(driver) or {}).get("seq") or 0) > 40, "forty events")
+            _dom_matches_rendered_view(driver)
+            # The page is current: what it rendered is what the daemon serves now (give or
+            # take the events that arrived during the comparison).
+            assert _api_view(http_port)["seq"] - (_rendered(driver) or {})["seq"] < 10
+
+            broker.stop()
+            seq_down = (_rendered(driver) or {})["seq"]
+            _wait(lambda: (_rendered(driver) or {})["seq"] > seq_down + 20,
+                  "the overlay to keep following the table while the broker is down")
+            _dom_matches_rendered_view(driver)
+            broker = PrivateBroker(tmp_path / "broker2", port=broker.port).start()
+            seq_up = (_rendered(driver) or {})["seq"]
+            _wait(lambda: (_rendered(driver) or {})["seq"] > seq_up + 20,
+                  "the overlay after the broker came back")
+            _dom_matches_rendered_view(driver)
+            assert _api_view(http_port)["seq"] - (_rendered(driver) or {})["seq"] < 10
+            save_screenshot(driver, "overlay-demo-full.png")
+            driver.get(f"http://127.0.0.1:{http_port}/overlay/?layout=strip")
+            _wait(lambda: _rendered(driver), "the strip layout")
+            strip = driver.find_elements(By.CSS_SELECTOR, "#strip .s")
+            assert len(strip) == 4 and all(e.is_displayed() for e in strip)
+            save_screenshot(driver, "overlay-demo-strip.png")
+    finally:
+        if demo.poll() is None:
+            os.killpg(demo.pid, signal.SIGINT)
+            try:
+                demo.wait(20)
+            except subprocess.TimeoutExpired:
+                os.killpg(demo.pid, signal.SIGKILL)
+                demo.wait(5)
+        broker.stop()
