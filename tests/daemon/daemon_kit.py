@@ -20,7 +20,7 @@ from typing import Any
 import aiomqtt
 
 from daemon.auth import format_key
-from daemon.engine import Engine, code_digest, load_engine
+from daemon.engine import Engine, load_engine
 
 REPO = Path(__file__).resolve().parents[2]
 RUN_DAEMON = Path(__file__).with_name("run_daemon.py")
@@ -28,43 +28,20 @@ MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
 MOSQUITTO_PASSWD = shutil.which("mosquitto_passwd") or "/usr/bin/mosquitto_passwd"
 
 
-def real_engine_available() -> bool:
-    try:
-        load_engine()
-    except ModuleNotFoundError:
-        return False
-    return True
-
-
 def engine() -> Engine:
-    """The real rules engine (``rules.reducer``).
-
-    Until the reducer lands the tests run on :mod:`interim_reducer` (same contract, tiny rules),
-    so that the daemon's own logic is tested either way."""
-    try:
-        return load_engine()
-    except ModuleNotFoundError as exc:
-        if exc.name != "rules.reducer":
-            raise
-    import interim_reducer
-
-    return Engine(
-        new_table=interim_reducer.new_table,
-        reduce=interim_reducer.reduce,
-        code=code_digest("rules", "daemon") + "-interim",
-    )
+    """The real rules engine (``rules.reducer``): every daemon test runs on it."""
+    return load_engine()
 
 
 # --------------------------------------------------------------------------- inputs
 def game_inputs(
     hands: int, turns: int = 8, ruleset: str = "mleague", seed: int = 1
 ) -> list[dict[str, Any]]:
-    """A game as table inputs (JSON). With the real reducer: a random *legal* game played by
-    tests/rules/hand_driver.py (wall manifest, dice, deal, calls, riichi, wins), at most
-    ``hands`` hands; before it landed: hands of ``turns`` draw/discard pairs."""
-    if real_engine_available():
-        return legal_game(hands, ruleset, seed)
-    return simple_game(hands, turns, ruleset)
+    """A game as table inputs (JSON): a random *legal* game played by tests/rules/hand_driver.py
+    (wall manifest, dice, deal, calls, riichi, wins), at most ``hands`` hands. ``turns`` is kept
+    for the callers' signature; the legal player decides the length of each hand."""
+    del turns
+    return legal_game(hands, ruleset, seed)
 
 
 def legal_game(hands: int, ruleset: str = "mleague", seed: int = 1) -> list[dict[str, Any]]:
@@ -76,32 +53,6 @@ def legal_game(hands: int, ruleset: str = "mleague", seed: int = 1) -> list[dict
     table = hand_driver.Table(ruleset, seed)
     table.play_game(max_hands=hands)
     return [input_to_json(i) for i in table.inputs]
-
-
-def simple_game(hands: int, turns: int = 8, ruleset: str = "mleague") -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = [
-        {
-            "type": "game_start",
-            "ruleset": ruleset,
-            "first_dealer": 0,
-            "names": ["East", "South", "West", "North"],
-        }
-    ]
-    dealer = 0
-    for _ in range(hands):
-        out.append({"type": "hand_start"})
-        out.append({"type": "wall_raised"})
-        out.append({"type": "dice", "seat": dealer, "dice": [3, 4]})
-        out.append({"type": "deal_done"})
-        seat = dealer
-        for _ in range(turns):
-            if seat != dealer or _ > 0:
-                out.append({"type": "draw", "seat": seat})
-            out.append({"type": "discard", "seat": seat})
-            seat = (seat + 1) % 4
-        out.append({"type": "exhaustive_draw", "tenpai": []})
-        dealer = (dealer + 1) % 4
-    return out
 
 
 # --------------------------------------------------------------------------- brokers

@@ -1,5 +1,5 @@
 """``jantaku`` for the daemon tests' subprocesses: the real CLI, with the tests' engine choice
-(daemon_kit.engine: the real rules.reducer once it exists, the interim reducer before)."""
+(daemon_kit.engine: the real rules.reducer)."""
 
 from __future__ import annotations
 
