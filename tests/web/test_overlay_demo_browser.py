@@ -16,8 +16,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from selenium.webdriver.common.by import By
-
 from hil.broker import PrivateBroker, free_port, listening
 from hil.browser import chromium, save_screenshot
 
@@ -45,17 +43,30 @@ def _rendered(driver: Any) -> dict[str, Any] | None:
     return view
 
 
+SNAPSHOT_JS = """
+const view = window.__jantakuView || null;
+const boxes = [...document.querySelectorAll('#table .seat')].map((b) => ({
+  seat: Number(b.dataset.seat),
+  score: b.querySelector('.score') ? b.querySelector('.score').textContent : null,
+  river: b.querySelectorAll('.river .tile').length,
+  hand: b.querySelectorAll('.hand .tile').length,
+}));
+return {view: view, boxes: boxes};
+"""
+
+
 def _dom_matches_rendered_view(driver: Any) -> None:
-    """Every seat box shows what the view the page rendered last says."""
-    view = _rendered(driver)
+    """Every seat box shows what the view the page rendered last says. The DOM and the view are
+    read in one script, so a render cannot slip in between (the page keeps updating)."""
+    snap = driver.execute_script(SNAPSHOT_JS)
+    view = snap["view"]
     assert view is not None and view.get("seats")
-    boxes = {int(b.get_attribute("data-seat") or -1): b
-             for b in driver.find_elements(By.CSS_SELECTOR, "#table .seat")}
+    boxes = {b["seat"]: b for b in snap["boxes"]}
     for s in view["seats"]:
         box = boxes[s["seat"]]
-        assert box.find_element(By.CSS_SELECTOR, ".score").text == f"{s['score']:,}"
-        assert len(box.find_elements(By.CSS_SELECTOR, ".river .tile")) == len(s["river"])
-        assert len(box.find_elements(By.CSS_SELECTOR, ".hand .tile")) == 0
+        assert box["score"] == f"{s['score']:,}"
+        assert box["river"] == len(s["river"])
+        assert box["hand"] == 0
 
 
 def test_overlay_follows_a_running_demo_through_a_broker_restart(tmp_path: Path) -> None:
@@ -94,8 +105,10 @@ def test_overlay_follows_a_running_demo_through_a_broker_restart(tmp_path: Path)
             save_screenshot(driver, "overlay-demo-full.png")
             driver.get(f"http://127.0.0.1:{http_port}/overlay/?layout=strip")
             _wait(lambda: _rendered(driver), "the strip layout")
-            strip = driver.find_elements(By.CSS_SELECTOR, "#strip .s")
-            assert len(strip) == 4 and all(e.is_displayed() for e in strip)
+            shown = driver.execute_script(
+                "return [...document.querySelectorAll('#strip .s')]"
+                ".filter((e) => e.offsetParent !== null).length")
+            assert shown == 4
             save_screenshot(driver, "overlay-demo-strip.png")
     finally:
         if demo.poll() is None:

@@ -130,11 +130,13 @@ function renderSeat(box, s, view, scores) {
     const clock = el("div", "clock");
     clock.classList.toggle("warning", !!c.warning);
     clock.classList.toggle("over", c.turn_remaining !== null && c.turn_remaining < 0);
-    const turn = el("span", "turn", `${T.turn} ${fmtSec(c.turn_remaining)}`);
-    turn.classList.toggle("running", !!c.running);
     const hand = el("span", "hand", `${T.hand} ${fmtSec(c.hand_remaining)}`);
     hand.classList.toggle("over", c.hand_remaining !== null && c.hand_remaining < 0);
-    clock.append(turn, hand);
+    if (c.running && c.turn_remaining !== null && c.turn_remaining !== undefined) {
+      const turn = el("span", "turn running", `${T.turn} ${fmtSec(c.turn_remaining)}`);
+      clock.append(turn);
+    }
+    clock.append(hand);
     if (c.penalty_points) clock.appendChild(el("span", "penalty", `−${c.penalty_points}`));
     box.appendChild(clock);
   }
