@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hil.bots import Bot, shanten_of, waits_of
+from rules.claims import kuikae_kinds
 from rules.events import Event
 from rules.inputs import (
     AbortiveDraw,
@@ -449,14 +450,8 @@ class GameSimulator:
         rest = [t for t in hand if t not in used]
         if self.ruleset.calls.kuikae == "allowed":
             return bool(rest)
-        banned = {called.kind}
-        kinds = sorted(t.kind.value for t in used)
-        if len(used) == 2 and kinds[0] != kinds[1] and not called.kind.is_honor:
-            lo, hi = min(kinds[0], called.kind.value), max(kinds[1], called.kind.value)
-            if called.kind.value == lo and hi + 1 <= (lo // 9) * 9 + 8:
-                banned.add(Kind(hi + 1))
-            if called.kind.value == hi and lo - 1 >= (lo // 9) * 9:
-                banned.add(Kind(lo - 1))
+        banned = set(kuikae_kinds("chi" if used[0].kind != used[1].kind else "pon",
+                                  called.kind, used))
         return any(t.kind not in banned for t in rest)
 
 

@@ -8,12 +8,13 @@ hand instead (Tenhou).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from rules.ruleset import Ruleset
 from rules.seats import Seat
+from rules.tiles import Kind, Tile
 
 CLAIM_RANK = {"ron": 3, "daiminkan": 2, "pon": 2, "chi": 1}
 
@@ -43,3 +44,21 @@ def resolve_rons(ruleset: Ruleset, discarder: Seat, declared: Iterable[Seat]) ->
 def chi_allowed_from(caller: Seat, discarder: Seat) -> bool:
     """Chi only from the player on the left (the discarder's shimocha calls)."""
     return caller == discarder.plus(1)
+
+
+def kuikae_kinds(kind: str, called: Kind, held: Sequence[Tile]) -> tuple[int, ...]:
+    """S §40-6, M 7-2-2(3): after a pon, not the called kind; after a chi, not the called kind
+    nor the kind at the other end of the run (called 4 with 56: not 4 or 7)."""
+    if kind == "pon":
+        return (int(called),)
+    if kind != "chi" or len(held) != 2:
+        return ()
+    out = [int(called)]
+    lo, hi = sorted(t.kind.value for t in held)
+    c = called.value
+    suit_lo = c - c % 9
+    if c < lo and hi + 1 < suit_lo + 9:
+        out.append(hi + 1)
+    elif c > hi and lo - 1 >= suit_lo:
+        out.append(lo - 1)
+    return tuple(out)

@@ -19,7 +19,7 @@ from dataclasses import replace
 from typing import Any
 
 from rules import hand_shape
-from rules.claims import chi_allowed_from, resolve_rons, ron_order
+from rules.claims import chi_allowed_from, kuikae_kinds, resolve_rons, ron_order
 from rules.events import (
     AwaitingConfirmation,
     BreakChecked,
@@ -981,24 +981,6 @@ def _claimable(h: HandState, seat: Seat, out: _Out) -> LastDiscard:
     return last
 
 
-def _kuikae_kinds(kind: str, called: Kind, held: Sequence[Tile]) -> tuple[int, ...]:
-    """S §40-6, M 7-2-2(3): after a pon, not the called kind; after a chi, not the called kind
-    nor the kind at the other end of the run (called 4 with 56: not 4 or 7)."""
-    if kind == "pon":
-        return (int(called),)
-    if kind != "chi" or len(held) != 2:
-        return ()
-    out = [int(called)]
-    lo, hi = sorted(t.kind.value for t in held)
-    c = called.value
-    suit_lo = c - c % 9
-    if c < lo and hi + 1 < suit_lo + 9:
-        out.append(hi + 1)
-    elif c > hi and lo - 1 >= suit_lo:
-        out.append(lo - 1)
-    return tuple(out)
-
-
 def _call(rs: Ruleset, h: HandState, inp: Call, out: _Out) -> HandState:
     s = inp.seat
     last = _claimable(h, s, out)
@@ -1046,7 +1028,7 @@ def _call(rs: Ruleset, h: HandState, inp: Call, out: _Out) -> HandState:
         concealed = None if tiles is None else tuple(x for x in concealed if x not in tiles)
     kuikae: tuple[int, ...] = ()
     if rs.calls.kuikae == "forbidden" and last.tile is not None:
-        kuikae = _kuikae_kinds(inp.kind, last.tile.kind, tiles or ())
+        kuikae = kuikae_kinds(inp.kind, last.tile.kind, tiles or ())
     st = replace(st, concealed=concealed, count=st.count - need, melds=(*st.melds, meld),
                  drawn=None, has_drawn=False, rinshan=False, kuikae=kuikae)
     st = _pao_check(rs, st, last.seat, inp.kind)
