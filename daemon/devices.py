@@ -99,6 +99,11 @@ class TableLinkDriver:
         self.failed_effects = 0
         self.last_fault: dict[str, Any] | None = None
 
+    @property
+    def link(self) -> TableLink | None:
+        """The open link (None before it is opened and after it is closed)."""
+        return self._link
+
     async def run(self, sink: InputSink) -> None:
         from drivers.link.arq import RxPosition
         from drivers.table.link import LinkChange

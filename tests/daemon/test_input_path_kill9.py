@@ -46,7 +46,7 @@ def _burst(rng: random.Random, first_code: int, n: int) -> list[link_peer.Event]
     out = []
     for code in range(first_code, first_code + n):
         out.append(link_peer.Event.start_pressed() if rng.random() < 0.2
-                   else link_peer.Event.fault(code % 65536))
+                   else link_peer.Event.fault((code - 1) % 65535 + 1))
     return out
 
 
