@@ -5,6 +5,9 @@
 * :class:`ButtonsDriver`: the chess-clock buttons (gpiozero) → ``timer`` records.
 * :class:`NoTable`: a table without a data connection (inputs come from the referee only).
 
+The table emulator (``hil/``) is not started here: the demo and the HIL rig run it on a pty and
+give the daemon a plain ``serial`` config naming the pty (production code never imports hil/).
+
 A table event that the rules engine has no input for (a wall manifest, a fault) is still logged, as
 a ``marker`` record, so the log holds everything the table said. A table event is acknowledged to
 the table only once its input is committed, with the link's position (controller boot id, seq) in
@@ -16,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import tempfile
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
@@ -350,39 +352,6 @@ class ClockDisplayDriver:
         return {"kind": "clock_display", "status": self._status, "failures": self.failures}
 
 
-class SimulatedTable(TableLinkDriver):
-    """The hil table-controller emulator on a pty, driven through the real serial link driver
-    (``devices.table.kind = "simulator"``): the same bytes as a real table."""
-
-    def __init__(
-        self, displays: DisplaysConfig, workdir: Path, tracker: SensorTracker | None = None
-    ) -> None:
-        self.workdir = workdir
-        self.emulator: Any = None
-        self._ready = asyncio.Event()
-        super().__init__(self._open, displays, tracker=tracker)
-
-    def _open(self, resume: RxPosition | None) -> TableLink:
-        from drivers.table.serial import SerialTransport
-        from drivers.table.session import LinkSession
-
-        assert self.emulator is not None
-        return LinkSession(SerialTransport(str(self.emulator.path)), resume=resume)
-
-    async def run(self, sink: InputSink) -> None:
-        from hil.table_controller import PtyTableController
-
-        self.workdir.mkdir(parents=True, exist_ok=True)
-        async with PtyTableController(self.workdir / "ttyJANTAKU-SIM") as emulator:
-            self.emulator = emulator
-            self._ready.set()
-            await super().run(sink)
-
-    async def wait_ready(self) -> Any:
-        await self._ready.wait()
-        return self.emulator
-
-
 def _open(url: str, resume: RxPosition | None) -> TableLink:
     from drivers.table import open_table_link
 
@@ -408,9 +377,6 @@ def build_drivers(config: Config, *, pin_factory: Any = None) -> list[Driver]:
     elif link.kind == "gpio":
         url = f"gpio://?relay={link.pins['relay']}&wall={link.pins['wall']}"
         drivers.append(TableLinkDriver(partial(_open, url), displays, tracker=tracker))
-    elif link.kind == "simulator":
-        runtime = Path(tempfile.mkdtemp(prefix=f"jantaku-sim-{config.table.id}-"))
-        drivers.append(SimulatedTable(displays, runtime, tracker=tracker))
     else:
         drivers.append(NoTable())
     if tracker is not None:
