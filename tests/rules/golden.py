@@ -1,12 +1,13 @@
 """Golden replays: what ``jantaku replay --json --verify`` prints, and the reducer's event stream,
 for every record in ``tests/data/``, kept in ``tests/data/golden/`` (issue 16 item 7: a refactor of
-the rules core must not change a byte of either).
+the rules core must not change a byte of either). The files are JSON lines named ``.golden``, so
+that no glob for ``*.json``/``*.jsonl`` records finds them.
 
 A change of behaviour on purpose (a rules-fidelity fix) regenerates them, from the checkout's root:
 
     .venv/bin/python tests/rules/golden.py --write
 
-and the commit shows the diff of ``tests/data/golden/replay-*.jsonl`` (the event streams are
+and the commit shows the diff of ``tests/data/golden/replay-*.golden`` (the event streams are
 gzipped: ``--diff`` prints the first differing event of every record whose stream changed).
 """
 
@@ -69,11 +70,11 @@ def event_stream(file: str, ruleset: str) -> list[str]:
 
 
 def replay_path(ruleset: str) -> Path:
-    return GOLDEN / f"replay-{ruleset}.jsonl"
+    return GOLDEN / f"replay-{ruleset}.golden"
 
 
 def events_path(ruleset: str) -> Path:
-    return GOLDEN / f"events-{ruleset}.jsonl.gz"
+    return GOLDEN / f"events-{ruleset}.golden.gz"
 
 
 def load_replays(ruleset: str) -> dict[str, Replayed]:
