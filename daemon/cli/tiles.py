@@ -128,21 +128,25 @@ def _enroll(argv: Sequence[str]) -> int:
 
 
 def _detect(argv: Sequence[str]) -> int:
-    parser = _Parser(prog="jantaku tiles detect")
+    parser = _Parser(prog="camera detection")
     parser.add_argument("image", type=Path)
     parser.add_argument("--model", type=Path, help="ONNX model (default: mahjong-detector's)")
     parser.add_argument("--classes", help="comma-separated mjai names of the model's classes")
     parser.add_argument("--threshold", type=float, default=0.5)
     args = parser.parse_args(list(argv))
 
-    from drivers.tiles.detector import load_detector
-    from drivers.tiles.errors import DetectorError
+    from drivers.tiles import camera_stack
 
     try:
-        from PIL import Image, UnidentifiedImageError
-    except ImportError as exc:  # pragma: no cover - Pillow comes with the detector
+        camera_stack.require(camera_stack.detector_modules(default_model=args.model is None),
+                             "camera detection")
+    except camera_stack.CameraStackMissing as exc:
         print(f"jantaku tiles detect: {exc}", file=sys.stderr)
         return 2
+    from PIL import Image, UnidentifiedImageError
+
+    from drivers.tiles.detector import load_detector
+    from drivers.tiles.errors import DetectorError
     try:
         classes = None if args.classes is None else args.classes.split(",")
         detector = load_detector(args.model, classes)
