@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from console_script import jantaku_command
 
-JANTAKU = "/work/main/.venv/bin/jantaku"
+JANTAKU = jantaku_command()
 DATA = Path(__file__).resolve().parent.parent / "data"
 LOGS = DATA / "game-logs"
 
