@@ -62,6 +62,31 @@ REASON_OF: dict[AbortKind, str] = {
     "triple_ron": "ron3",
 }
 NAGASHI_REASON = "nm"
+#: Keys each event may carry (both dialects); any other key is an import issue, since a
+#: misspelt field (``uradora_marker``) would otherwise be dropped without a word. ``meta`` is
+#: the review metadata Mortal and mjai.app attach to a player's own decisions.
+KNOWN_KEYS: dict[str, frozenset[str]] = {
+    kind: frozenset(("type", "meta", *keys.split()))
+    for kind, keys in {
+        "start_game": "names id kyoku_first aka_flag seed uri",
+        "start_kyoku": "bakaze dora_marker kyoku honba kyotaku oya scores tehais",
+        "tsumo": "actor pai",
+        "dahai": "actor pai tsumogiri",
+        "reach": "actor",
+        "reach_accepted": "actor deltas scores",
+        "chi": "actor target pai consumed",
+        "pon": "actor target pai consumed",
+        "daiminkan": "actor target pai consumed",
+        "ankan": "actor consumed",
+        "kakan": "actor pai consumed",
+        "dora": "dora_marker",
+        "hora": "actor target pai deltas scores ura_markers uradora_markers hora_tehais yakus "
+                "fu fan hora_points",
+        "ryukyoku": "reason tehais tenpais deltas scores",
+        "end_kyoku": "",
+        "end_game": "scores",
+    }.items()
+}
 _HAND_EVENTS = frozenset(
     {
         "tsumo", "dahai", "reach", "reach_accepted", "chi", "pon", "daiminkan", "ankan", "kakan",
@@ -143,7 +168,8 @@ class _Reader:
         self.meta: dict[str, Any] = {}
         self.riichi_next: set[Seat] = set()
         self.wins: list[RecordedWin] = []
-        self.ura: list[TileName] | None = None
+        # Each hora's ura list as written (None: the hora has no ura key at all).
+        self.ura: list[list[TileName] | None] = []
         self.ended: tuple[ResultKind, str, dict[str, Any]] | None = None
 
     def tile(self, text: Any) -> TileName:
@@ -222,7 +248,7 @@ class _Reader:
         self.b.deal(hands, dora)
         self.riichi_next = set()
         self.wins = []
-        self.ura = None
+        self.ura = []
         self.ended = None
 
     def close_hand(self, line: int) -> None:
@@ -230,8 +256,8 @@ class _Reader:
         if b is None:
             return
         b.where = line
-        if self.ura is not None and self.wins:
-            b.ura(self.ura)
+        if self.wins:
+            self.reveal_ura(b)
         if self.ended is None:
             b.issue("the hand has no result (no hora or ryukyoku before it ends)")
             kind: ResultKind = "unknown"
@@ -252,8 +278,38 @@ class _Reader:
         )
         self.b = None
 
+    def reveal_ura(self, b: HandBuilder) -> None:
+        """The ura indicators of the hand's win(s). Every hora of a multiple ron shows the same
+        indicators, but Mortal, libriichi and mjai.app write ``ura_markers: []`` for a winner
+        without riichi: the first non-empty list is the hand's, and an empty one is no ura
+        reveal at all (an UraRevealed nobody is owed is out of phase)."""
+        lists = [u for u in self.ura if u]
+        if lists:
+            if any(u != lists[0] for u in lists[1:]):
+                b.issue("the hora events list different ura indicators; the first list is used")
+            b.ura(lists[0])
+            return
+        riichi = [int(w.winner) for w in self.wins if b.riichi[w.winner]]
+        if riichi and self.ruleset.dora.ura:
+            if all(u is None for u in self.ura):
+                what = "the record has no ura_markers / uradora_markers"
+            else:
+                what = "the record's ura indicator list is empty"
+            b.issue(f"riichi win by seat {riichi[0]} but {what}: no ura dora counted")
+
     def event(self, line: int, ev: Mapping[str, Any]) -> None:
         kind = ev.get("type")
+        known = KNOWN_KEYS.get(kind) if isinstance(kind, str) else None
+        if known is not None:
+            for key in sorted(set(ev) - known):
+                hand = None if self.b is None else self.b.hand
+                if kind == "start_kyoku":  # the hand it starts
+                    hand = len(self.hands) + (self.b is not None)
+                elif kind == "start_game":
+                    hand = None
+                self.issues.append(ImportIssue(
+                    hand, line, f"{kind}: unknown key {key!r} ignored "
+                    f"(known: {', '.join(sorted(known - {'type'}))})"))
         if kind == "start_game":
             names = ev.get("names")
             if isinstance(names, list) and len(names) == 4:
@@ -323,9 +379,11 @@ class _Reader:
             b.tsumo(actor)
         else:
             b.ron(actor)
+        ura: list[TileName] | None = None
         for key in ("uradora_markers", "ura_markers"):
-            if key in ev and ev[key] is not None and self.ura is None:
-                self.ura = self.tiles(ev[key], None, f"hora.{key}")
+            if key in ev and ev[key] is not None and ura is None:
+                ura = self.tiles(ev[key], None, f"hora.{key}")
+        self.ura.append(ura)
         yakus = ev.get("yakus")
         yaku: list[tuple[str, int]] = []
         if isinstance(yakus, list):

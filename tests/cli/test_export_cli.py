@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,8 @@ from rules.records.mjai import import_mjai
 from rules.records.tenhou6 import import_tenhou6
 from rules.ruleset import load_ruleset
 
-JANTAKU = "/work/main/.venv/bin/jantaku"
+# The console script installed beside this interpreter (this checkout's .venv).
+JANTAKU = str(Path(sys.executable).with_name("jantaku"))
 DATA = Path(__file__).resolve().parent.parent / "data"
 LOGS = DATA / "game-logs"
 TENHOU = load_ruleset("tenhou")

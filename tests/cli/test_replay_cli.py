@@ -5,12 +5,14 @@ from __future__ import annotations
 import gzip
 import json
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-JANTAKU = "/work/main/.venv/bin/jantaku"
+# The console script installed beside this interpreter (this checkout's .venv).
+JANTAKU = str(Path(sys.executable).with_name("jantaku"))
 DATA = Path(__file__).resolve().parent.parent / "data"
 LOGS = DATA / "game-logs"
 
@@ -180,3 +182,31 @@ def test_stripped_record_replays_to_the_same_json(tmp_path: Path) -> None:
         v for v in json.loads((LOGS / name).read_text(encoding="utf-8"))["sc"][0::2]
     ]
     assert bare["standings"] == full["standings"]
+
+
+def test_mortal_style_empty_ura_markers_verify_c17(tmp_path: Path) -> None:
+    """C17/B16 from outside: Mortal, libriichi and mjai.app write ``"ura_markers": []`` on every
+    win without riichi; such a log verifies, and the riichi winner of a double ron after a
+    non-riichi one keeps its four ura dora (mjai-reviewer ``suukantsu_1.json``)."""
+    from rules.records.export import to_mjai_events
+    from rules.records.tenhou6 import import_tenhou6
+    from rules.ruleset import load_ruleset
+
+    rec = import_tenhou6((LOGS / "mjai-reviewer/suukantsu_1.json").read_text(encoding="utf-8"),
+                         load_ruleset("tenhou"))
+    riichi: set[int] = set()
+    lines = []
+    for e in to_mjai_events(rec.inputs, rec.hands):
+        if e["type"] == "start_kyoku":
+            riichi = set()
+        elif e["type"] == "reach":
+            riichi.add(e["actor"])
+        elif e["type"] == "hora" and e["actor"] not in riichi:
+            e["ura_markers"] = []
+        lines.append(json.dumps(e))
+    path = tmp_path / "mortal.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    proc = run(str(path), "--verify")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "verified: every hand matches the record" in proc.stdout
+    assert "violation" not in proc.stdout.replace("violations 0", "")
