@@ -39,20 +39,28 @@ from rules.ruleset import Ruleset
 from rules.seats import SEATS, Seat, Wind
 from rules.tiles import TileError, parse_mjai
 
-#: mjai ``ryukyoku.reason`` values (the original mjai's, after Tenhou's XML) → abort kinds.
+#: mjai ``ryukyoku.reason`` values → abort kinds (None: an exhaustive draw). The original
+#: mjai's (after Tenhou's XML) and the names other engines and converters write; a reason is
+#: looked up folded (lower case, letters and digits only: ``kyushu_kyuhai`` = ``kyushukyuhai``).
 REASONS: dict[str, AbortKind | None] = {
-    "fanpai": None,
-    "exhaustive": None,
-    "yao9": "nine_terminals",
-    "kyushukyuhai": "nine_terminals",
-    "kaze4": "four_winds",
-    "suufonrenda": "four_winds",
-    "reach4": "four_riichi",
-    "suuchariichi": "four_riichi",
-    "kan4": "four_kans",
-    "suukaikan": "four_kans",
-    "ron3": "triple_ron",
-    "sanchaho": "triple_ron",
+    **dict.fromkeys(
+        ("fanpai", "exhaustive", "exhaustivedraw", "ryukyoku", "howanpai", "kouhaiheikyoku",
+         "normal", "draw"), None),
+    **dict.fromkeys(
+        ("yao9", "kyushukyuhai", "kyuushukyuuhai", "kyushu", "nineterminals",
+         "kyuushuukyuuhai"), "nine_terminals"),
+    **dict.fromkeys(
+        ("kaze4", "suufonrenda", "sufonrenda", "suufuurenda", "sufuurenda", "sufuurenta",
+         "suufuurenta", "fourwinds"), "four_winds"),
+    **dict.fromkeys(
+        ("reach4", "suuchariichi", "suucharichi", "sucharichi", "suuchareach", "fourriichi",
+         "fourreach"), "four_riichi"),
+    **dict.fromkeys(
+        ("kan4", "suukaikan", "sukaikan", "suukansansen", "sukansansen", "suukansanra",
+         "fourkans"), "four_kans"),
+    **dict.fromkeys(
+        ("ron3", "sanchaho", "sanchahou", "sanchahoo", "sanchahora", "tripleron"),
+        "triple_ron"),
 }
 REASON_OF: dict[AbortKind, str] = {
     "nine_terminals": "yao9",
@@ -62,6 +70,12 @@ REASON_OF: dict[AbortKind, str] = {
     "triple_ron": "ron3",
 }
 NAGASHI_REASON = "nm"
+NAGASHI_ALIASES = frozenset(("nm", "nagashimangan", "nagashi"))
+
+
+def reason_key(reason: str) -> str:
+    """``reason`` folded for lookup: ``Kyushu_Kyuhai`` → ``kyushukyuhai``."""
+    return "".join(ch for ch in reason.lower() if ch.isalnum())
 #: Keys each event may carry (both dialects); any other key is an import issue, since a
 #: misspelt field (``uradora_marker``) would otherwise be dropped without a word. ``meta`` is
 #: the review metadata Mortal and mjai.app attach to a player's own decisions.
@@ -421,19 +435,21 @@ class _Reader:
         if reason is not None and not isinstance(reason, str):  # found by bench/fuzz.py
             b.issue(f"ryukyoku reason {reason!r} is not a string; classified from the tiles")
             reason = None
-        if isinstance(reason, str) and reason not in REASONS and reason != NAGASHI_REASON:
+        key = reason_key(reason) if isinstance(reason, str) else None
+        nagashi = key in NAGASHI_ALIASES
+        if key is not None and key not in REASONS and not nagashi:
             b.issue(f"unknown ryukyoku reason {reason!r}; classified from the tiles")
-            reason = None
-        if reason is None:
+            key = None
+        if key is None:
             abort, seat = b.guess_abort()
-        elif reason == NAGASHI_REASON:
+        elif nagashi:
             abort, seat = None, None
         else:
-            abort = REASONS[reason]
+            abort = REASONS[key]
             seat = b.last_actor if abort == "nine_terminals" else None
         if abort is not None:
             b.abort(abort, seat)
-            text = reason if isinstance(reason, str) else REASON_OF[abort]
+            text = reason if isinstance(reason, str) and key is not None else REASON_OF[abort]
             self.ended = ("abortive", text, {"abort_kind": abort, "deltas": deltas})
             return
         tenpai = b.tenpai_seats()
@@ -443,8 +459,8 @@ class _Reader:
                 f"{[int(s) for s in tenpai]}"
             )
         b.exhaustive(tenpai)
-        kind: ResultKind = "nagashi" if reason == NAGASHI_REASON else "exhaustive"
-        text = reason if isinstance(reason, str) else "ryukyoku"
+        kind: ResultKind = "nagashi" if nagashi else "exhaustive"
+        text = reason if isinstance(reason, str) and key is not None else "ryukyoku"
         self.ended = (kind, text, {"deltas": deltas, "tenpai": told})
 
 

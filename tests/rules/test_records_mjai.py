@@ -271,3 +271,58 @@ def test_unknown_keys_and_missing_ura_are_import_issues_c19() -> None:
     assert any("riichi win by seat 0" in r and "no ura" in r for r in reasons), reasons
     unknown = next(i for i in rec.issues if "unknown key" in i.reason)
     assert unknown.hand == 0 and unknown.index == evs.index(hora) + 1
+
+
+@pytest.mark.parametrize(
+    ("reason", "kind"),
+    [("kyushu_kyuhai", "nine_terminals"), ("kyuushu_kyuuhai", "nine_terminals"),
+     ("Kyushukyuhai", "nine_terminals"), ("sufuurenta", "four_winds"),
+     ("suufon_renda", "four_winds"), ("suucha_riichi", "four_riichi"),
+     ("suukansansen", "four_kans"), ("sanchaho", "triple_ron"), ("sanchahou", "triple_ron"),
+     ("exhaustive_draw", None), ("nagashimangan", None)],
+)
+def test_abort_reason_names_of_other_engines_b15(reason: str, kind: str | None) -> None:
+    """B15: the reason names other engines and converters write are aliases, folded (case,
+    underscores): no "unknown ryukyoku reason" issue, the named kind is used."""
+    from rules.records.mjai import NAGASHI_ALIASES, REASONS, reason_key
+
+    key = reason_key(reason)
+    assert key in REASONS or key in NAGASHI_ALIASES
+    assert (None if key in NAGASHI_ALIASES else REASONS[key]) == kind
+    if kind == "nine_terminals":
+        evs = events_of(MORTAL)
+        ryu = next(e for e in evs if e["type"] == "ryukyoku")
+        ryu["reason"] = reason
+        rec = _import(evs)
+        assert rec.issues == ()
+        assert rec.inputs[-1] == AbortiveDraw(kind="nine_terminals", seat=Seat.S0)
+
+
+def test_exhaustive_and_nagashi_aliases_b15() -> None:
+    for name, alias, result in (("mjai-reviewer/ryukyoku.json", "exhaustive_draw", "exhaustive"),
+                                ("riichi-rs/notable-features/abort-nagashi-mangan.json",
+                                 "nagashimangan", "nagashi")):
+        rec = import_tenhou6((LOGS / name).read_text(encoding="utf-8"), TENHOU)
+        events = to_mjai_events(rec.inputs, rec.hands)
+        for e in events:
+            if e["type"] == "ryukyoku" and e.get("reason") in ("fanpai", "nm"):
+                e["reason"] = alias if (e["reason"] == "nm") == (result == "nagashi") else (
+                    e["reason"])
+        back = import_mjai(lines(events), TENHOU)
+        assert back.issues == ()
+        assert result in [h.result for h in back.hands]
+        assert not any(isinstance(i, AbortiveDraw) for i in back.inputs)
+
+
+def test_four_kans_that_also_empty_the_wall_abort_b15() -> None:
+    """B15: the kind of an unnamed draw: four kans by two seats whose replacement draws emptied
+    the wall are the four-kan abort (Tenhou 四槓散了), tested before the wall count."""
+    from rules.records.builder import DRAWS_PER_HAND, HandBuilder
+
+    b = HandBuilder(aka=True, hand=0, issues=[], out=[])
+    b.draws = DRAWS_PER_HAND
+    b.calls_made = True
+    b.kans_by = [3, 1, 0, 0]
+    assert b.guess_abort() == ("four_kans", None)
+    b.kans_by = [4, 0, 0, 0]  # one seat's four kans (suukantsu in the making): no abort
+    assert b.guess_abort() == (None, None)
