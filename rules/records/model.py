@@ -12,6 +12,7 @@ python-chess's PGN reader; only a file that is not a record at all raises :class
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -142,3 +143,6 @@ class ImportedRecord:
     final_scores: Scores | None = None  # the record's end-of-game points, when it has them
     title: str = ""
     notes: tuple[str, ...] = field(default=())  # harmless oddities (e.g. red codes, no aka)
+    # Record-level values an exporter writes back as they came (tenhou.net/6: ver, ref, dan,
+    # rate, sx, lobby, ratingc, rule): they are not the engine's to compute.
+    source_meta: Mapping[str, Any] = field(default_factory=dict, compare=False)

@@ -210,3 +210,26 @@ def test_mortal_style_empty_ura_markers_verify_c17(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "verified: every hand matches the record" in proc.stdout
     assert "violation" not in proc.stdout.replace("violations 0", "")
+
+
+def test_tenhou6_one_hand_per_line_and_comments_verify_c18(tmp_path: Path) -> None:
+    """C18 from outside: the mjx layout (one tenhou.net/6 object per line) and a JSON file
+    with ``//`` comments both replay and verify; a file that is neither says why."""
+    data = json.loads((LOGS / "riichi-rs/random-games/2022081017gm-00e1-0000-2df24853.json")
+                      .read_text(encoding="utf-8"))
+    head = {k: v for k, v in data.items() if k != "log"}
+    per_line = tmp_path / "mjx.json"
+    per_line.write_text("".join(json.dumps({**head, "log": [h]}, ensure_ascii=False) + "\n"
+                                for h in data["log"]), encoding="utf-8")
+    proc = run(str(per_line), "--verify")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "verified" in proc.stdout
+    commented = tmp_path / "commented.json"
+    commented.write_text("// checked by the referee\n" + json.dumps(data, ensure_ascii=False),
+                         encoding="utf-8")
+    proc = run(str(commented), "--verify")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    broken = tmp_path / "broken.json"
+    broken.write_text('// a note\n{"log": [oops]}\n', encoding="utf-8")
+    proc = run(str(broken))
+    assert proc.returncode == 2 and "even without its // comments" in proc.stderr
