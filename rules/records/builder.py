@@ -136,7 +136,7 @@ class HandBuilder:
 
     # --- helpers -----------------------------------------------------------------------------
     def issue(self, reason: str) -> None:
-        self.issues.append(ImportIssue(self.hand, self.where, reason))
+        self.issues.append(ImportIssue(self.hand, self.where, reason, len(self.out)))
 
     def _new(self, name: TileName) -> Tile | None:
         kind, red = name

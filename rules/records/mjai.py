@@ -489,13 +489,13 @@ def import_mjai(
     r = _Reader(ruleset, aka)
     for line, ev in items:
         if not isinstance(ev, dict) or not isinstance(ev.get("type"), str):
-            r.issues.append(ImportIssue(None, line, "not an mjai event (no 'type')"))
+            r.issues.append(ImportIssue(None, line, "not an mjai event (no 'type')", len(r.inputs)))
             continue
         try:
             r.event(line, ev)
         except (_Bad, ValueError) as exc:
             hand = None if r.b is None else r.b.hand
-            r.issues.append(ImportIssue(hand, line, str(exc)))
+            r.issues.append(ImportIssue(hand, line, str(exc), len(r.inputs)))
     r.close_hand(len(items) + 1)
     if not r.hands or r.first_dealer is None:
         raise RecordError("not an mjai record: no readable hand")

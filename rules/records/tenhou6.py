@@ -480,12 +480,13 @@ def import_tenhou6(source: str | bytes | Mapping[str, Any], ruleset: Ruleset) ->
     start_scores: Scores | None = None
     for h, entry in enumerate(log):
         if not isinstance(entry, list) or len(entry) != 17:
-            issues.append(ImportIssue(h, None, "a hand must be a list of 17 entries"))
+            issues.append(ImportIssue(h, None, "a hand must be a list of 17 entries",
+                                      len(ctx.inputs)))
             continue
         try:
             place = _place(h, entry, len(ctx.inputs) + (h == 0))
         except _Bad as exc:
-            issues.append(ImportIssue(h, None, str(exc)))
+            issues.append(ImportIssue(h, None, str(exc), len(ctx.inputs)))
             continue
         if h == 0:
             start_scores = place.scores
@@ -546,10 +547,10 @@ def _import_hand(ctx: _Context, place: _Place, entry: list[Any]) -> RecordedHand
         discards = [[_parse_discard(x, aka, notes) for x in entry[6 + 3 * s]] for s in SEATS]
         order = _order(takes, discards, int(place.dealer))
     except (_Bad, TypeError, ValueError) as exc:
-        ctx.issues.append(ImportIssue(h, None, str(exc)))
+        ctx.issues.append(ImportIssue(h, None, str(exc), len(ctx.inputs)))
         return _recorded(place, ctx, "unknown", "unreadable")
     if not dora:
-        ctx.issues.append(ImportIssue(h, None, "no dora indicator"))
+        ctx.issues.append(ImportIssue(h, None, "no dora indicator", len(ctx.inputs)))
     b = HandBuilder(aka=aka, hand=h, issues=ctx.issues, out=ctx.inputs, kan_dora=ctx.timing,
                     indicators=dora[1:], dealer=place.dealer, dealer_fourteenth=ctx.fourteenth)
     b.deal(haipai, dora[0] if dora else None)
@@ -557,12 +558,13 @@ def _import_hand(ctx: _Context, place: _Place, entry: list[Any]) -> RecordedHand
     b.where = len(order)
     result = entry[16]
     if not isinstance(result, list) or not result or not isinstance(result[0], str):
-        ctx.issues.append(ImportIssue(h, len(order), f"bad result entry {result!r}"))
+        ctx.issues.append(ImportIssue(h, len(order), f"bad result entry {result!r}",
+                                      len(ctx.inputs)))
         return _recorded(place, ctx, "unknown", "unreadable")
     try:
         return _result(ctx, place, b, result, ura)
     except (_Bad, ValueError) as exc:
-        ctx.issues.append(ImportIssue(h, len(order), str(exc)))
+        ctx.issues.append(ImportIssue(h, len(order), str(exc), len(ctx.inputs)))
         return _recorded(place, ctx, "unknown", result[0])
 
 
