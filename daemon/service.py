@@ -64,6 +64,9 @@ class Submission:
     mono_ns: int
     wall_ns: int
     done: asyncio.Future[Applied] | None = None
+    #: not logged if the rules engine would reject it (referee commands: a refusal changes
+    #: nothing, ``seq`` included); decided on the database thread, in queue order
+    unless_rejected: bool = False
 
 
 class InputSink(Protocol):
@@ -149,6 +152,7 @@ class Service:
             self.handle_command,
             backoff=mqtt_backoff,
         )
+        self.command_stats = dcmd.CommandStats()
         self._stop = asyncio.Event()
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self.ready = asyncio.Event()
@@ -169,16 +173,24 @@ class Service:
         }
 
     def put(
-        self, kind: str, source: str, body: dict[str, Any], mono_ns: int | None = None
+        self,
+        kind: str,
+        source: str,
+        body: dict[str, Any],
+        mono_ns: int | None = None,
+        *,
+        unless_rejected: bool = False,
     ) -> asyncio.Future[Applied]:
-        """Queue an input (timestamped now, or at ``mono_ns`` when the driver saw it earlier)."""
+        """Queue an input (timestamped now, or at ``mono_ns`` when the driver saw it earlier);
+        ``unless_rejected``: not logged if the rules engine would reject it (the future then
+        raises :class:`~daemon.commands.EngineRefused`)."""
         fut: asyncio.Future[Applied] = asyncio.get_running_loop().create_future()
         now_mono = self._mono_ns()
         wall = self._wall_ns()
         if mono_ns is not None:
             wall -= max(0, now_mono - mono_ns)
         mono = mono_ns if mono_ns is not None else now_mono
-        sub = Submission(kind, source, body, mono, wall, fut)
+        sub = Submission(kind, source, body, mono, wall, fut, unless_rejected)
         self.queue.put_nowait(sub)
         return fut
 
@@ -304,7 +316,7 @@ class Service:
             batch = [sub]
             while not self.queue.empty() and len(batch) < 256:
                 batch.append(self.queue.get_nowait())
-            applied_all: list[Applied] = []
+            applied_all: list[Applied | dcmd.EngineRefused] = []
             try:
                 applied_all = await self.db(self._apply_batch, batch)
             except Exception as exc:  # the log cannot be written: nothing may be applied
@@ -317,6 +329,11 @@ class Service:
                 raise
             events: list[dict[str, Any]] = []
             for s, applied in zip(batch, applied_all, strict=True):
+                if isinstance(applied, dcmd.EngineRefused):
+                    if s.done is not None and not s.done.done():
+                        s.done.set_exception(applied)
+                    self.queue.task_done()
+                    continue
                 if s.done is not None and not s.done.done():
                     s.done.set_result(applied)
                 events.extend(applied.events)
@@ -334,11 +351,16 @@ class Service:
                     except Exception:
                         log.exception("driver %s could not show the state", driver.name)
 
-    def _apply_batch(self, batch: list[Submission]) -> list[Applied]:
-        return [
-            self.core.submit(s.kind, s.source, s.body, s.mono_ns, s.wall_ns, self.boot)
-            for s in batch
-        ]
+    def _apply_batch(self, batch: list[Submission]) -> list[Applied | dcmd.EngineRefused]:
+        out: list[Applied | dcmd.EngineRefused] = []
+        for s in batch:
+            if s.unless_rejected:
+                rejected = self.core.refusal(s.kind, s.body)
+                if rejected is not None:
+                    out.append(dcmd.EngineRefused(rejected))
+                    continue
+            out.append(self.core.submit(s.kind, s.source, s.body, s.mono_ns, s.wall_ns, self.boot))
+        return out
 
     # ------------------------------------------------------------------ retained state
     def _refresh_retained(self) -> None:
@@ -415,6 +437,7 @@ class Service:
             else {"seq": last["seq"], "type": last["type"], "ts": last["ts"]},
             "broker": self.link.health(),
             "links": links,
+            "commands": {**self.command_stats.to_json(), **self.link.command_health()},
         }
 
     def healthy(self) -> tuple[bool, str | None]:
@@ -477,30 +500,62 @@ class Service:
 
     # ------------------------------------------------------------------ referee commands
     async def handle_command(self, incoming: Incoming) -> Reply | None:
+        """Check and run one command; the reply, or ``None`` when it cannot be addressed.
+
+        Nothing from outside reaches a topic or a reply unvalidated (daemon/commands.py), and
+        no payload ends this handler: an unexpected error is an ``internal`` refusal, a log line
+        with the traceback and a counter in ``health`` (issue 15)."""
         name = self.topics.command_name(incoming.topic)
         if name is None:
             return None
-        cid, user, client = dcmd.peek(incoming.payload)
-        if incoming.response_topic:
-            reply_topic: str | None = incoming.response_topic
-        elif client:
-            reply_topic = self.topics.reply(client)
-        else:
-            reply_topic = None
+        env = dcmd.peek(incoming.payload)
+        reply_topic, topic_problem = self._reply_topic(incoming, env)
         try:
+            if topic_problem is not None:
+                raise CommandError("bad_reply_topic", topic_problem)
             body = await self._execute(name, incoming)
         except CommandError as exc:
-            body = dcmd.reply_error(self.table_id, name, cid, exc.code, str(exc))
+            body = dcmd.reply_error(self.table_id, name, env.id, exc.code, str(exc))
+            self.command_stats.refused[exc.code] += 1
             log.warning(
                 "command %s refused: %s",
-                name,
+                dcmd.echo_name(name),
                 exc.code,
-                extra={"fields": {"user": user, "command_id": cid, "error": str(exc)}},
+                extra={"fields": {"user": env.user, "command_id": env.id, "error": str(exc)}},
+            )
+        except Exception as exc:  # a bug must not end the broker task: refuse, say, count
+            self.command_stats.refused["internal"] += 1
+            self.command_stats.last_internal = repr(exc)[:300]
+            log.exception(
+                "command %s: internal error", dcmd.echo_name(name),
+                extra={"fields": {"user": env.user, "command_id": env.id}},
+            )
+            body = dcmd.reply_error(
+                self.table_id, name, env.id, "internal", "the table could not check this command"
             )
         if reply_topic is None:
-            log.warning("command %s from %s: no response topic and no client, no reply", name, user)
+            self.command_stats.unanswered += 1
+            log.warning(
+                "command %s: no valid reply address, no reply", dcmd.echo_name(name),
+                extra={"fields": {"user": env.user, "command_id": env.id,
+                                  "problem": topic_problem}},
+            )
             return None
-        return Reply(reply_topic, _dump(body), incoming.correlation)
+        return Reply(reply_topic, _dump_ascii(body), incoming.correlation)
+
+    def _reply_topic(
+        self, incoming: Incoming, env: dcmd.Envelope
+    ) -> tuple[str | None, str | None]:
+        """``(where the reply goes, why the response topic is refused)``: only
+        ``jantaku/v1/<table>/reply/<client>`` with ``<client>`` one plain level."""
+        fallback = self.topics.reply(env.client) if env.client is not None else None
+        rt = incoming.response_topic
+        if rt is None or rt == "":
+            return fallback, None
+        prefix = self.topics.reply("")
+        if rt.startswith(prefix) and dcmd.plain_level(rt[len(prefix):]):
+            return rt, None
+        return fallback, f"replies go only to {prefix}<client> (one plain topic level)"
 
     async def _execute(self, name: str, incoming: Incoming) -> dict[str, Any]:
         now = self._wall_ns()
@@ -529,7 +584,17 @@ class Service:
                 state = "paused" if clocks.state.paused else "not paused"
                 raise CommandError("not_applicable", f"{name}: the clocks are {state}")
         kind = KIND_TIMER if act.kind == "timer" else KIND_INPUT
-        applied = await self.submit(kind, cmd.source, act.body)
+        try:
+            applied = await self.put(kind, cmd.source, act.body, unless_rejected=True)
+        except dcmd.EngineRefused as exc:
+            # nothing logged: the same id may be sent again once the table allows it
+            body = dcmd.reply_error(self.table_id, name, cmd.id, exc.code, str(exc))
+            body["violations"] = exc.violations
+            self.command_stats.refused[exc.code] += 1
+            log.warning("command %s refused by the rules engine", name,
+                        extra={"fields": {"user": cmd.user, "command_id": cmd.id,
+                                          "violations": exc.violations}})
+            return body
         violations = [e["data"] for e in applied.events if e["type"] == "violation"]
         reply = dcmd.reply_ok(
             self.table_id,
@@ -538,12 +603,6 @@ class Service:
             [e["seq"] for e in applied.events],
             violations,
         )
-        if any(v.get("sanction") == "rejected" for v in violations):
-            reply["status"] = "error"
-            reply["error"] = {
-                "code": "not_applicable",
-                "message": f"the rules engine refused it: {violations[0].get('code')}",
-            }
         log.info(
             "command %s by %s: %s",
             name,
@@ -557,3 +616,8 @@ class Service:
 
 def _dump(body: dict[str, Any]) -> bytes:
     return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def _dump_ascii(body: dict[str, Any]) -> bytes:
+    """A reply: ASCII JSON, so no string in it can fail to encode."""
+    return json.dumps(body, separators=(",", ":"), ensure_ascii=True).encode()

@@ -213,6 +213,18 @@ class TableCore:
             self.checkpoint()
         return applied
 
+    def refusal(self, kind: str, body: dict[str, Any]) -> list[dict[str, Any]] | None:
+        """The rejecting violations ``body`` would get now (``None``: it would apply), computed
+        without logging it: the reducer is pure, so this is exactly what :meth:`submit` would
+        fold. The daemon does not log a referee command the engine refuses (issue 15)."""
+        if kind != KIND_INPUT:
+            return None
+        _, events = self.engine.reduce(self.state.table, input_from_json(body))
+        bodies = [e.to_json() for e in events]
+        rejected = [b for b in bodies if b.get("type") == "violation"
+                    and b.get("sanction") == "rejected"]
+        return rejected or None
+
     def submit_input(
         self, inp: Input, source: str, mono_ns: int, wall_ns: int, boot: str
     ) -> Applied:
