@@ -34,6 +34,7 @@ import aiomqtt
 import paho.mqtt.client as paho
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
+from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from daemon import disclosure
 from daemon.config import MqttConfig
@@ -274,7 +275,13 @@ class BrokerLink:
         self.connects += 1
         self.since = time.time()
         self.last_error = None
-        await client.subscribe(self.topics.cmd_filter, qos=1)
+        if self.cfg.protocol == "5":
+            # retain-as-published: a command published retained while we are connected still
+            # carries its retain flag, so it is recognised (and not executed) at once
+            opts = SubscribeOptions(qos=1, retainAsPublished=True)
+            await client.subscribe(self.topics.cmd_filter, options=opts)
+        else:
+            await client.subscribe(self.topics.cmd_filter, qos=1)
         online = status_payload("online", self.topics.table, since=_iso_now())
         async with asyncio.timeout(ACK_TIMEOUT):
             await acks.publish(self.topics.status, online, qos=1, retain=True)

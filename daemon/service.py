@@ -24,7 +24,7 @@ import logging
 import os
 import signal
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, ParamSpec, Protocol, TypeVar
@@ -37,6 +37,7 @@ from daemon.errors import CommandError
 from daemon.eventlog import EventLog, OutboxRow, boot_id
 from daemon.mqtt import BrokerLink, Incoming, OutboxSource, Reply
 from daemon.sdnotify import Notifier, watchdog_interval
+from daemon.supervisor import Supervisor
 from daemon.table import KIND_INPUT, KIND_MARKER, KIND_TIMER, Applied, TableCore, iso
 from daemon.topics import (
     SCHEMA_HEALTH,
@@ -152,8 +153,9 @@ class Service:
             self.handle_command,
             backoff=mqtt_backoff,
         )
-        self.command_stats = dcmd.CommandStats()
         self._stop = asyncio.Event()
+        self.command_stats = dcmd.CommandStats()
+        self.supervisor = Supervisor(fatal=self._fatal, stopping=self._stop.is_set)
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self.ready = asyncio.Event()
         self._ready_task: asyncio.Task[None] | None = None
@@ -232,15 +234,16 @@ class Service:
                 self.boot,
             )
         self._refresh_retained()
-        self._spawn("inputs", self._input_loop())
-        self._spawn("mqtt", self.link.run())
+        self._spawn("inputs", self._input_loop)
+        self._spawn("mqtt", self.link.run)
         for driver in self.drivers:
-            self._spawn(f"driver:{driver.name}", driver.run(self))
-        self._spawn("health", self._health_loop())
+            self._spawn(f"driver:{driver.name}", lambda d=driver: d.run(self))  # type: ignore[misc]
+        self._spawn("health", self._health_loop)
         if self.config.web is not None:
             from daemon.web.runtime import run_web
 
-            self._spawn("web", run_web(self, self.config.web, self.table_id))
+            web = self.config.web
+            self._spawn("web", lambda: run_web(self, web, self.table_id))
         self._ready_task = asyncio.create_task(self._ready_when_up(), name="ready")
         stop = asyncio.create_task(self._stop.wait(), name="stop")
         try:
@@ -258,8 +261,15 @@ class Service:
             await self._shutdown(stop)
         return 0
 
-    def _spawn(self, name: str, coro: Any) -> None:
-        self._tasks[name] = asyncio.create_task(coro, name=name)
+    def _spawn(self, name: str, factory: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        """Run a task under the supervisor: restarted with backoff if it dies (health
+        ``tasks``); only an event log that cannot be written ends the daemon."""
+        self._tasks[name] = asyncio.create_task(
+            self.supervisor.supervise(name, factory), name=name
+        )
+
+    def _fatal(self, name: str, exc: BaseException) -> bool:
+        return name == "inputs" and self.stats.db_error is not None
 
     async def _shutdown(self, stop: asyncio.Task[Any]) -> None:
         self.notifier.stopping("stopping")
@@ -438,6 +448,7 @@ class Service:
             "broker": self.link.health(),
             "links": links,
             "commands": {**self.command_stats.to_json(), **self.link.command_health()},
+            "tasks": self.supervisor.health(),
         }
 
     def healthy(self) -> tuple[bool, str | None]:
@@ -448,6 +459,9 @@ class Service:
         for name, task in self._tasks.items():
             if task.done():
                 return False, f"task {name} ended"
+        restarting = self.supervisor.problem()
+        if restarting is not None:
+            return False, restarting
         for driver in self.drivers:
             h = driver.health()
             if h.get("status") == "failed":
