@@ -75,7 +75,7 @@ async def test_killer_payloads_do_not_end_the_daemon(
             # every reply is schema-valid and echoes no hostile value
             for r in wire.replies(d.table):
                 assert schema.errors("reply", r) == [], r
-                assert r["id"] is None or r["id"].isascii() and r["id"].isprintable()
+                assert r["id"] is None or (r["id"].isascii() and r["id"].isprintable())
             codes = {r["error"]["code"] for r in wire.replies(d.table) if r["status"] == "error"}
             assert {"bad_json", "too_deep", "too_large", "bad_schema"} <= codes, codes
             reply = await ask(wire, d.table, "new_game", NEW_GAME)
