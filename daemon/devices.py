@@ -22,7 +22,7 @@ import logging
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, assert_never
 
 from daemon.config import Config, DisplaysConfig
 from daemon.eventlog import LinkPosition
@@ -53,30 +53,35 @@ def table_event_record(event: TableEvent, snapshot: dict[str, Any]) -> tuple[str
     dealer rolls the dice)."""
     from drivers.link import messages as m
 
-    if isinstance(event, m.StartPressed):
-        return KIND_INPUT, {"type": "hand_start"}
-    if isinstance(event, m.WallRaised):
-        return KIND_INPUT, {"type": "wall_raised"}
-    if isinstance(event, m.Dice):
-        # The dealer rolls first; under W 开门-2 the second roll is the breaker's, the seat the
-        # dealer's roll counted to (the roller counts as 1).
-        dealer = snapshot.get("dealer")
-        seat = dealer if isinstance(dealer, int) else 0
-        rolls = snapshot.get("rolls") or []
-        if rolls and snapshot.get("step") == "setup":
-            first = rolls[0][1]
-            seat = (seat + sum(first) - 1) % 4
-        return KIND_INPUT, {"type": "dice", "seat": seat, "dice": list(event.values)}
-    if isinstance(event, m.BreakOpened):
-        return KIND_INPUT, {"type": "break_opened", "seat": event.seat, "count": event.count}
-    if isinstance(event, m.IndicatorTurned):
-        position = {"seat": event.seat, "stack": event.stack, "layer": event.layer.value}
-        # The face the table read stays in the log; tile ids are allocated by the sensors' layer.
-        return KIND_INPUT, {"type": "indicator", "position": position, "tile": None}
-    if isinstance(event, m.SeatButton):
-        return KIND_TIMER, {"type": "button", "seat": event.seat}
-    body = event.to_json()
-    return KIND_MARKER, {**body, "type": f"table_{body['type']}"}
+    match event:
+        case m.StartPressed():
+            return KIND_INPUT, {"type": "hand_start"}
+        case m.WallRaised():
+            return KIND_INPUT, {"type": "wall_raised"}
+        case m.Dice():
+            # The dealer rolls first; under W 开门-2 the second roll is the breaker's, the seat
+            # the dealer's roll counted to (the roller counts as 1).
+            dealer = snapshot.get("dealer")
+            seat = dealer if isinstance(dealer, int) else 0
+            rolls = snapshot.get("rolls") or []
+            if rolls and snapshot.get("step") == "setup":
+                first = rolls[0][1]
+                seat = (seat + sum(first) - 1) % 4
+            return KIND_INPUT, {"type": "dice", "seat": seat, "dice": list(event.values)}
+        case m.BreakOpened():
+            return KIND_INPUT, {"type": "break_opened", "seat": event.seat, "count": event.count}
+        case m.IndicatorTurned():
+            position = {"seat": event.seat, "stack": event.stack, "layer": event.layer.value}
+            # The face the table read stays in the log; tile ids are allocated by the sensors'
+            # layer.
+            return KIND_INPUT, {"type": "indicator", "position": position, "tile": None}
+        case m.SeatButton():
+            return KIND_TIMER, {"type": "button", "seat": event.seat}
+        case m.WallManifest() | m.Fault():
+            body = event.to_json()
+            return KIND_MARKER, {**body, "type": f"table_{body['type']}"}
+        case _:
+            assert_never(event)
 
 
 class TableLinkDriver:

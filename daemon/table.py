@@ -90,6 +90,14 @@ class Pending:
 
 
 @dataclass(frozen=True, slots=True)
+class Refused:
+    """A group item whose referee command the rules engine rejects: nothing was logged;
+    ``violations`` are the rejecting violations."""
+
+    violations: list[dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
 class Repeated:
     """A group item whose referee command ``(user, id)`` was already logged: nothing was applied;
     ``reply`` is the first reply."""
@@ -243,12 +251,12 @@ class TableCore:
         assert isinstance(applied, Applied)
         return applied
 
-    def submit_group(self, items: list[GroupItem]) -> list[Applied | Repeated | None]:
+    def submit_group(self, items: list[GroupItem]) -> list[Applied | Repeated | Refused | None]:
         """Log and apply ``items`` in one group commit: all of them, their events, link positions
         and command replies are durable together when this returns, or none is and the state is
         unchanged (the exception is re-raised: the caller keeps the items and retries)."""
         cs = self.state
-        out: list[Applied | Repeated | None] = []
+        out: list[Applied | Repeated | Refused | None] = []
         checkpoint = False
         with self.log.group() as writer:
             for item in items:
@@ -260,6 +268,13 @@ class TableCore:
                     first = writer.command_reply(item.command.user, item.command.id)
                     if first is not None:  # a retry racing its original: applied once
                         out.append(Repeated(first))
+                        continue
+                    # a referee command the rules engine refuses is not logged: a refusal
+                    # changes nothing, ``seq`` included (issue 15); judged on the state this
+                    # group has reached so far
+                    refused = self._refusal(cs, item.kind, item.body)
+                    if refused is not None:
+                        out.append(Refused(refused))
                         continue
                 starts = item.kind == KIND_INPUT and item.body.get("type") == "game_start"
                 rec = writer.append(
@@ -285,6 +300,20 @@ class TableCore:
         if checkpoint:
             self.checkpoint()
         return out
+
+    def _refusal(
+        self, cs: CoreState, kind: str, body: dict[str, Any]
+    ) -> list[dict[str, Any]] | None:
+        """The rejecting violations ``body`` would get on ``cs`` (``None``: it would apply),
+        computed without logging it: the reducer is pure, so this is exactly what the fold
+        would do. The daemon does not log a referee command the engine refuses (issue 15)."""
+        if kind != KIND_INPUT:
+            return None
+        _, events = self.engine.reduce(cs.table, input_from_json(body))
+        bodies = [e.to_json() for e in events]
+        rejected = [b for b in bodies if b.get("type") == "violation"
+                    and b.get("sanction") == "rejected"]
+        return rejected or None
 
     def submit_input(
         self, inp: Input, source: str, mono_ns: int, wall_ns: int, boot: str

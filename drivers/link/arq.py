@@ -19,20 +19,34 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from enum import Enum, StrEnum
+from typing import assert_never
 
 from drivers.link.errors import UnsupportedCommandError
 from drivers.link.frame import Decoder, ErrorSpan, Frame, encode_frame
 from drivers.link.messages import (
     Ack,
+    BreakOpened,
+    Buzzer,
     Capability,
     Command,
+    Dice,
     Direction,
+    Fault,
     Heartbeat,
     Hello,
+    HonbaDisplay,
+    IndicatorTurned,
+    Led,
     Message,
     Nak,
     NakReason,
+    PressStart,
+    ScoreDisplay,
+    SeatButton,
+    StartPressed,
     TableEvent,
+    WallManifest,
+    WallRaised,
     Welcome,
     direction_of,
 )
@@ -454,38 +468,47 @@ class Endpoint:
     def _on_frame(self, frame: Frame, now: float) -> None:
         self._count("frames_rx")
         message = frame.message
-        if isinstance(message, Hello):
-            if self.role is Role.CONTROLLER:
-                self._on_hello(message, now)
-            return
-        if isinstance(message, Welcome):
-            if self.role is Role.HOST and self._attached and not self._connected:
-                self._on_welcome(message, now)
-            return
-        if not self._connected:
-            if direction_of(message.TYPE) is not Direction.CONTROL:
-                self._count("ignored")
-            return
-        self._last_rx = now
-        if isinstance(message, Heartbeat):
-            return
+        match message:
+            case Hello():
+                if self.role is Role.CONTROLLER:
+                    self._on_hello(message, now)
+            case Welcome():
+                if self.role is Role.HOST and self._attached and not self._connected:
+                    self._on_welcome(message, now)
+            case Heartbeat() | Ack() | Nak() | StartPressed() | WallRaised() | Dice() \
+                    | BreakOpened() | IndicatorTurned() | WallManifest() | SeatButton() | Fault() \
+                    | HonbaDisplay() | ScoreDisplay() | Buzzer() | Led() | PressStart():
+                if not self._connected:
+                    if direction_of(message.TYPE) is not Direction.CONTROL:
+                        self._count("ignored")
+                    return
+                self._last_rx = now
+                self._on_session_frame(message, frame.seq, now)
+            case _:
+                assert_never(message)
+
+    def _on_session_frame(self, message: Heartbeat | Ack | Nak | TableEvent | Command, seq: int,
+                          now: float) -> None:
+        """A frame of the connected session: the link's own control, or data to deliver."""
         pending = self._outstanding
-        if isinstance(message, Ack):
-            if pending is not None and frame.seq == pending.seq:
-                self._settle(now, rejected=False)
-            return
-        if isinstance(message, Nak):
-            self._count("naks_rx")
-            if pending is None:
+        match message:
+            case Heartbeat():
                 return
-            if message.reason is NakReason.REJECTED:
-                if frame.seq == pending.seq:
-                    self._settle(now, rejected=True)
-            else:
-                # the receiver rate-limits its corrupt NAKs (nak_holdoff), which bounds these
-                self._retransmit(now)
-            return
-        self._on_data(message, frame.seq, now)
+            case Ack():
+                if pending is not None and seq == pending.seq:
+                    self._settle(now, rejected=False)
+            case Nak():
+                self._count("naks_rx")
+                if pending is None:
+                    return
+                if message.reason is NakReason.REJECTED:
+                    if seq == pending.seq:
+                        self._settle(now, rejected=True)
+                else:
+                    # the receiver rate-limits its corrupt NAKs (nak_holdoff), which bounds these
+                    self._retransmit(now)
+            case _:
+                self._on_data(message, seq, now)
 
     def _on_data(self, message: TableEvent | Command, seq: int, now: float) -> None:
         wanted = Direction.EVENT if self.role is Role.HOST else Direction.COMMAND
