@@ -261,9 +261,7 @@ class SensorTracker:
     # ------------------------------------------------------------------ helpers
     @staticmethod
     def _state(sink: InputSink) -> TableState | None:
-        core = getattr(sink, "core", None)
-        table: TableState | None = None if core is None else core.state.table
-        return table
+        return sink.table_state()
 
     def _h(self, sink: InputSink) -> HandState | None:
         st = self._state(sink)
@@ -355,11 +353,9 @@ class SensorTracker:
     async def _restore(self, sink: InputSink) -> None:
         """After a restart (kill -9, power loss) mid-hand: the held device events of this hand
         from the log, and the sensor model from the table state (docs/hil.md)."""
-        db, eventlog, core = (getattr(sink, n, None) for n in ("db", "eventlog", "core"))
-        if db is None or eventlog is None or core is None or not core.state.game:
+        records = await sink.game_records()
+        if not records:
             return
-        game = core.state.game
-        records = await db(lambda: list(eventlog.records(game=game)))
         start = max((i for i, r in enumerate(records) if r.kind == KIND_INPUT
                      and r.body.get("type") == "hand_start"), default=None)
         h = self._h(sink)
