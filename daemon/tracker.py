@@ -44,7 +44,10 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
 
-from daemon.table import KIND_INPUT, KIND_MARKER, KIND_TIMER
+from daemon.eventlog import LinkPosition
+from daemon.intake import InputRefused
+from daemon.table import KIND_INPUT, KIND_MARKER, KIND_TIMER, Applied
+from drivers.link.messages import SeatKey
 from drivers.tiles.events import FaultKind, ReaderFault, Rejection, TileRead
 from drivers.tiles.location import Locations
 from drivers.tiles.places import Place, Zone
@@ -85,16 +88,17 @@ if TYPE_CHECKING:
 log = logging.getLogger("jantaku.tracker")
 
 # --- the seat panel ----------------------------------------------------------------------------
-CLOCK: Final = 0
-RIICHI: Final = 1
-TSUMO: Final = 2
-RON: Final = 3
-TENPAI: Final = 4
-NOTEN: Final = 5
-NINE_TERMINALS: Final = 6
-FOUR_WINDS: Final = 7
-FOUR_RIICHI: Final = 8
-FOUR_KANS: Final = 9
+# the key numbering is the protocol's (drivers.link.messages.SeatKey)
+CLOCK: Final = int(SeatKey.CLOCK)
+RIICHI: Final = int(SeatKey.RIICHI)
+TSUMO: Final = int(SeatKey.TSUMO)
+RON: Final = int(SeatKey.RON)
+TENPAI: Final = int(SeatKey.TENPAI)
+NOTEN: Final = int(SeatKey.NOTEN)
+NINE_TERMINALS: Final = int(SeatKey.NINE_TERMINALS)
+FOUR_WINDS: Final = int(SeatKey.FOUR_WINDS)
+FOUR_RIICHI: Final = int(SeatKey.FOUR_RIICHI)
+FOUR_KANS: Final = int(SeatKey.FOUR_KANS)
 #: seat panel key → what it declares (docs/hil.md)
 BUTTONS: Final[dict[int, str]] = {
     CLOCK: "clock",
@@ -149,7 +153,9 @@ class SensorTracker:
             self.tiles = RfidTiles(readers, sensor, self.feed)
         self.aka = aka
         self._queue: asyncio.Queue[Item] = asyncio.Queue()
-        self._waiters: dict[int, asyncio.Future[None]] = {}  # id(table event) -> handled
+        # id(table event) -> (handled, the link position to commit with its record)
+        self._waiters: dict[int, tuple[asyncio.Future[None], LinkPosition | None]] = {}
+        self._position: LinkPosition | None = None
         self._hand = _Hand()
         self._sink: InputSink | None = None
         self.consumed = 0  # device events handled (reads, rejections, table events, keys)
@@ -184,13 +190,26 @@ class SensorTracker:
     def table_event(self, event: TableEvent) -> None:
         self.feed(event)
 
-    async def take(self, event: TableEvent) -> None:
-        """Feed a table event and wait until it is handled (its records committed): the table
-        link acknowledges it only then."""
+    async def take(self, event: TableEvent, position: LinkPosition | None = None) -> None:
+        """Feed a table event and wait until it is handled (its record committed): the table
+        link acknowledges it only then. ``position`` (the link's, after this event) is committed
+        in the same transaction as the event's own record, or alone if it makes none."""
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._waiters[id(event)] = done
+        self._waiters[id(event)] = (done, position)
         self.feed(event)
         await done
+
+    async def _put(self, sink: InputSink, kind: str, source: str,
+                   body: dict[str, Any]) -> Applied | None:
+        """Log one record; the first one of a table event's own carries the link position."""
+        position, self._position = self._position, None
+        try:
+            return await sink.submit(kind, source, body, link=position)
+        except InputRefused as exc:  # not JSON: a bug here, never lose the position
+            log.error("record refused: %s", exc)
+            if position is not None:
+                await sink.mark_link(position)
+            return None
 
     async def wait_consumed(self, n: int, timeout: float = 30.0) -> None:
         """Until ``n`` device events have been handled (the HIL runner's lockstep)."""
@@ -221,9 +240,12 @@ class SensorTracker:
                     assert reader is not None
                     raise RuntimeError("the RFID readers stopped") from reader.exception()
                 item = get.result()
-                waiter = self._waiters.pop(id(item), None)
+                waiter, position = self._waiters.pop(id(item), (None, None))
                 try:
-                    await self._handle(sink, item)
+                    await self._handle(sink, item, position)
+                    if self._position is not None:  # the event made no record of its own
+                        pos, self._position = self._position, None
+                        await sink.mark_link(pos)
                 except BaseException as exc:
                     if waiter is not None and not waiter.done():
                         waiter.set_exception(RuntimeError(f"tracker failed on {item!r}: {exc!r}"))
@@ -268,7 +290,8 @@ class SensorTracker:
         return None if st is None else st.hand
 
     async def _input(self, sink: InputSink, source: str, inp: Input) -> list[dict[str, Any]]:
-        applied = await sink.put(KIND_INPUT, source, input_to_json(inp))
+        applied = await self._put(sink, KIND_INPUT, source, input_to_json(inp))
+        assert applied is not None
         self.inputs += 1
         return [e["data"] for e in applied.events]
 
@@ -278,7 +301,7 @@ class SensorTracker:
         body = {"type": "tile_rejected", "what": what, "reason": reason, **fields}
         self.last_rejection = body
         log.warning("rejected %s: %s", what, reason, extra={"fields": fields})
-        await sink.put(KIND_MARKER, "tracker", body)
+        await self._put(sink, KIND_MARKER, "tracker", body)
 
     def _forget(self, tile: Tile, back_to: Place | None = None) -> None:
         """The tile is not where the sensor model put it (a refused read, a tile back to the
@@ -348,7 +371,8 @@ class SensorTracker:
     async def _hold(self, sink: InputSink, what: str, **fields: Any) -> None:
         """Log a device event the tracker holds without an input yet (a dealt tile, a riichi
         key, a meld tile, ...): after a restart, :meth:`_restore` picks it up from the log."""
-        await sink.put(KIND_MARKER, "tracker", {"type": "tracker_hold", "what": what, **fields})
+        await self._put(sink, KIND_MARKER, "tracker",
+                        {"type": "tracker_hold", "what": what, **fields})
 
     async def _restore(self, sink: InputSink) -> None:
         """After a restart (kill -9, power loss) mid-hand: the held device events of this hand
@@ -438,7 +462,8 @@ class SensorTracker:
         self.tiles.sensor = replace(sensor, locations=locations)
 
     # ------------------------------------------------------------------ dispatch
-    async def _handle(self, sink: InputSink, item: Item) -> None:
+    async def _handle(self, sink: InputSink, item: Item,
+                      position: LinkPosition | None = None) -> None:
         from drivers.link import messages as m
 
         if isinstance(item, ReaderFault):
@@ -446,13 +471,14 @@ class SensorTracker:
                 self.reader_connects += 1  # at start and after every re-plug: not a fault
             else:
                 self.reader_faults += 1
-            await sink.put(KIND_MARKER, "tracker", {**item.as_json(), "type": "reader_fault"})
+            await self._put(sink, KIND_MARKER, "tracker",
+                            {**item.as_json(), "type": "reader_fault"})
             return
         if isinstance(item, Rejection):
             self.rejected += 1
             self.reasons[item.reason.value] += 1
             self.last_rejection = item.as_json()
-            await sink.put(KIND_MARKER, "tracker", item.as_json())
+            await self._put(sink, KIND_MARKER, "tracker", item.as_json())
             return
         if isinstance(item, TileRead):
             if not (item.place.zone is Zone.MELDS and item.place.seat in self._hand.melds):
@@ -460,13 +486,15 @@ class SensorTracker:
             await self._read(sink, item)
             return
         await self._close_melds(sink)
+        self._position = position  # from here on, records are this table event's own
         if isinstance(item, m.StartPressed):
             await self._start(sink)
         elif isinstance(item, m.WallRaised):
             await self._input(sink, "table", WallRaised())
         elif isinstance(item, m.WallManifest):
             self._hand.manifest = item.tiles
-            await sink.put(KIND_MARKER, "table", {**item.to_json(), "type": "table_wall_manifest"})
+            await self._put(sink, KIND_MARKER, "table",
+                            {**item.to_json(), "type": "table_wall_manifest"})
         elif isinstance(item, m.Dice):
             await self._dice(sink, item.values)
         elif isinstance(item, m.BreakOpened):
@@ -475,14 +503,20 @@ class SensorTracker:
         elif isinstance(item, m.IndicatorTurned):
             layer = Layer.TOP if item.layer is m.Layer.TOP else Layer.BOTTOM
             self._hand.indicator_position = Position(Seat.of(item.seat), item.stack, layer)
-            await self._hold(sink, "indicator_position",
-                             position=self._hand.indicator_position.to_json())
-            await self._indicator(sink)
+            if self.tiles is None:  # no sensor to read the face: the position is the input
+                await self._input(sink, "table", IndicatorShown(
+                    position=self._hand.indicator_position, tile=None))
+                self._hand.indicator_position = None
+            elif self._hand.indicator_tile is not None:  # the face was read first
+                await self._indicator(sink)
+            else:
+                await self._hold(sink, "indicator_position",
+                                 position=self._hand.indicator_position.to_json())
         elif isinstance(item, m.SeatButton):
             await self._button(sink, Seat.of(item.seat), item.button)
         else:
             body = item.to_json()
-            await sink.put(KIND_MARKER, "table", {**body, "type": f"table_{body['type']}"})
+            await self._put(sink, KIND_MARKER, "table", {**body, "type": f"table_{body['type']}"})
 
     async def _start(self, sink: InputSink) -> None:
         self._hand = _Hand()
@@ -510,7 +544,7 @@ class SensorTracker:
     async def _button(self, sink: InputSink, seat: Seat, button: int) -> None:
         what = BUTTONS.get(button)
         if button == CLOCK:
-            await sink.put(KIND_TIMER, "table", {"type": "button", "seat": int(seat)})
+            await self._put(sink, KIND_TIMER, "table", {"type": "button", "seat": int(seat)})
             return
         h = self._h(sink)
         if what is None or h is None:
@@ -535,11 +569,12 @@ class SensorTracker:
                                    seat=int(seat), step=h.step, live_left=h.live_left())
                 return
             self._hand.answers[seat] = button == TENPAI
-            await self._hold(sink, "answer", seat=int(seat), tenpai=button == TENPAI)
-            if len(self._hand.answers) == 4:
+            if len(self._hand.answers) == 4:  # the last answer: the draw is the record
                 tenpai = tuple(s for s in SEATS if self._hand.answers[s])
                 self._hand.answers = {}
                 await self._input(sink, "table", ExhaustiveDraw(tenpai=tenpai))
+            else:
+                await self._hold(sink, "answer", seat=int(seat), tenpai=button == TENPAI)
         else:
             kind = _ABORTS[button]
             who = seat if kind == "nine_terminals" else None
