@@ -71,6 +71,7 @@ from rules.inputs import (
     Tsumo,
     UraRevealed,
     WallRaised,
+    input_from_json,
     input_to_json,
 )
 from rules.seats import SEATS, Seat, seat_by_dice
@@ -290,7 +291,7 @@ class SensorTracker:
         return None if st is None else st.hand
 
     async def _input(self, sink: InputSink, source: str, inp: Input) -> list[dict[str, Any]]:
-        applied = await self._put(sink, KIND_INPUT, source, input_to_json(inp))
+        applied = await self._put(sink, KIND_INPUT, source, _compact(inp))
         assert applied is not None
         self.inputs += 1
         return [e["data"] for e in applied.events]
@@ -729,3 +730,11 @@ def _is_run(called: Tile, two: Sequence[Tile]) -> bool:
     if any(Kind(k).is_honor for k in kinds) or len({k // 9 for k in kinds}) != 1:
         return False
     return kinds[1] == kinds[0] + 1 and kinds[2] == kinds[1] + 1
+
+
+def _compact(inp: Input) -> dict[str, Any]:
+    """The input's JSON without the ``null`` fields that are its defaults: what the log holds
+    (``{"type": "hand_start"}``), the same input when read back."""
+    full = input_to_json(inp)
+    short = {k: v for k, v in full.items() if v is not None}
+    return short if input_from_json(short) == inp else full

@@ -23,6 +23,7 @@ from drivers.link.messages import Buzzer, HonbaDisplay, Layer, ScoreDisplay
 from drivers.table.serial import SerialTransport
 from drivers.table.session import LinkSession
 from hil.table_controller import PtyTableController, TableController
+from rules.inputs import HandStart, input_from_json
 
 FAST = LinkTimings(heartbeat_interval=0.05, link_timeout=0.5, ack_timeout=0.05, max_retries=5,
                    hello_interval=0.05, backoff_initial=0.02, backoff_max=0.2)
@@ -162,7 +163,8 @@ async def test_the_emulator_on_its_pty_is_a_plain_serial_table(
         emulator.controller.press_start(0)
         await until(lambda: service.core.state.input_seq >= 1)
         record = next(service.eventlog.records())
-        assert (record.source, record.body) == ("table", {"type": "hand_start"})
+        assert record.source == "table"
+        assert input_from_json(record.body) == HandStart()
 
 
 async def test_clock_buttons_on_gpiozero_mock_pins_are_logged(
