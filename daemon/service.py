@@ -32,6 +32,7 @@ from typing import Any, ParamSpec, Protocol, TypeVar
 
 from daemon import clocks as dc
 from daemon import commands as dcmd
+from daemon.clock_sync import read_clock
 from daemon.config import Config
 from daemon.engine import Engine
 from daemon.errors import CommandError
@@ -299,6 +300,10 @@ class Service:
         return name == "inputs" and self.stats.db_error is not None
 
     async def _shutdown(self, stop: asyncio.Task[Any]) -> None:
+        # First: a start that fails (a task ends before the broker answered) must not tell
+        # systemd READY=1 after STOPPING=1 while the bounded waits below run.
+        if self._ready_task is not None:
+            self._ready_task.cancel()
         self.notifier.stopping("stopping")
         stop.cancel()
         # let queued inputs be logged first: nothing accepted is dropped
@@ -316,8 +321,6 @@ class Service:
         mqtt = self._tasks.get("mqtt")
         if mqtt is not None:
             await asyncio.wait([mqtt], timeout=6.0)
-        if self._ready_task is not None:
-            self._ready_task.cancel()
         for task in self._tasks.values():
             task.cancel()
         _, stuck = await asyncio.wait(self._tasks.values(), timeout=5.0)
@@ -441,6 +444,7 @@ class Service:
             "links": links,
             "commands": {**self.command_stats.to_json(), **self.link.command_health()},
             "tasks": self.supervisor.health(),
+            "clock": read_clock().as_json(),  # a warning while NTP has not synced (no RTC)
         }
 
     def log_health(self) -> dict[str, Any]:
