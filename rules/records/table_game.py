@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from rules.inputs import Input
@@ -54,41 +54,53 @@ class _Hand:
     last_input: int = -1
 
 
-@dataclass(slots=True)
-class _Fold:
-    game: Mapping[str, Any] | None = None
-    ended: Mapping[str, Any] | None = None
-    hands: dict[int, _Hand] = field(default_factory=dict)
-    events: list[list[dict[str, Any]]] = field(default_factory=list)
+class GameFold:
+    """The reducer's fold over a game's inputs, keeping per hand its ``hand_started`` and
+    ``hand_ended`` events as they stand after every undo (feed inputs one by one with
+    :meth:`add`: the console keeps one and feeds it what the log gained)."""
 
+    def __init__(self) -> None:
+        self.state = new_table()
+        self.game: Mapping[str, Any] | None = None
+        self.ended: Mapping[str, Any] | None = None
+        self.hands: dict[int, _Hand] = {}
+        self.events: list[list[dict[str, Any]]] = []
 
-def _fold(inputs: Sequence[Input]) -> _Fold:
-    """Reduce the inputs; keep the hands as they stand after every undo."""
-    f = _Fold()
-    state = new_table()
-    for i, inp in enumerate(inputs):
-        state, events = reduce(state, inp)
+    def add(self, inp: Input) -> None:
+        i = len(self.events)
+        self.state, events = reduce(self.state, inp)
         evs = [e.to_json() for e in events]
-        f.events.append(evs)
+        self.events.append(evs)
         for ev in evs:
             kind = ev["type"]
             if kind == "game_started":
-                f.game, f.ended, f.hands = ev, None, {}
+                self.game, self.ended, self.hands = ev, None, {}
             elif kind == "game_ended":
-                f.ended = ev
+                self.ended = ev
             elif kind == "hand_started":
-                f.hands[int(ev["hand"])] = _Hand(int(ev["hand"]), i, ev)
-            elif kind == "hand_ended" and int(ev["hand"]) in f.hands:
-                h = f.hands[int(ev["hand"])]
+                self.hands[int(ev["hand"])] = _Hand(int(ev["hand"]), i, ev)
+            elif kind == "hand_ended" and int(ev["hand"]) in self.hands:
+                h = self.hands[int(ev["hand"])]
                 h.end, h.last_input = ev, i
         # An undo restores the state before a hand-ending action: what it voided goes.
-        for n in [n for n in f.hands if n > state.hands]:
-            del f.hands[n]
+        state = self.state
+        for n in [n for n in self.hands if n > state.hands]:
+            del self.hands[n]
         live = state.hand
-        if live is not None and live.step != "ended" and live.number in f.hands:
-            f.hands[live.number].end = None
+        if live is not None and live.step != "ended" and live.number in self.hands:
+            self.hands[live.number].end = None
         if not state.game_over:
-            f.ended = None
+            self.ended = None
+
+    def played(self) -> list[tuple[Mapping[str, Any], Mapping[str, Any] | None]]:
+        """``(hand_started, hand_ended or None)`` per hand of the last game, in order."""
+        return [(self.hands[n].start, self.hands[n].end) for n in sorted(self.hands)]
+
+
+def _fold(inputs: Sequence[Input]) -> GameFold:
+    f = GameFold()
+    for inp in inputs:
+        f.add(inp)
     return f
 
 
