@@ -281,7 +281,7 @@ def value_picked(table: Any, args: dict[str, Any], tiles: dict[str, Any]) -> tup
         entry["yakuman"] = value.yakuman
     else:
         entry["han"], entry["fu"] = value.han, value.fu
-    entry["riichi"] = picked.win.riichi
+    entry["riichi"] = picked.win.riichi or picked.win.double_riichi
     reason = str(args.get("reason", "")).strip()
     note = f"picked hand: {picked.compact}"
     out = {**args, "wins": [entry], "reason": (f"{reason} | {note}" if reason else note)[:500]}
