@@ -41,7 +41,8 @@ NAMES = ["Aoi", "Ben", "Chie", "Dai"]
 # (han, fu) -> non-dealer ron, dealer ron, non-dealer tsumo (dealer pays, others pay),
 # dealer tsumo (each pays).
 RON = {(1, 30): 1000, (2, 40): 2600, (3, 30): 3900, (3, 40): 5200, "mangan": 8000}
-DEALER_TSUMO_ALL = {(4, 30): 3900}
+# M 6-4-2 kiriage mangan: 4 han 30 fu is a mangan (dealer tsumo 4,000 all, not 3,900)
+DEALER_TSUMO_ALL = {(4, 30): 4000}
 TSUMO = {(2, 30): (1000, 500)}
 HONBA = 300  # M 3-13-3
 STICK = 1000  # M 4-8-2
