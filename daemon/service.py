@@ -27,7 +27,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ParamSpec, Protocol, TypeVar
 
 from daemon import clocks as dc
@@ -236,6 +236,11 @@ class Service:
 
     def timers_state(self) -> dc.Clocks:
         return self.core.state.clocks
+
+    @property
+    def sensorless(self) -> bool:
+        """No table data link: the referee records every hand's result (docs/console.md)."""
+        return self.config.devices.table.kind == "none"
 
     def stop(self) -> None:
         self._stop.set()
@@ -604,6 +609,10 @@ class Service:
         previous = await self.db(self.eventlog.command_reply, cmd.user, cmd.id)
         if previous is not None:
             return {**previous, "repeated": True}
+        if cmd.name == "new_game" and "auto_hands" not in cmd.args and self.sensorless:
+            # No data link: nothing starts a hand, so the game's hands begin by themselves
+            # (a logged GameStart field: a replay of the log sees the same, docs/console.md).
+            cmd = replace(cmd, args={**cmd.args, "auto_hands": True})
         act = dcmd.action(cmd)
         if act.kind == KIND_INPUT:
             try:
