@@ -13,7 +13,7 @@ from firmware import messages as m
 try:
     from typing import TYPE_CHECKING
 except ImportError:  # MicroPython has no typing module
-    TYPE_CHECKING = False  # type: ignore[misc]
+    TYPE_CHECKING = False  # type: ignore[misc,unused-ignore]
 if TYPE_CHECKING:
     from collections.abc import Callable
 

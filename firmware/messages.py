@@ -63,6 +63,9 @@ FAULT_LID_OPEN = 6
 FAULT_OVERHEAT = 7
 FAULT_POWER_LOW = 8
 FAULT_FIRMWARE = 9
+# reported by this firmware's adapters (docs/protocol/table-link.md §12)
+FAULT_INPUT_STUCK = 10  # an input held active far longer than any press (seat: whose)
+FAULT_DISPLAY = 11  # a display that does not answer (seat: whose; 0xFF: honba display)
 
 
 def is_control(kind: int) -> bool:

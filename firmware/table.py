@@ -12,7 +12,7 @@ from firmware import messages as m
 try:
     from typing import TYPE_CHECKING
 except ImportError:  # MicroPython has no typing module
-    TYPE_CHECKING = False  # type: ignore[misc]
+    TYPE_CHECKING = False  # type: ignore[misc,unused-ignore]
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -22,10 +22,10 @@ class Outputs:
     or the emulator's bare controller). Each method returns at once (no blocking sleeps): timed
     outputs (buzzer, blinking, the relay pulse) run from :meth:`poll`."""
 
-    def show_honba(self, honba: int, deposits: int) -> None:
+    def show_honba(self, honba: int, deposits: int, now: int) -> None:
         pass
 
-    def show_scores(self, scores: tuple[int, int, int, int]) -> None:
+    def show_scores(self, scores: tuple[int, int, int, int], now: int) -> None:
         pass
 
     def buzz(self, duration_ms: int, count: int, now: int) -> None:
@@ -150,9 +150,9 @@ class Table:
     def _carry_out(self, kind: int, p: bytes, now: int) -> None:
         o = self.outputs
         if kind == m.HONBA_DISPLAY:
-            o.show_honba(p[0], p[1])
+            o.show_honba(p[0], p[1], now)
         elif kind == m.SCORE_DISPLAY:
-            o.show_scores(m.scores(p))
+            o.show_scores(m.scores(p), now)
         elif kind == m.BUZZER:
             duration, count = m.buzzer(p)
             o.buzz(duration, count, now)

@@ -1,0 +1,88 @@
+"""The firmware's main loop on the Pico (``main.py`` calls :func:`run`).
+
+Every millisecond or so: read the link, poll the table's signals and the timed outputs, run
+the link's timers, write what the link produced, feed the watchdog. Nothing blocks: the TM1637
+writes are the longest step (~0.5 ms per display).
+"""
+
+import os
+import sys
+import time
+
+import machine
+
+from firmware import firmware_string
+from firmware.board import Board, Config
+from firmware.link import Link
+from firmware.table import Table
+from firmware.transport import UartTransport, UsbCdcTransport
+
+
+class Clock:
+    """Milliseconds since boot that never wrap (``time.ticks_ms`` wraps; the link compares
+    times by subtraction)."""
+
+    def __init__(self) -> None:
+        self._last = time.ticks_ms()
+        self._now = 0
+
+    def now(self) -> int:
+        tick = time.ticks_ms()
+        self._now += time.ticks_diff(tick, self._last)
+        self._last = tick
+        return self._now
+
+
+def platform() -> str:
+    """"rp2040" or "rp2350", for the firmware string in ``welcome``."""
+    name = sys.implementation._machine  # e.g. "Raspberry Pi Pico with RP2040"
+    return "rp2350" if "RP2350" in name else "rp2040"
+
+
+def load_config() -> Config:
+    """The documented wiring, overridden by ``/config.json`` when the venue put one there."""
+    cfg = Config()
+    try:
+        import json
+
+        with open("/config.json") as f:
+            cfg.update(json.load(f))
+    except OSError:
+        pass  # no config.json: the documented wiring
+    return cfg
+
+
+def boot_id() -> int:
+    """Random per boot (§7.4: a rebooted board must not be taken for the same one)."""
+    return int.from_bytes(os.urandom(4), "little") or 1
+
+
+def run() -> None:
+    cfg = load_config()
+    from neopixel import NeoPixel
+
+    board = Board(machine, cfg, NeoPixel, time.sleep_us)
+    link = Link(boot_id(), board.capabilities(), firmware_string(platform()))
+    table = Table(link, board)
+    board.table = table
+    if cfg.transport == "uart":
+        transport: UartTransport | UsbCdcTransport = UartTransport(
+            machine, cfg.uart_id, cfg.uart_tx, cfg.uart_rx, cfg.baud)
+        table.on_log = print  # the USB REPL is free: log there
+    else:
+        transport = UsbCdcTransport()
+    clock = Clock()
+    table.attach(clock.now())
+    watchdog = machine.WDT(timeout=5000)  # a hung loop reboots the board (a new boot id)
+    while True:
+        now = clock.now()
+        data = transport.read()
+        if data:
+            table.receive(data, now)
+        table.tick(now)  # also polls the board's inputs and timed outputs
+        out = table.take_output()
+        if out:
+            transport.write(out)
+        watchdog.feed()
+        if not data:
+            time.sleep_ms(1)
