@@ -59,6 +59,8 @@ from drivers.link.messages import (
 )
 from firmware import firmware_string
 from firmware import link as fwlink
+from firmware.board import Board, Config
+from firmware.sim import SimMachine, SimNeoPixel, SimTM1637
 from firmware.table import Outputs, Table
 from rules.tiles import Kind
 
@@ -96,8 +98,12 @@ def firmware_timings(timings: LinkTimings) -> fwlink.Timings:
 class TableController:
     """The firmware on the host; thread-safe (the USB wiring calls it from pyusb threads).
 
-    ``outputs`` is the board the firmware drives (default: none, commands are only recorded);
-    ``clock`` is in seconds (the firmware counts integer milliseconds of it)."""
+    By default the firmware drives a :class:`firmware.board.Board` in the documented wiring on
+    simulated pins (``sim``), with simulated TM1637 chips on its display lines
+    (``honba_chip``, ``score_chips``): the display driver, buzzer, LEDs and relay code run as
+    on the Pico, and a test can play the table's signals on ``sim`` (``sim.drive(pin, 0)``).
+    ``outputs`` replaces that board. ``clock`` is in seconds (the firmware counts integer
+    milliseconds of it)."""
 
     def __init__(
         self,
@@ -118,7 +124,15 @@ class TableController:
             boot_id or secrets.randbits(32) or 1, capabilities_to_bits(capabilities), firmware,
             timings=firmware_timings(self.timings), versions=versions,
         )
+        self.sim: SimMachine | None = None
+        self.board: Board | None = None
+        self.honba_chip: SimTM1637 | None = None
+        self.score_chips: list[SimTM1637] = []
+        if outputs is None:
+            outputs = self._sim_board()
         self.table = Table(self.endpoint, outputs)
+        if self.board is not None:
+            self.board.table = self.table
         self.table.on_command = self._record
         self.commands: list[Command] = []
         self.display = DisplayState()
@@ -129,6 +143,16 @@ class TableController:
         e = self.endpoint
         return (f"<TableController {e.firmware!r} connected={e.connected} pending={e.pending} "
                 f"commands={len(self.commands)}>")
+
+    def _sim_board(self) -> Board:
+        cfg = Config()
+        sim = self.sim = SimMachine()
+        board = self.board = Board(sim, cfg, SimNeoPixel)
+        assert cfg.display_clk is not None and cfg.honba_dio is not None
+        clk = sim.net(cfg.display_clk)
+        self.honba_chip = SimTM1637(clk, sim.net(cfg.honba_dio), cfg.honba_digits)
+        self.score_chips = [SimTM1637(clk, sim.net(n), cfg.score_digits) for n in cfg.score_dios]
+        return board
 
     def now_ms(self) -> int:
         return round(self._clock() * 1000)
