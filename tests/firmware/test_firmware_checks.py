@@ -119,3 +119,13 @@ def test_micropython_run_fails_on_what_it_cannot_run(tmp_path: Path) -> None:
     bad.write_text("def main():\n    from __future__ import annotations\n")
     done = _micropython(bad)
     assert done.returncode == 1 and "__future__" in done.stderr
+
+
+def test_board_scenario_under_micropython_and_cpython() -> None:
+    """The adapters, board and link on simulated pins run unchanged under MicroPython."""
+    import board_micropython
+
+    assert board_micropython.scenario() == []
+    done = _micropython(REPO / "tests" / "firmware" / "board_micropython.py")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "micropython board ok" in done.stdout
