@@ -47,6 +47,7 @@ class Config:
         self.buzzer: int | None = 22
         self.leds: int | None = 26  # WS2812 chain, one pixel per seat
         self.status_led: int | str | None = "LED"
+        self.maintenance_pin: int | None = 15  # to GND at power-up: do not run (mpremote)
         self.active_low = True  # optocoupler outputs pull the pin low when the signal is on
         self.stuck_ms = 10000
         self.debounce_ms = 20

@@ -1,4 +1,4 @@
-"""The firmware's main loop on the Pico (``main.py`` calls :func:`run`).
+"""The firmware's main loop on the Pico (``main.py`` calls :func:`main`).
 
 Every millisecond or so: read the link, poll the table's signals and the timed outputs, run
 the link's timers, write what the link produced, feed the watchdog. Nothing blocks: the TM1637
@@ -57,8 +57,18 @@ def boot_id() -> int:
     return int.from_bytes(os.urandom(4), "little") or 1
 
 
-def run() -> None:
+def main() -> None:
+    """Run the table, unless the maintenance jumper (``Config.maintenance_pin`` to GND) is set at
+    power-up: then return and leave the USB REPL to ``mpremote`` (docs/firmware.md)."""
     cfg = load_config()
+    pin = cfg.maintenance_pin
+    if pin is not None and machine.Pin(pin, machine.Pin.IN, machine.Pin.PULL_UP).value() == 0:
+        print(firmware_string(platform()) + ": maintenance jumper set, not running")
+        return
+    run(cfg)
+
+
+def run(cfg: Config) -> None:
     from neopixel import NeoPixel
 
     board = Board(machine, cfg, NeoPixel, time.sleep_us)
