@@ -34,18 +34,23 @@ class Clock:
 
 
 def platform() -> str:
-    """"rp2040" or "rp2350", for the firmware string in ``welcome``."""
-    name = sys.implementation._machine  # e.g. "Raspberry Pi Pico with RP2040"
-    return "rp2350" if "RP2350" in name else "rp2040"
+    """"rp2040" or "rp2350" (else the interpreter's platform: the host harness), for the
+    firmware string in ``welcome``."""
+    name = getattr(sys.implementation, "_machine", "")  # "Raspberry Pi Pico with RP2040"
+    if "RP2350" in name:
+        return "rp2350"
+    if "RP2040" in name:
+        return "rp2040"
+    return sys.platform
 
 
-def load_config() -> Config:
+def load_config(path: str = "/config.json") -> Config:
     """The documented wiring, overridden by ``/config.json`` when the venue put one there."""
     cfg = Config()
     try:
         import json
 
-        with open("/config.json") as f:
+        with open(path) as f:
             cfg.update(json.load(f))
     except OSError:
         pass  # no config.json: the documented wiring
@@ -57,10 +62,10 @@ def boot_id() -> int:
     return int.from_bytes(os.urandom(4), "little") or 1
 
 
-def main() -> None:
+def main(config_path: str = "/config.json") -> None:
     """Run the table, unless the maintenance jumper (``Config.maintenance_pin`` to GND) is set at
     power-up: then return and leave the USB REPL to ``mpremote`` (docs/firmware.md)."""
-    cfg = load_config()
+    cfg = load_config(config_path)
     pin = cfg.maintenance_pin
     if pin is not None and machine.Pin(pin, machine.Pin.IN, machine.Pin.PULL_UP).value() == 0:
         print(firmware_string(platform()) + ": maintenance jumper set, not running")

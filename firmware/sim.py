@@ -99,7 +99,15 @@ class SimMachine:
                          value: int | None = None) -> None:
                 SimPin.__init__(self, sim, pin_id, mode, pull, value)
 
+        class UART(SimUART):
+            def __init__(self, uart_id: int, baudrate: int = 115200, **kw: object) -> None:
+                SimUART.__init__(self, sim, uart_id, baudrate)
+
         self.Pin = Pin
+        self.UART = UART
+        self.WDT = SimWDT
+        #: per UART id: (read what has arrived, write) -- what the simulated UART is wired to
+        self.uart_io: dict[int, tuple[Callable[[], bytes], Callable[[bytes], object]]] = {}
 
     def net(self, pin_id: int | str) -> Net:
         if pin_id not in self.nets:
@@ -114,6 +122,43 @@ class SimMachine:
 
     def level(self, pin_id: int | str) -> int:
         return self.net(pin_id).level()
+
+
+class SimUART:
+    """``machine.UART``: non-blocking ``any``/``read``/``write`` on what ``SimMachine.uart_io``
+    wires it to (a pty on the host)."""
+
+    def __init__(self, machine: SimMachine, uart_id: int, baudrate: int) -> None:
+        self.io = machine.uart_io[uart_id]
+        self.baudrate = baudrate
+        self._buf = b""
+
+    def any(self) -> int:
+        self._buf += self.io[0]()
+        return len(self._buf)
+
+    def read(self, n: int = -1) -> bytes | None:
+        self.any()
+        if not self._buf:
+            return None
+        size = len(self._buf) if n < 0 else n
+        data, self._buf = self._buf[:size], self._buf[size:]
+        return data
+
+    def write(self, data: bytes) -> int:
+        self.io[1](data)
+        return len(data)
+
+
+class SimWDT:
+    """``machine.WDT``: counts feeds (the host's loop cannot hang the test machine)."""
+
+    def __init__(self, timeout: int = 5000) -> None:
+        self.timeout = timeout
+        self.feeds = 0
+
+    def feed(self) -> None:
+        self.feeds += 1
 
 
 class SimNeoPixel:
