@@ -173,3 +173,29 @@ def test_every_key_the_parser_reads_is_in_the_reference(
     sections = {k for k in keys if any(d.startswith((k + ".", k + "[].")) for d in keys)}
     missing = sorted(k for k in keys - sections if k not in documented)
     assert not missing, f"docs/daemon.md's configuration reference lacks {missing}"
+
+
+@pytest.mark.parametrize(("table", "typo", "where"), [
+    ("[tiles]", "debounce = 1500", "tiles: unknown key 'debounce'"),
+    ("[[tiles.readers]]", "grabbed = false", "tiles.readers[0]: unknown key 'grabbed'"),
+    ("[tiles.camera]", "treshold = 0.6", "tiles.camera: unknown key 'treshold'"),
+    ("[[tiles.camera.zones]]", "sear = 1", "tiles.camera.zones[0]: unknown key 'sear'"),
+])
+def test_a_misspelt_tiles_key_is_refused_by_jantaku_run_check(
+    tmp_path: Path, table: str, typo: str, where: str
+) -> None:
+    import subprocess
+    import sys
+
+    full = next(variants(tmp_path))
+    # the typo goes right under its table's header (the first one of that name)
+    text = full.replace(f"\n{table}\n", f"\n{table}\n{typo}\n", 1)
+    assert text != full
+    cfg = tmp_path / "typo.toml"
+    cfg.write_text(text)
+    jantaku = str(Path(sys.executable).with_name("jantaku"))
+    res = subprocess.run([jantaku, "run", "--config", str(cfg), "--check"], capture_output=True,
+                         text=True, timeout=60)
+    assert res.returncode == 2
+    [line] = res.stderr.splitlines()
+    assert where in line, line
