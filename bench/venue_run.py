@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import os
 import signal
@@ -354,7 +355,7 @@ def _verify(
         seqs = got.first.get(t, [])
         lost += len(set(range(1, n + 1)) - set(seqs))
         out_of_order += seqs != sorted(seqs)
-        breaks += [[t, a, b] for a, b in zip(seqs, seqs[1:], strict=False) if b < a][:3]
+        breaks += [[t, a, b] for a, b in itertools.pairwise(seqs) if b < a][:3]
     left = sum(depth for _, depth in final.values())
     return {
         "tables": plan.tables, "hands_per_table": plan.hands, "pace": plan.pace,
