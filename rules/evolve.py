@@ -19,46 +19,72 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 
-_Evolve = Callable[[Any, dict[str, Any]], Any]
-_MADE: dict[type, tuple[_Evolve, frozenset[str]]] = {}
+_Evolve = Callable[..., Any]
+#: per class and per tuple of changed names, the generated copier (a state class is evolved
+#: with a few dozen distinct sets of changes, so this stays small)
+_MADE: dict[tuple[type, tuple[str, ...]], _Evolve] = {}
+_FIELDS: dict[type, frozenset[str]] = {}
 
 
 def replace(obj: T, /, **changes: Any) -> T:
     """A copy of the dataclass instance ``obj`` with ``changes`` (see the module docstring)."""
-    cls = type(obj)
-    made = _MADE.get(cls)
-    if made is None:
-        made = _MADE[cls] = _make(cls)
-    evolve, names = made
-    if not changes.keys() <= names:
-        unknown = sorted(set(changes) - names)[0]
-        raise TypeError(f"{cls.__name__}.__init__() got an unexpected keyword argument "
-                        f"'{unknown}'")
-    result: T = evolve(obj, changes)
+    key = (type(obj), tuple(changes))
+    evolve = _MADE.get(key)
+    if evolve is None:
+        evolve = _MADE[key] = _make(*key)
+    result: T = evolve(obj, **changes)
     return result
 
 
-def _make(cls: type) -> tuple[_Evolve, frozenset[str]]:
+def _make(cls: type, changed: tuple[str, ...]) -> _Evolve:
     fields = dataclasses.fields(cls)
-    slots = getattr(cls, "__slots__", None)
-    if slots is None or any(not f.init for f in fields) or _has_initvars(cls):
-        # not a plain slotted dataclass: the standard library's replace is the definition
-        return (lambda obj, ch: dataclasses.replace(obj, **ch)), frozenset(
-            f.name for f in fields if f.init)
     names = [f.name for f in fields]
+    unknown = [n for n in changed if n not in names or not _init(fields, n)]
+    if unknown:
+        raise TypeError(f"{cls.__name__}.__init__() got an unexpected keyword argument "
+                        f"'{unknown[0]}'")
+    if any(not f.init for f in fields) or _has_initvars(cls):
+        return lambda obj, **ch: dataclasses.replace(obj, **ch)
+    if getattr(cls, "__slots__", None) is None:
+        return _by_dict(cls)
     setters = [getattr(getattr(cls, name, None), "__set__", None) for name in names]
     if any(s is None for s in setters):
-        return (lambda obj, ch: dataclasses.replace(obj, **ch)), frozenset(names)
+        # not a plain slotted dataclass: the standard library's replace is the definition
+        return lambda obj, **ch: dataclasses.replace(obj, **ch)
     env: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
-    lines = ["def evolve(obj, ch):", "    new = _new(_cls)", "    get = ch.get"]
+    params = "".join(f", {n}" for n in changed)
+    lines = [f"def evolve(_o_{params}):", "    _n_ = _new(_cls)"]
     for i, name in enumerate(names):
         env[f"_s{i}"] = setters[i]
-        lines.append(f"    _s{i}(new, get({name!r}, obj.{name}))")
+        value = name if name in changed else f"_o_.{name}"
+        lines.append(f"    _s{i}(_n_, {value})")
     if hasattr(cls, "__post_init__"):
-        lines.append("    new.__post_init__()")
-    lines.append("    return new")
+        lines.append("    _n_.__post_init__()")
+    lines.append("    return _n_")
     exec("\n".join(lines), env)
-    return env["evolve"], frozenset(names)
+    made: _Evolve = env["evolve"]
+    return made
+
+
+def _by_dict(cls: type) -> _Evolve:
+    """For a class without slots: the instance dict copied whole, then the changes."""
+    new = object.__new__
+    post = getattr(cls, "__post_init__", None)
+
+    def evolve(_o_: Any, **changes: Any) -> Any:
+        n: Any = new(cls)
+        d = n.__dict__
+        d.update(_o_.__dict__)
+        d.update(changes)
+        if post is not None:
+            post(n)
+        return n
+
+    return evolve
+
+
+def _init(fields: tuple[dataclasses.Field[Any], ...], name: str) -> bool:
+    return any(f.name == name and f.init for f in fields)
 
 
 def _has_initvars(cls: type) -> bool:
