@@ -178,6 +178,7 @@ def replay_vs_riichienv(rounds: int) -> dict[str, Any]:
     mjai by our exporter. Games riichienv cannot read are left out of both."""
     from rules.records import import_record
     from rules.records.export import to_mjai_events
+    from rules.records.model import RecordError
     from rules.records.replay import replay
     from rules.ruleset import load_ruleset
 
@@ -193,7 +194,10 @@ def replay_vs_riichienv(rounds: int) -> dict[str, Any]:
         data = REPO / "tests" / "data"
         paths = sorted(p for p in data.rglob("*") if p.suffix in (".json", ".jsonl"))
         for i, p in enumerate(paths):
-            rec = import_record(p.read_text(encoding="utf-8"), rs)
+            try:
+                rec = import_record(p.read_text(encoding="utf-8"), rs)
+            except RecordError:  # tests/data holds other JSON too (schemas, vectors)
+                continue
             events = to_mjai_events(rec.inputs, rec.hands, final_scores=rec.final_scores)
             text = "\n".join(json.dumps(e) for e in events)
             f = tmp / f"g{i}.jsonl"
@@ -208,18 +212,18 @@ def replay_vs_riichienv(rounds: int) -> dict[str, Any]:
         ours = theirs = float("inf")
         steps = 0
         for _ in range(rounds):
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             for f, _, _ in files:
                 result = replay(import_record(f.read_text(encoding="utf-8"), rs))
                 assert result.hands
-            ours = min(ours, time.perf_counter() - t0)
-            t0 = time.perf_counter()
+            ours = min(ours, time.process_time() - t0)
+            t0 = time.process_time()
             steps = 0
             for f, _, _ in files:
                 for kyoku in riichienv.MjaiReplay.from_jsonl(str(f)).take_kyokus():
                     for _ in kyoku.steps():
                         steps += 1
-            theirs = min(theirs, time.perf_counter() - t0)
+            theirs = min(theirs, time.process_time() - t0)
         version = getattr(riichienv, "__version__", None)
         if version is None:
             from importlib.metadata import version as dist_version

@@ -25,9 +25,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
+from rules.evolve import replace
 from rules.outcome import HandOutcome
 from rules.ruleset import Ruleset
 from rules.seats import SEATS, Seat, Wind

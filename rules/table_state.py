@@ -55,7 +55,8 @@ class RiverTile:
         }
 
 
-@dataclass(frozen=True, slots=True)
+# no __slots__: rules.evolve copies the instance dict in one C call, the hot path of a replay
+@dataclass(frozen=True)
 class SeatState:
     concealed: tuple[Tile, ...] | None = None  # None: the tiles are not known
     count: int = 0  # concealed tiles held (always known)
@@ -120,7 +121,8 @@ class PendingWin:
     win: Win  # flags filled at the declaration; hand/melds completed at settlement
 
 
-@dataclass(frozen=True, slots=True)
+# no __slots__: rules.evolve copies the instance dict in one C call, the hot path of a replay
+@dataclass(frozen=True)
 class HandState:
     number: int
     dealer: Seat
@@ -191,7 +193,8 @@ class RefereeRecord:
     compensation: Mapping[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
+# no __slots__: rules.evolve copies the instance dict in one C call, the hot path of a replay
+@dataclass(frozen=True)
 class TableState:
     ruleset: Ruleset | None = None
     game: GameInfo | None = None

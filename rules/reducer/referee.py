@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any, assert_never
 
 from rules import manual_result
@@ -17,6 +16,7 @@ from rules.events import (
     Undone,
     ViolationAccepted,
 )
+from rules.evolve import replace
 from rules.inputs import (
     RefereeOverride,
 )
