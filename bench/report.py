@@ -290,6 +290,10 @@ def main(argv: list[str] | None = None) -> int:
         res["venue"] = run_json("venue.py", *(["--quick"] if q else []))
         say("bench/link.py ...")
         res["link"] = run_json("link.py", *(["--frames", "1000", "--replugs", "5"] if q else []))
+        say("bench/input_path.py ...")
+        res["input_path"] = run_json(
+            "input_path.py", *(["--inputs", "500", "--burst", "200"] if q else [])
+        )
         say("bench/timers.py ...")
         res["timers"] = run_json("timers.py", *(["--presses", "100"] if q else []))
         say("bench/replay.py ...")
@@ -380,6 +384,19 @@ def markdown(r: dict[str, Any], quick: bool) -> str:
             f"{link['replug_p50_ms']:.0f} / {link['replug_max_ms']:.0f} ms")
     else:
         row("table link", link, "", "")
+    ip = r.get("input_path")
+    if isinstance(ip, dict):
+        row("event log, group commit (256 / 64 / 16 per transaction, FULL fsync)",
+            f"{ip['inputs_per_s_group_256']:,.0f} / {ip['inputs_per_s_group_64']:,.0f} / "
+            f"{ip['inputs_per_s_group_16']:,.0f} inputs/s",
+            "one commit per input, same file system", f"{ip['inputs_per_s_group_1']:,.0f} inputs/s")
+        row(f"table event → ACK after commit p50 / p99; burst of {ip['burst']} events/s",
+            f"{ip['ack_p50_ms']:.2f} / {ip['ack_p99_ms']:.2f} ms; "
+            f"{ip['burst_events_per_s']:,.0f} ev/s",
+            "command round trip over the same pty, no log, p50 / p99",
+            f"{ip['command_rtt_p50_ms']:.2f} / {ip['command_rtt_p99_ms']:.2f} ms")
+    elif ip is not None:
+        row("input path", str(ip), "", "")
     timers, loop = r["timers"], r["loop"]
     if isinstance(timers, dict):
         for phase in ("idle", "loaded"):

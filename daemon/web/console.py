@@ -37,7 +37,7 @@ from aiohttp import web
 from daemon import auth
 from daemon import clocks as dc
 from daemon.mqtt import Incoming
-from daemon.service import Service
+from daemon.port import TablePort
 from daemon.table import iso
 from daemon.topics import SCHEMA_COMMAND
 from daemon.web.console_actions import (
@@ -89,7 +89,7 @@ class Console:
 
     def __init__(
         self,
-        service: Service,
+        service: TablePort,
         settings: ConsoleSettings | None = None,
         *,
         clock: Clock = time.monotonic,
