@@ -8,8 +8,8 @@ the table's own listener shows that the concealed facts exist (so the check can 
 
 from __future__ import annotations
 
-import json
 import asyncio
+import json
 import os
 import signal
 import subprocess
