@@ -173,6 +173,8 @@ class BrokerLink:
         self.refused = 0
         self.since: float | None = None
         self.retained_seen = 0
+        #: TCP_NODELAY on the current connection's socket (None: not a TCP socket)
+        self.nodelay: bool | None = None
         self.retained_topics: dict[str, str] = {}
         self.command_errors = 0
 
@@ -271,6 +273,7 @@ class BrokerLink:
                 acks.fail_all(aiomqtt.MqttError("connection closed"))
 
     async def _on_connected(self, client: aiomqtt.Client, acks: _Acks) -> None:
+        self.nodelay = _nodelay(client)
         self.connected = True
         self.connects += 1
         self.since = time.time()
@@ -457,6 +460,13 @@ def _project(payload: bytes, fn: Callable[[dict[str, Any]], dict[str, Any]]) -> 
 
 def _public_event(payload: bytes) -> bytes:
     return _project(payload, disclosure.public_event)
+
+
+def _nodelay(client: aiomqtt.Client) -> bool | None:
+    sock = client._client.socket()
+    if not isinstance(sock, socket.socket):
+        return None
+    return bool(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
 
 
 def _fail_fast_on_close(client: aiomqtt.Client) -> None:
