@@ -10,8 +10,9 @@ pause/resume, and the daemon's restart marker.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import dataclass, fields, replace
+from enum import Enum
+from typing import Any, assert_never
 
 from rules import inputs as ri
 from rules import timers as rt
@@ -45,27 +46,39 @@ def _step(clocks: Clocks, inp: rt.TimerInput) -> tuple[Clocks, tuple[rt.TimerEve
 def follow(
     clocks: Clocks, inp: ri.Input, t_ns: int, source: str, dealer: int | None
 ) -> tuple[Clocks, tuple[rt.TimerEvent, ...]]:
-    """The clocks after a logged table input (``dealer``: the hand's dealer, for a deal)."""
-    if isinstance(inp, ri.GameStart):
-        return Clocks(rules=timer_rules(inp.ruleset)), ()
-    if clocks.rules is None:
-        return clocks, ()
-    if isinstance(inp, ri.HandStart):
-        return replace(clocks, state=None), ()
-    if isinstance(inp, ri.DealDone):
-        fresh = replace(clocks, state=rt.new_hand(clocks.rules))
-        return _step(fresh, rt.Deal(t_ns, Seat.of(dealer if dealer is not None else 0)))
-    if isinstance(inp, ri.Discard):
-        src = rt.Source.REFEREE if source.startswith("referee") else rt.Source.SENSOR
-        return _step(clocks, rt.Discard(t_ns, inp.seat, src))
-    if isinstance(inp, ri.Call):
-        return _step(clocks, rt.Call(t_ns, inp.seat))
-    if isinstance(inp, ri.RinshanDraw):
-        return _step(clocks, rt.Kan(t_ns, inp.seat))
-    ended = isinstance(inp, ri.Tsumo | ri.Ron | ri.ExhaustiveDraw | ri.AbortiveDraw)
-    if ended and clocks.state is not None and clocks.state.phase is rt.Phase.PLAYING:
-        return _step(clocks, rt.End(t_ns))
-    return clocks, ()
+    """The clocks after a logged table input (``dealer``: the hand's dealer, for a deal).
+
+    Without clock rules (a ruleset without timers) there is never a hand's clock state, so every
+    input but a game start leaves the clocks as they are."""
+    match inp:
+        case ri.GameStart():
+            return Clocks(rules=timer_rules(inp.ruleset)), ()
+        case ri.HandStart():
+            return replace(clocks, state=None), ()
+        case ri.DealDone():
+            if clocks.rules is None:
+                return clocks, ()
+            fresh = replace(clocks, state=rt.new_hand(clocks.rules))
+            return _step(fresh, rt.Deal(t_ns, Seat.of(dealer if dealer is not None else 0)))
+        case ri.Discard():
+            src = rt.Source.REFEREE if source.startswith("referee") else rt.Source.SENSOR
+            return _step(clocks, rt.Discard(t_ns, inp.seat, src))
+        case ri.Call():
+            return _step(clocks, rt.Call(t_ns, inp.seat))
+        case ri.RinshanDraw():
+            return _step(clocks, rt.Kan(t_ns, inp.seat))
+        case ri.Tsumo() | ri.Ron() | ri.ExhaustiveDraw() | ri.AbortiveDraw():
+            if clocks.state is not None and clocks.state.phase is rt.Phase.PLAYING:
+                return _step(clocks, rt.End(t_ns))
+            return clocks, ()
+        case ri.WallRaised() | ri.DiceRolled() | ri.BreakOpened() | ri.IndicatorShown() \
+                | ri.UraRevealed() | ri.Draw() | ri.Ankan() | ri.Kakan() | ri.WinShown() \
+                | ri.RefereeOverride():
+            # No clock moves: a draw starts no clock (the discard ends the turn), a kan's clock
+            # runs from its replacement draw, the referee's pause is a timer record of its own.
+            return clocks, ()
+        case _:
+            assert_never(inp)
 
 
 def timer_input(body: dict[str, Any], t_ns: int) -> rt.TimerInput | None:
@@ -91,37 +104,45 @@ def apply_record(
     return _step(clocks, inp)
 
 
-def event_json(event: rt.TimerEvent) -> dict[str, Any]:
-    """The MQTT form of a clock event (``type`` prefixed ``clock_``; times in nanoseconds)."""
-    if isinstance(event, rt.TurnEnded):
-        return {
-            "type": "clock_turn_ended",
-            "seat": int(event.seat),
-            "reason": event.reason.value,
-            "charged_ns": event.charged_ns,
-            "counted": event.counted,
-        }
-    if isinstance(event, rt.Penalty):
-        return {
-            "type": "clock_penalty",
-            "seat": int(event.seat),
-            "kind": event.kind.value,
-            "overtime_ns": event.overtime_ns,
-            "points": event.points,
-        }
-    if isinstance(event, rt.SevereOvertime):
-        return {"type": "clock_severe_overtime", "seat": int(event.seat), "points": event.points}
-    if isinstance(event, rt.DuplicateDiscard):
-        return {
-            "type": "clock_duplicate_discard",
-            "seat": int(event.seat),
-            "source": event.source.value,
-        }
-    return {
-        "type": "clock_rejected",
-        "input": type(event.input).__name__.lower(),
-        "reason": event.reason,
-    }
+#: the MQTT event type of each clock event class (``clock_`` + its name); the JSON Schema of their
+#: ``data`` is generated from these classes (daemon/schema_gen.py)
+CLOCK_TYPES: dict[type, str] = {
+    rt.TurnEnded: "clock_turn_ended",
+    rt.Penalty: "clock_penalty",
+    rt.SevereOvertime: "clock_severe_overtime",
+    rt.DuplicateDiscard: "clock_duplicate_discard",
+    rt.Rejected: "clock_rejected",
+}
+#: fields that are not published: the event's time is the envelope's ``ts``; whether a
+#: duplicate was the expected other half of a pair decides whether it is published at all
+CLOCK_HIDDEN = frozenset({"t_ns", "paired"})
+
+
+def clock_field(value: Any) -> Any:
+    """A clock event field as JSON: enums by value, seats as integers, an input by its kind."""
+    if isinstance(value, Seat):
+        return int(value)
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, bool | int | str) or value is None:
+        return value
+    return type(value).__name__.lower()  # Rejected.input: the clock input's kind
+
+
+def event_json(event: rt.TimerEvent) -> dict[str, Any] | None:
+    """The MQTT form of a clock event (times in nanoseconds), or ``None`` for the second report
+    of a button/sensor pair: one discard reported by both is no news (docs/timers.md)."""
+    if isinstance(event, rt.DuplicateDiscard) and event.paired:
+        return None
+    out: dict[str, Any] = {"type": CLOCK_TYPES[type(event)]}
+    for f in fields(event):
+        if f.name not in CLOCK_HIDDEN:
+            out[f.name] = clock_field(getattr(event, f.name))
+    return out
+
+
+def events_json(events: tuple[rt.TimerEvent, ...]) -> list[dict[str, Any]]:
+    return [body for body in map(event_json, events) if body is not None]
 
 
 def view_json(clocks: Clocks, t_ns: int) -> dict[str, Any]:

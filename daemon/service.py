@@ -23,22 +23,33 @@ import json
 import logging
 import os
 import signal
+import sqlite3
 import time
 from collections.abc import Callable, Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ParamSpec, Protocol, TypeVar
 
 from daemon import clocks as dc
 from daemon import commands as dcmd
+from daemon.clock_sync import read_clock
 from daemon.config import Config
 from daemon.engine import Engine
 from daemon.errors import CommandError
-from daemon.eventlog import EventLog, OutboxRow, boot_id
+from daemon.eventlog import EventLog, LinkPosition, OutboxRow, boot_id
+from daemon.intake import Intake, RepeatedCommand, Submission
 from daemon.mqtt import BrokerLink, Incoming, OutboxSource, Reply
 from daemon.sdnotify import Notifier, watchdog_interval
 from daemon.supervisor import Supervisor
-from daemon.table import KIND_INPUT, KIND_MARKER, KIND_TIMER, Applied, TableCore, iso
+from daemon.table import (
+    KIND_INPUT,
+    KIND_MARKER,
+    KIND_TIMER,
+    Applied,
+    CommandStamp,
+    TableCore,
+    iso,
+)
 from daemon.topics import (
     SCHEMA_HEALTH,
     SCHEMA_LINKS,
@@ -57,23 +68,28 @@ T = TypeVar("T")
 VERSION = "0.1.0"
 
 
-@dataclass(slots=True)
-class Submission:
-    kind: str
-    source: str
-    body: dict[str, Any]
-    mono_ns: int
-    wall_ns: int
-    done: asyncio.Future[Applied] | None = None
-    #: not logged if the rules engine would reject it (referee commands: a refusal changes
-    #: nothing, ``seq`` included); decided on the database thread, in queue order
-    unless_rejected: bool = False
+#: how long a referee command waits for a log that cannot be written before it is withdrawn
+COMMAND_LOG_WAIT_S = 5.0
+#: how often the seen referee command ids are pruned
+PRUNE_EVERY_S = 60.0
 
 
 class InputSink(Protocol):
+    """What the drivers see of the service: the input intake and the table's state."""
+
     def put(
         self, kind: str, source: str, body: dict[str, Any], mono_ns: int | None = None
     ) -> asyncio.Future[Applied]: ...
+
+    async def submit(
+        self, kind: str, source: str, body: dict[str, Any], *, link: LinkPosition | None = None
+    ) -> Applied: ...
+
+    async def mark_link(self, position: LinkPosition) -> None: ...
+
+    async def link_position(self, name: str) -> LinkPosition | None: ...
+
+    def snapshot(self) -> dict[str, Any]: ...
 
     def timers_state(self) -> dc.Clocks: ...
 
@@ -96,18 +112,31 @@ class _Stats:
     ready_mono: float | None = None
     inputs: int = 0
     last_event: dict[str, Any] | None = None
-    db_error: str | None = None
+    db_error: str | None = None  # the log's reading thread failed (not a refused write)
 
 
 class _LogOutbox(OutboxSource):
+    """The outbox for the broker link. A row whose delete could not be written (a full disk) is
+    deleted with the next acknowledgement; until then it may be sent again (dropped by seq)."""
+
     def __init__(self, service: Service) -> None:
         self.service = service
+        self._undeleted: list[int] = []
 
     async def fetch(self, limit: int) -> list[OutboxRow]:
-        return await self.service.db(self.service.eventlog.outbox, limit)
+        rows = await self.service.db(self.service.eventlog.outbox, limit + len(self._undeleted))
+        gone = set(self._undeleted)
+        return [r for r in rows if r.seq not in gone][:limit]
 
     async def ack(self, seqs: list[int]) -> None:
-        await self.service.db(self.service.eventlog.ack, seqs)
+        todo = self._undeleted + seqs
+        try:
+            await self.service.db(self.service.eventlog.ack, todo)
+        except (sqlite3.Error, OSError) as exc:
+            self._undeleted = todo[-10_000:]
+            log.warning("outbox: %d published events not deleted yet: %s", len(todo), exc)
+            return
+        self._undeleted = []
 
 
 class Service:
@@ -144,7 +173,11 @@ class Service:
             self.table_id,
             checkpoint_every=config.eventlog.checkpoint_every,
         )
-        self.queue: asyncio.Queue[Submission] = asyncio.Queue()
+        self.intake = Intake(
+            self.core, self.db, self.boot, mono_ns=mono_ns, wall_ns=wall_ns,
+            on_applied=self._applied,
+        )
+        self.queue = self.intake.queue
         self.link = BrokerLink(
             config.mqtt,
             config.client_id,
@@ -156,6 +189,11 @@ class Service:
         self._stop = asyncio.Event()
         self.command_stats = dcmd.CommandStats()
         self.supervisor = Supervisor(fatal=self._fatal, stopping=self._stop.is_set)
+        # The retained state: the snapshot last published, when, and a pending late publication.
+        self._state_sent: dict[str, Any] | None = None
+        self._state_sent_mono = float("-inf")
+        self._state_later: asyncio.TimerHandle | None = None
+        self._scores_sent: dict[str, Any] | None = None
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self.ready = asyncio.Event()
         self._ready_task: asyncio.Task[None] | None = None
@@ -180,27 +218,34 @@ class Service:
         source: str,
         body: dict[str, Any],
         mono_ns: int | None = None,
-        *,
-        unless_rejected: bool = False,
     ) -> asyncio.Future[Applied]:
-        """Queue an input (timestamped now, or at ``mono_ns`` when the driver saw it earlier);
-        ``unless_rejected``: not logged if the rules engine would reject it (the future then
-        raises :class:`~daemon.commands.EngineRefused`)."""
-        fut: asyncio.Future[Applied] = asyncio.get_running_loop().create_future()
-        now_mono = self._mono_ns()
-        wall = self._wall_ns()
-        if mono_ns is not None:
-            wall -= max(0, now_mono - mono_ns)
-        mono = mono_ns if mono_ns is not None else now_mono
-        sub = Submission(kind, source, body, mono, wall, fut, unless_rejected)
-        self.queue.put_nowait(sub)
-        return fut
+        """Queue an input (timestamped now, or at ``mono_ns`` when the driver saw it earlier)
+        without waiting for room: the future fails if the intake's queue is full."""
+        return self.intake.put(kind, source, body, mono_ns)
 
-    async def submit(self, kind: str, source: str, body: dict[str, Any]) -> Applied:
-        return await self.put(kind, source, body)
+    async def submit(
+        self, kind: str, source: str, body: dict[str, Any], *, link: LinkPosition | None = None
+    ) -> Applied:
+        """Queue an input (waiting for room: back-pressure) and wait until it is committed and
+        applied; ``link``: the table link's position after it, committed with it."""
+        return await self.intake.submit(kind, source, body, link=link)
+
+    async def mark_link(self, position: LinkPosition) -> None:
+        await self.intake.mark_link(position)
+
+    async def link_position(self, name: str) -> LinkPosition | None:
+        return await self.db(self.eventlog.link_position, name)
+
+    def snapshot(self) -> dict[str, Any]:
+        return self.core.snapshot()
 
     def timers_state(self) -> dc.Clocks:
         return self.core.state.clocks
+
+    @property
+    def sensorless(self) -> bool:
+        """No table data link: the referee records every hand's result (docs/console.md)."""
+        return self.config.devices.table.kind == "none"
 
     def stop(self) -> None:
         self._stop.set()
@@ -223,18 +268,11 @@ class Service:
         )
         clocks = self.core.state.clocks
         if clocks.state is not None and clocks.state.phase is Phase.PLAYING:
-            # the clocks stop at the last logged input and run again from here (rules.timers)
-            await self.db(
-                self.core.submit,
-                KIND_MARKER,
-                "daemon",
-                {"type": "restart"},
-                self._mono_ns(),
-                self._wall_ns(),
-                self.boot,
-            )
+            # the clocks stop at the last logged input and run again from here (rules.timers);
+            # queued first, before any driver's input (and retried like them on a full disk)
+            self.put(KIND_MARKER, "daemon", {"type": "restart"})
         self._refresh_retained()
-        self._spawn("inputs", self._input_loop)
+        self._spawn("inputs", self.intake.run)
         self._spawn("mqtt", self.link.run)
         for driver in self.drivers:
             self._spawn(f"driver:{driver.name}", lambda d=driver: d.run(self))  # type: ignore[misc]
@@ -272,6 +310,10 @@ class Service:
         return name == "inputs" and self.stats.db_error is not None
 
     async def _shutdown(self, stop: asyncio.Task[Any]) -> None:
+        # First: a start that fails (a task ends before the broker answered) must not tell
+        # systemd READY=1 after STOPPING=1 while the bounded waits below run.
+        if self._ready_task is not None:
+            self._ready_task.cancel()
         self.notifier.stopping("stopping")
         stop.cancel()
         # let queued inputs be logged first: nothing accepted is dropped
@@ -289,8 +331,6 @@ class Service:
         mqtt = self._tasks.get("mqtt")
         if mqtt is not None:
             await asyncio.wait([mqtt], timeout=6.0)
-        if self._ready_task is not None:
-            self._ready_task.cancel()
         for task in self._tasks.values():
             task.cancel()
         _, stuck = await asyncio.wait(self._tasks.values(), timeout=5.0)
@@ -320,96 +360,85 @@ class Service:
         log.info("ready (%s)", broker)
 
     # ------------------------------------------------------------------ inputs
-    async def _input_loop(self) -> None:
-        while True:
-            sub = await self.queue.get()
-            batch = [sub]
-            while not self.queue.empty() and len(batch) < 256:
-                batch.append(self.queue.get_nowait())
-            applied_all: list[Applied | dcmd.EngineRefused] = []
-            try:
-                applied_all = await self.db(self._apply_batch, batch)
-            except Exception as exc:  # the log cannot be written: nothing may be applied
-                self.stats.db_error = repr(exc)
-                log.exception("event log write failed; the daemon stops taking inputs")
-                for s in batch:
-                    if s.done is not None and not s.done.done():
-                        s.done.set_exception(exc)
-                    self.queue.task_done()
-                raise
-            events: list[dict[str, Any]] = []
-            for s, applied in zip(batch, applied_all, strict=True):
-                if isinstance(applied, dcmd.EngineRefused):
-                    if s.done is not None and not s.done.done():
-                        s.done.set_exception(applied)
-                    self.queue.task_done()
-                    continue
-                if s.done is not None and not s.done.done():
-                    s.done.set_result(applied)
-                events.extend(applied.events)
-                self.queue.task_done()
-            self.stats.inputs += len(batch)
-            if events:
-                self.stats.last_event = events[-1]
-                self.link.notify_outbox()
-            self._refresh_retained()
-            if events:
-                snapshot = self.core.snapshot()
-                for driver in self.drivers:
-                    try:
-                        await driver.show(snapshot, events)
-                    except Exception:
-                        log.exception("driver %s could not show the state", driver.name)
-
-    def _apply_batch(self, batch: list[Submission]) -> list[Applied | dcmd.EngineRefused]:
-        out: list[Applied | dcmd.EngineRefused] = []
-        for s in batch:
-            if s.unless_rejected:
-                rejected = self.core.refusal(s.kind, s.body)
-                if rejected is not None:
-                    out.append(dcmd.EngineRefused(rejected))
-                    continue
-            out.append(self.core.submit(s.kind, s.source, s.body, s.mono_ns, s.wall_ns, self.boot))
-        return out
+    async def _applied(self, applied: list[Applied]) -> None:
+        """After a group commit: wake the outbox, refresh the retained state, drive effects."""
+        events = [e for a in applied for e in a.events]
+        self.stats.inputs += len(applied)
+        if events:
+            self.stats.last_event = events[-1]
+            self.link.notify_outbox()
+        self._refresh_retained()
+        if events:
+            snapshot = self.core.snapshot()
+            for driver in self.drivers:
+                try:
+                    await driver.show(snapshot, events)
+                except Exception:
+                    log.exception("driver %s could not show the state", driver.name)
 
     # ------------------------------------------------------------------ retained state
     def _refresh_retained(self) -> None:
         cs = self.core.state
         snap = self.core.snapshot()
+        self._refresh_state()
+        seats = snap.get("seats") if isinstance(snap.get("seats"), list) else []
+        scores = {
+            "names": [s.get("name", "") for s in seats] if seats else None,
+            "scores": [s.get("score") for s in seats] if seats else None,
+            "dealer": snap.get("dealer"),
+            "round_wind": snap.get("round_wind"),
+            "honba": snap.get("honba"),
+            "deposits": snap.get("deposits"),
+        }
+        if scores != self._scores_sent:  # as the state: only when a number changed
+            self._scores_sent = scores
+            self.link.set_retained(
+                self.topics.scores,
+                _dump({"schema": SCHEMA_SCORES, "table": self.table_id, "seq": cs.event_seq,
+                       "game": cs.game or None, "hand": cs.hand, **scores}),
+            )
+        self._refresh_timers()
+
+    def _refresh_state(self) -> None:
+        """Publish the retained ``state`` when the snapshot changed (an input that changed
+        nothing, a clock event, is no reason), at most once per ``mqtt.state_interval``: a
+        change inside the interval goes out at its end, as the latest snapshot then."""
+        if _content(self.core.snapshot()) == _content(self._state_sent):
+            return
+        wait = self._state_sent_mono + self.config.mqtt.state_interval - time.monotonic()
+        if wait > 0:
+            if self._state_later is None:
+                loop = asyncio.get_running_loop()
+                self._state_later = loop.call_later(wait, self._publish_state_late)
+            return
+        self._publish_state()
+
+    def _publish_state_late(self) -> None:
+        self._state_later = None
+        if _content(self.core.snapshot()) != _content(self._state_sent):
+            self._publish_state()
+
+    def _publish_state(self) -> None:
+        cs = self.core.state
+        snap = self.core.snapshot()
         last = self.stats.last_event
-        ts = last["ts"] if last is not None else None
-        common = {"table": self.table_id, "seq": cs.event_seq, "game": cs.game or None}
         self.link.set_retained(
             self.topics.state,
             _dump(
                 {
                     "schema": SCHEMA_STATE,
-                    **common,
+                    "table": self.table_id,
+                    "seq": cs.event_seq,
+                    "game": cs.game or None,
                     "hand": cs.hand,
                     "input_seq": cs.input_seq,
-                    "ts": ts,
+                    "ts": last["ts"] if last is not None else None,
                     "state": snap,
                 }
             ),
         )
-        seats = snap.get("seats") if isinstance(snap.get("seats"), list) else []
-        self.link.set_retained(
-            self.topics.scores,
-            _dump(
-                {
-                    "schema": SCHEMA_SCORES,
-                    **common,
-                    "hand": cs.hand,
-                    "names": [s.get("name", "") for s in seats] if seats else None,
-                    "scores": [s.get("score") for s in seats] if seats else None,
-                    "dealer": snap.get("dealer"),
-                    "round_wind": snap.get("round_wind"),
-                    "honba": snap.get("honba"),
-                    "deposits": snap.get("deposits"),
-                }
-            ),
-        )
-        self._refresh_timers()
+        self._state_sent = snap
+        self._state_sent_mono = time.monotonic()
 
     def _refresh_timers(self) -> None:
         now = self._mono_ns()
@@ -442,6 +471,7 @@ class Service:
             "inputs": cs.input_seq,
             "event_seq": cs.event_seq,
             "outbox_depth": self.eventlog.outbox_depth(),
+            "eventlog": self.log_health(),
             "last_event": None
             if last is None
             else {"seq": last["seq"], "type": last["type"], "ts": last["ts"]},
@@ -449,24 +479,51 @@ class Service:
             "links": links,
             "commands": {**self.command_stats.to_json(), **self.link.command_health()},
             "tasks": self.supervisor.health(),
+            "clock": read_clock().as_json(),  # a warning while NTP has not synced (no RTC)
+        }
+
+    def log_health(self) -> dict[str, Any]:
+        """The event log's write path: ``writable``, and while it is not, why, since when, how
+        many attempts and how many inputs are held (not logged, not acknowledged)."""
+        fault = self.intake.fault
+        return {
+            "writable": fault is None,
+            "error": None if fault is None else fault.error,
+            "since": None if fault is None else iso(fault.since_wall_ns),
+            "retries": 0 if fault is None else fault.retries,
+            "waiting": self.intake.waiting,
+            "faults": self.intake.counters.faults,
         }
 
     def healthy(self) -> tuple[bool, str | None]:
-        """Whether the watchdog may be fed: the inputs, MQTT and driver tasks are running and the
+        """Whether the daemon is healthy: the inputs, MQTT and driver tasks are running and the
         log is writable (a broker outage is not a fault: the table plays on)."""
+        problem = self._stuck()
+        if problem is not None:
+            return False, problem
+        fault = self.intake.fault
+        if fault is not None:
+            return False, (f"event log not writable ({fault.error}): {self.intake.waiting} inputs"
+                           " held, retrying")
+        return True, None
+
+    def _stuck(self) -> str | None:
+        """Why the watchdog must not be fed (systemd then restarts the daemon). A log that
+        refuses writes is *not* a reason: the intake retries and a restart would not help (the
+        table would crash-loop into the unit's start limit)."""
         if self.stats.db_error is not None:
-            return False, f"event log: {self.stats.db_error}"
+            return f"event log: {self.stats.db_error}"
         for name, task in self._tasks.items():
             if task.done():
-                return False, f"task {name} ended"
+                return f"task {name} ended"
         restarting = self.supervisor.problem()
         if restarting is not None:
-            return False, restarting
+            return restarting
         for driver in self.drivers:
             h = driver.health()
             if h.get("status") == "failed":
-                return False, f"driver {driver.name}: {h.get('reason')}"
-        return True, None
+                return f"driver {driver.name}: {h.get('reason')}"
+        return None
 
     async def _health_loop(self) -> None:
         interval = self.config.mqtt.health_interval
@@ -475,9 +532,11 @@ class Service:
         next_health = 0.0
         was_connected = False
         last_timers = 0.0
+        next_prune = 0.0
         while True:
             now = time.monotonic()
-            ok, problem = self.healthy()
+            problem = self._stuck()
+            ok = problem is None
             if ok:
                 # a round trip through the database thread: a wedged log stops the watchdog
                 try:
@@ -489,6 +548,9 @@ class Service:
                 self.notifier.watchdog()
             elif not ok:
                 log.error("unhealthy, watchdog not fed: %s", problem)
+            if now >= next_prune:
+                next_prune = now + PRUNE_EVERY_S
+                await self._prune_commands()
             clocks = self.core.state.clocks
             playing = clocks.state is not None and clocks.state.phase is Phase.PLAYING
             if playing and now - last_timers >= 1.0:
@@ -580,6 +642,10 @@ class Service:
         previous = await self.db(self.eventlog.command_reply, cmd.user, cmd.id)
         if previous is not None:
             return {**previous, "repeated": True}
+        if cmd.name == "new_game" and "auto_hands" not in cmd.args and self.sensorless:
+            # No data link: nothing starts a hand, so the game's hands begin by themselves
+            # (a logged GameStart field: a replay of the log sees the same, docs/console.md).
+            cmd = replace(cmd, args={**cmd.args, "auto_hands": True})
         act = dcmd.action(cmd)
         if act.kind == KIND_INPUT:
             try:
@@ -600,9 +666,18 @@ class Service:
             if (cmd.name == "pause") == clocks.state.paused:
                 state = "paused" if clocks.state.paused else "not paused"
                 raise CommandError("not_applicable", f"{name}: the clocks are {state}")
+        if self.intake.fault is not None:
+            raise CommandError("unavailable", self._unavailable(name))
         kind = KIND_TIMER if act.kind == "timer" else KIND_INPUT
+        # the (user, id) and the reply are committed with the input: a retry after any crash
+        # finds them (the check is repeated inside the transaction, for a racing retry)
+        stamp = CommandStamp(cmd.user, cmd.id, now, lambda applied: self._reply(cmd, applied))
+        item = self.intake.pending(kind, cmd.source, act.body, link=None, command=stamp)
+        sub = await self.intake.enqueue(item)
         try:
-            applied = await self.put(kind, cmd.source, act.body, unless_rejected=True)
+            applied: Applied = await self._wait_logged(name, sub)
+        except RepeatedCommand as rep:
+            return {**rep.reply, "repeated": True}
         except dcmd.EngineRefused as exc:
             # nothing logged: the same id may be sent again once the table allows it
             body = dcmd.reply_error(self.table_id, name, cmd.id, exc.code, str(exc))
@@ -612,14 +687,8 @@ class Service:
                         extra={"fields": {"user": cmd.user, "command_id": cmd.id,
                                           "violations": exc.violations}})
             return body
-        violations = [e["data"] for e in applied.events if e["type"] == "violation"]
-        reply = dcmd.reply_ok(
-            self.table_id,
-            cmd,
-            applied.record.seq,
-            [e["seq"] for e in applied.events],
-            violations,
-        )
+        reply = applied.reply
+        assert reply is not None
         log.info(
             "command %s by %s: %s",
             name,
@@ -627,8 +696,53 @@ class Service:
             reply["status"],
             extra={"fields": {"command_id": cmd.id, "input_seq": applied.record.seq}},
         )
-        await self.db(self.eventlog.save_command, cmd.user, cmd.id, now, reply)
         return reply
+
+    async def _wait_logged(self, name: str, sub: Submission) -> Applied:
+        """The command's outcome; if the log cannot be written for COMMAND_LOG_WAIT_S, the
+        command is withdrawn (never applied) and refused, so the referee is not kept waiting."""
+        while True:
+            done, _ = await asyncio.wait([sub.done], timeout=COMMAND_LOG_WAIT_S)
+            if done:
+                result: Applied = sub.done.result()
+                return result
+            if self.intake.fault is not None and self.intake.withdraw(sub):
+                raise CommandError("unavailable", self._unavailable(name))
+
+    def _unavailable(self, name: str) -> str:
+        fault = self.intake.fault
+        why = fault.error if fault is not None else "not writable"
+        return (f"{name}: not applied: the event log cannot be written ({why}); send it again"
+                " (same id) when health shows the log writable")
+
+    def _reply(self, cmd: dcmd.Command, applied: Applied) -> dict[str, Any]:
+        """A command's reply from what its input did (runs in the group commit)."""
+        violations = [e["data"] for e in applied.events if e["type"] == "violation"]
+        reply = dcmd.reply_ok(
+            self.table_id, cmd, applied.record.seq, [e["seq"] for e in applied.events],
+            violations,
+        )
+        return reply
+
+    async def _prune_commands(self) -> None:
+        """Forget command ids that can no longer be replayed: a command is accepted while its
+        signed ``ts`` is within ``max_skew_seconds`` of the table's clock, so one received at R
+        cannot come again after R + 2 * skew (one more minute of margin for clock steps)."""
+        horizon = int((2 * self.config.referee.max_skew_seconds + 60) * 1e9)
+        try:
+            n = await self.db(self.eventlog.forget_commands, self._wall_ns() - horizon)
+        except (sqlite3.Error, OSError) as exc:
+            log.warning("command ids not pruned: %s", exc)
+            return
+        if n:
+            log.info("forgot %d referee command ids past the freshness window", n)
+
+
+def _content(snapshot: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A snapshot without its input counter: what a viewer of the state could see change."""
+    if snapshot is None:
+        return None
+    return {k: v for k, v in snapshot.items() if k != "seq"}
 
 
 def _dump(body: dict[str, Any]) -> bytes:

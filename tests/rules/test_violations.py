@@ -31,9 +31,10 @@ from rules.inputs import (
     WinShown,
 )
 from rules.reducer import new_table, reduce
+from rules.ruleset import load_ruleset
 from rules.seats import Seat
 from rules.tiles import Tile
-from rules.violations import CATALOGUE
+from rules.violations import CATALOGUE, article_for
 from rules.wall import Break, Layer, Position, Wall
 
 
@@ -162,7 +163,7 @@ def test_m_fallback_3_4_5_indicator_without_break() -> None:
     ev = h.send(DealDone())  # the deal is done and the wall was never opened
     fb = next(e.to_json() for e in ev if e.TYPE == "wall_fallback")
     assert fb["article"] == "M 3-4-5"
-    assert fb["brk"] == {"seat": 3, "count": 12}
+    assert fb["break"] == {"seat": 3, "count": 12}
     assert h.h.brk is not None and Wall(h.h.brk).position(Wall.DORA) == ind
     assert h.types().count("wall_fallback") == 1
 
@@ -186,7 +187,7 @@ def test_m_fallback_3_4_6_nothing_opened() -> None:
     ev = h.send(DealDone())
     fb = next(e.to_json() for e in ev if e.TYPE == "wall_fallback")
     assert fb["article"] == "M 3-4-6"
-    assert fb["brk"] == {"seat": 2, "count": 7}
+    assert fb["break"] == {"seat": 2, "count": 7}
     assert fb["indicator"] == {"seat": 2, "stack": 5, "layer": "top"}
     # the table must still show the indicator there; a wrong position is caught
     h2 = setup_only("mleague", S2)
@@ -535,7 +536,21 @@ def test_kan_after_riichi(ruleset: str, hand: str, ok: bool) -> None:
         assert h.codes(h.send(inp)) == []
     else:
         v = rejected(h, inp, "kan_after_riichi")
-        assert v["article"] in ("S §43-11", "μ §51(10)", "RULESETS.md §7", "M 4-5-2, 4-8-8")
+        # Each rulebook's own article; Classic cites its summary, not S §43-11 (which permits
+        # the ankan the Classic rules forbid).
+        assert v["article"] == {
+            "saikouisen": "S §43-11", "saikouisen-classic": "C-sum (no ankan after riichi)",
+            "mu": "μ §51(10)", "tenhou": "RULESETS.md §7", "mleague": "M 4-5-2, 4-8-8",
+        }[ruleset]
+
+
+def test_classic_cites_its_summary_else_saikouisen_c_sum_s_43_11() -> None:
+    """Classic's "no ankan after riichi" is C-sum's difference (S §43-11 permits the ankan);
+    where the summary is silent, Classic cites the Saikouisen article it inherits."""
+    classic = load_ruleset("saikouisen-classic")
+    assert article_for(classic, "kan_after_riichi") == "C-sum (no ankan after riichi)"
+    assert article_for(load_ruleset("saikouisen"), "kan_after_riichi") == "S §43-11"
+    assert article_for(classic, "fifth_kan") == "S §43-5,6"
 
 
 # --- riichi --------------------------------------------------------------------------------------
