@@ -45,6 +45,9 @@ log = logging.getLogger("jantaku.mqtt")
 
 #: events in flight at once while draining the outbox
 WINDOW = 64
+#: each publish and its PUBACK are small: without TCP_NODELAY, Nagle and delayed ACKs add ~40 ms
+#: to a command's round trip (bench/referee_rtt.py measures both)
+SOCKET_OPTIONS: tuple[tuple[int, int, int], ...] = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
 #: seconds to wait for the acknowledgements of one window before giving the connection up
 ACK_TIMEOUT = 30.0
 
@@ -229,8 +232,7 @@ class BrokerLink:
             tls_context=tls_context(self.cfg),
             max_inflight_messages=WINDOW,
             logger=logging.getLogger("jantaku.mqtt.paho"),
-            # each publish and its PUBACK are small: without this, delayed ACKs add 40 ms
-            socket_options=((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),),
+            socket_options=SOCKET_OPTIONS,
             **kwargs,
         )
         _fail_fast_on_close(client)
