@@ -598,6 +598,9 @@ class Service:
         with the traceback and a counter in ``health`` (issue 15)."""
         name = self.topics.command_name(incoming.topic)
         if name is None:
+            self.command_stats.unanswered += 1
+            log.warning("not a command topic, no reply: %s",
+                        incoming.topic.encode("ascii", "backslashreplace").decode()[:120])
             return None
         env = dcmd.peek(incoming.payload)
         reply_topic, topic_problem = self._reply_topic(incoming, env)

@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 from daemon import clocks as dc
+from daemon.disclosure import Concealed
 from daemon.engine import Engine
 from daemon.eventlog import CommandRow, EventLog, LinkPosition, Record
 from daemon.topics import SCHEMA_EVENT, Topics
@@ -57,7 +58,8 @@ class DaemonEngineError:
 
 
 #: the daemon's own event classes (daemon/schema_gen.py types their ``data``)
-DAEMON_EVENTS: tuple[type, ...] = (DaemonBadInput, DaemonEngineError)
+#: (and ``concealed``: what ``events`` shows of a wholly concealed event, daemon/disclosure.py)
+DAEMON_EVENTS: tuple[type, ...] = (DaemonBadInput, DaemonEngineError, Concealed)
 
 
 @dataclass(frozen=True, slots=True)
