@@ -28,6 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from rules.errors import RulesError
 from rules.outcome import HandOutcome
 from rules.ruleset import Ruleset
 from rules.seats import SEATS, Seat, Wind
@@ -35,7 +36,7 @@ from rules.settlement import Settlement
 from rules.standings import Standings, compute_standings
 
 
-class GameFlowError(ValueError):
+class GameFlowError(RulesError, ValueError):
     """A game state that cannot advance (a finished game, a bad start)."""
 
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 
 from daemon import auth
 from daemon.config import RefereeUser
+from daemon.errors import DaemonError
 
 Clock = Callable[[], float]
 
@@ -58,7 +59,7 @@ class _Failures:
     locked_until: float = 0.0
 
 
-class LoginRefused(Exception):
+class LoginRefused(DaemonError, PermissionError):
     """A login refused; ``retry_after`` seconds when it is the rate limit."""
 
     def __init__(self, message: str, retry_after: float | None = None) -> None:
