@@ -108,6 +108,9 @@ class MqttConfig:
     tls: TlsConfig | None = None
     #: Seconds between health publications (retained ``health``).
     health_interval: float = 10.0
+    #: Least seconds between two publications of the retained ``state`` (0: every change). The
+    #: latest state is always published: a change inside the interval goes out at its end.
+    state_interval: float = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -346,6 +349,7 @@ def _mqtt(sec: _Section) -> MqttConfig:
                 raise sec.error(f"mqtt.tls.{name}: no such file {p}")
         tls = TlsConfig(ca=ca, cert=cert, key=key, insecure=insecure)
     health = sec.float_("health_interval", 1.0, 3600.0, 10.0)
+    state_interval = sec.float_("state_interval", 0.0, 60.0, 0.5)
     sec.done()
     return MqttConfig(
         host=host,
@@ -358,6 +362,7 @@ def _mqtt(sec: _Section) -> MqttConfig:
         password=password,
         tls=tls,
         health_interval=health,
+        state_interval=state_interval,
     )
 
 
