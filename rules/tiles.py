@@ -21,8 +21,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import IntEnum
 
+from rules.errors import RulesError
 
-class TileError(ValueError):
+
+class TileError(RulesError, ValueError):
     """A tile notation or id that does not name a tile."""
 
 

@@ -19,6 +19,7 @@ from enum import Enum
 from types import MappingProxyType
 from typing import Final
 
+from rules.errors import RulesError
 from rules.evolve import replace
 from rules.seats import SEATS, Seat
 
@@ -60,7 +61,7 @@ class RestartPolicy(Enum):
     HOLD = "hold"
 
 
-class TimerRulesError(ValueError):
+class TimerRulesError(RulesError, ValueError):
     """A ``[timers]`` table whose values cannot drive the clocks; names the key and the value."""
 
 

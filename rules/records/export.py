@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from rules.errors import RulesError
 from rules.inputs import (
     AbortiveDraw,
     Ankan,
@@ -45,7 +46,7 @@ from rules.seats import SEATS, Seat, Wind
 from rules.tiles import Tile
 
 
-class ExportError(ValueError):
+class ExportError(RulesError, ValueError):
     """A history that cannot be written in the asked format (the message says why)."""
 
 
