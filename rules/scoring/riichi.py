@@ -76,9 +76,11 @@ _OPTIONS_CACHE: dict[tuple[bool, ...], OptionalRules] = {}
 
 
 def _pkg_meld(meld: Meld) -> PkgMeld:
+    # Sorted: the package reads a chi's sequence from its first tile, and a chi's tiles come in
+    # the order they were taken (the called tile first: 4m 2m 3m), which it took for no win.
     return PkgMeld(
         meld_type=_PKG_MELD[meld.kind],
-        tiles=[t.id for t in meld.tiles],
+        tiles=sorted(t.id for t in meld.tiles),
         opened=meld.is_open,
         called_tile=None if meld.called is None else meld.called.id,
     )
