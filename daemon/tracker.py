@@ -149,6 +149,7 @@ class SensorTracker:
             self.tiles = RfidTiles(readers, sensor, self.feed)
         self.aka = aka
         self._queue: asyncio.Queue[Item] = asyncio.Queue()
+        self._waiters: dict[int, asyncio.Future[None]] = {}  # id(table event) -> handled
         self._hand = _Hand()
         self._sink: InputSink | None = None
         self.consumed = 0  # device events handled (reads, rejections, table events, keys)
@@ -183,6 +184,14 @@ class SensorTracker:
     def table_event(self, event: TableEvent) -> None:
         self.feed(event)
 
+    async def take(self, event: TableEvent) -> None:
+        """Feed a table event and wait until it is handled (its records committed): the table
+        link acknowledges it only then."""
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters[id(event)] = done
+        self.feed(event)
+        await done
+
     async def wait_consumed(self, n: int, timeout: float = 30.0) -> None:
         """Until ``n`` device events have been handled (the HIL runner's lockstep)."""
         async def _wait() -> None:
@@ -212,8 +221,16 @@ class SensorTracker:
                     assert reader is not None
                     raise RuntimeError("the RFID readers stopped") from reader.exception()
                 item = get.result()
+                waiter = self._waiters.pop(id(item), None)
                 try:
                     await self._handle(sink, item)
+                except BaseException as exc:
+                    if waiter is not None and not waiter.done():
+                        waiter.set_exception(RuntimeError(f"tracker failed on {item!r}: {exc!r}"))
+                    raise
+                else:
+                    if waiter is not None and not waiter.done():
+                        waiter.set_result(None)
                 finally:
                     if not isinstance(item, ReaderFault):
                         self.consumed += 1

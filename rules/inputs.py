@@ -212,10 +212,11 @@ class RefereeOverride:
     args: typing.Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
 
-Input = (
-    GameStart
-    | HandStart
-    | WallRaised
+# The inputs played within a hand (after its hand_start), the ones a game is played with, and
+# every input. The reducer's dispatch narrows them in that order (``match`` over the classes,
+# ``assert_never`` at the end), so mypy names a consumer that forgets a new kind.
+HandInput = (
+    WallRaised
     | DiceRolled
     | BreakOpened
     | IndicatorShown
@@ -232,8 +233,9 @@ Input = (
     | WinShown
     | ExhaustiveDraw
     | AbortiveDraw
-    | RefereeOverride
 )
+PlayInput = HandStart | HandInput
+Input = GameStart | PlayInput | RefereeOverride
 
 _TYPES: dict[str, type[Any]] = {
     "game_start": GameStart,

@@ -8,13 +8,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from console_script import jantaku_command
 
 from rules.records.mjai import import_mjai
 from rules.records.tenhou6 import import_tenhou6
 from rules.ruleset import load_ruleset
 
-# The console script installed beside this interpreter (this checkout's .venv).
-JANTAKU = str(Path(sys.executable).with_name("jantaku"))
+JANTAKU = jantaku_command()
 DATA = Path(__file__).resolve().parent.parent / "data"
 LOGS = DATA / "game-logs"
 TENHOU = load_ruleset("tenhou")

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from console_script import jantaku_command
 
-# The console script installed beside this interpreter (this checkout's .venv).
-JANTAKU = str(Path(sys.executable).with_name("jantaku"))
+JANTAKU = jantaku_command()
 DATA = Path(__file__).resolve().parent.parent / "data"
 LOGS = DATA / "game-logs"
 
