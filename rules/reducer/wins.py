@@ -144,6 +144,10 @@ def on_ron(rs: Ruleset, t: TableState, h: HandState, inp: Ron, out: Out) -> Hand
             if why is not None:
                 raise out.reject("furiten_ron", s, "not furiten", why)
     houtei = bool(ref.last is not None and ref.last.houtei and not chankan)
+    # ZJ 9.4.2 Blessing of Earth: a non-dealer's win on the dealer's first discard, before any
+    # call (the riichi chiihou is a first self-draw: the scorers read the flag per family).
+    earth = (loser == ref.dealer and not chankan and not ref.interrupted
+             and ref.seats[ref.dealer].discards == 1 and st.discards == 0)
     responsible = None if chankan or tile is None else _responsible(ref, s, tile)
     win = Win(
         winner=s,
@@ -155,6 +159,7 @@ def on_ron(rs: Ruleset, t: TableState, h: HandState, inp: Ron, out: Out) -> Hand
         ippatsu=st.ippatsu,
         houtei=houtei,
         chankan=chankan,
+        chiihou=earth,
         pao=st.pao,
         pao_yaku=st.pao_yaku,
         responsible=responsible,

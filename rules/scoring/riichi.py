@@ -123,7 +123,9 @@ def _config(ruleset: Ruleset, win: Win, context: HandContext) -> HandConfig:
         is_haitei=win.haitei,
         is_houtei=win.houtei,
         is_tenhou=win.tenhou,
-        is_chiihou=win.chiihou,
+        # Riichi chiihou is a non-dealer's first self-draw (M 6-6-1); the flag on a ron is Zung
+        # Jung's Blessing of Earth (ZJ 9.4.2), no yakuman here.
+        is_chiihou=win.chiihou and win.loser is None,
         player_wind=PKG_EAST + int(seat_wind),
         round_wind=PKG_EAST + int(context.round_wind),
         options=options,
