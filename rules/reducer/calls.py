@@ -241,6 +241,10 @@ def on_kakan(rs: Ruleset, h: HandState, inp: Kakan, out: Out) -> HandState:
                          None if tile is None else tile.mjai(False))
     window_base = h
     h = pass_discard(rs, h, out, None)
+    # Any kan breaks every ippatsu (Tenhou); a chankan on this very kakan robs it from
+    # window_base, where the robber's ippatsu still stands (M 9-1-3: the robbed kan never stood,
+    # so ippatsu and chankan combine).
+    h = break_ippatsu(h)
     i = pons[0]
     pon = st.melds[i]
     tiles = tuple(sorted((*pon.tiles, tile), key=lambda x: x.id)) if (

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from scenario import S0, S1, Hand
+from scenario import S0, S1, S2, S3, Hand
 
-from rules.inputs import Ron
+from rules.inputs import Call, Discard, Kakan, RefereeOverride, Ron, Tsumo
 from rules.outcome import HandContext, Win
 from rules.ruleset import load_ruleset
 from rules.scoring.zung_jung import zung_jung_value
@@ -78,3 +78,54 @@ def test_blessing_of_heaven_never_counts_nine_gates_w_12() -> None:
     assert "nine_gates" in dict(drawn.patterns) and drawn.total == 480  # a self-draw counts it
 
 
+
+
+# --- B12: ippatsu and another seat's kakan ------------------------------------------------------
+def _kakan_after_riichi(ron_on_kakan: bool) -> Hand:
+    """S2 pons the dealer's 9s; S1 declares riichi (waits 6s-9s); S2 draws the last 9s and adds
+    it to the pon. ``ron_on_kakan``: S1 robs it (chankan); else S1 lets it go and draws its 6s
+    before its next discard."""
+    h = Hand("tenhou", hands={S0: "9s", S1: "234m456p555z11p78s", S2: "99s1z"},
+             draws="2z" + "3z" + "4z" + "2z" + "9s" + "3z" + "4z" + "6s", rinshan="3z")
+    h.draw(S0)
+    h.discard(S0, "9s")
+    h.send(Call(S2, "pon", h.tiles(S2, "99s")))
+    h.discard(S2, "1z")
+    h.go_around(S3, 2)
+    h.draw(S1)
+    h.send(Discard(S1, h.h.seats[1].drawn, riichi=True, tsumogiri=True))
+    h.draw(S2)
+    assert h.h.seats[1].ippatsu  # the riichi discard passed
+    h.send(Kakan(S2, h.tile(S2, "9s")))
+    if ron_on_kakan:
+        h.send(Ron(S1))
+        return h
+    h.rinshan(S2)
+    h.cut(S2)
+    h.go_around(S3, 2)
+    h.draw(S1)
+    h.send(Tsumo(S1))
+    return h
+
+
+def test_another_seats_kakan_breaks_ippatsu_tenhou() -> None:
+    """B12 (the external engine, Tenhou rules): any kan cancels ippatsu; before, a kakan left it
+    standing and S1's tsumo counted Ippatsu."""
+    h = _kakan_after_riichi(ron_on_kakan=False)
+    end = h.ended()
+    w = end["outcome"]["wins"][0]
+    assert w["winner"] == 1 and w["ippatsu"] is False
+    assert "Ippatsu" not in [y for y, _ in end["settlement"]["wins"][0]["yaku"]]
+
+
+def test_a_chankan_on_that_kakan_keeps_ippatsu_m_9_1_3() -> None:
+    """M 9-1-3: the robbed kan never stood, so ippatsu and chankan combine."""
+    h = _kakan_after_riichi(ron_on_kakan=True)
+    end = h.ended() if any(e.TYPE == "hand_ended" for e in h.events) else None
+    if end is None:
+        h.send(RefereeOverride("confirm_win", "ref-1", {}))
+        end = h.ended()
+    w = end["outcome"]["wins"][0]
+    assert w["winner"] == 1 and w["chankan"] is True and w["ippatsu"] is True
+    yaku = [y for y, _ in end["settlement"]["wins"][0]["yaku"]]
+    assert "Ippatsu" in yaku and "Chankan" in yaku
