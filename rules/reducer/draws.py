@@ -72,7 +72,10 @@ def on_abortive(rs: Ruleset, t: TableState, h: HandState, inp: AbortiveDraw,
     why = _abort_unmet(h, inp)
     if why is not None:
         raise out.reject("abortive_conditions", inp.seat, kind, why)
-    h = pass_discard(rs, h, out, None)
+    if kind != "triple_ron":
+        # A triple ron is won on the discard (three seats claim it), so the discard never
+        # passes: a riichi declared with it is not accepted and puts no stick down (Tenhou).
+        h = pass_discard(rs, h, out, None)
     riichi_seats = [s for s in SEATS if h.seats[s].riichi == "accepted"]
     return replace(h, step="ended", outcome=HandOutcome(
         kind="abortive", context=hand_context(rs, t, h, riichi_seats), abort_kind=kind))

@@ -7,7 +7,7 @@ from typing import Any
 
 from scenario import S0, S1, S2, S3, Hand
 
-from rules.inputs import Call, Discard, Kakan, RefereeOverride, Ron, Tsumo
+from rules.inputs import AbortiveDraw, Call, Discard, Kakan, RefereeOverride, Ron, Tsumo
 from rules.outcome import HandContext, Win
 from rules.ruleset import load_ruleset
 from rules.scoring.zung_jung import zung_jung_value
@@ -129,3 +129,38 @@ def test_a_chankan_on_that_kakan_keeps_ippatsu_m_9_1_3() -> None:
     assert w["winner"] == 1 and w["chankan"] is True and w["ippatsu"] is True
     yaku = [y for y, _ in end["settlement"]["wins"][0]["yaku"]]
     assert "Ippatsu" in yaku and "Chankan" in yaku
+
+
+# --- B13: a triple ron on a riichi declaration tile ---------------------------------------------
+def _riichi_into_three_waits() -> Hand:
+    """S1, S2, S3 wait on 3s in riichi; the dealer draws the second 3s and declares riichi
+    with a 3s (a tanki on the other): the declaration tile is claimed by all three."""
+    hands = {S1: "123m456p789s11z24s", S2: "456m123p789s22z24s", S3: "789m789p789s33z24s",
+             S0: "567m567p567s555z3s"}
+    h = Hand("tenhou", hands=hands, draws="9p" + "1z" + "2z" + "3z" + "3s")
+    h.draw(S0)
+    h.discard(S0, "9p")
+    for s in (S1, S2, S3):
+        h.draw(s)
+        h.send(Discard(s, h.h.seats[s].drawn, riichi=True))
+    h.draw(S0)
+    h.send(Discard(S0, h.tile(S0, "3s"), riichi=True))
+    return h
+
+
+def test_triple_ron_on_a_riichi_declaration_puts_no_stick_down_tenhou() -> None:
+    """B13 (the external engine, Tenhou rules): the declaration tile was won on, so the riichi
+    is not accepted and no stick is paid; before, the abortive draw accepted it (-1000)."""
+    for path in ("abortive_draw", "three_rons"):
+        h = _riichi_into_three_waits()
+        if path == "abortive_draw":  # as a record gives it (三家和了)
+            h.send(AbortiveDraw("triple_ron"))
+        else:
+            h.send(Ron(S1))
+            h.send(Ron(S2))
+            h.send(Ron(S3))
+        end = h.ended()
+        assert end["outcome"]["abort_kind"] == "triple_ron", path
+        assert end["outcome"]["context"]["riichi_seats"] == [1, 2, 3], path
+        assert end["next"]["deposits"] == 3, path  # the three accepted sticks stay out
+        assert end["scores"] == [25000, 24000, 24000, 24000], path
