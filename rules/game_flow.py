@@ -14,7 +14,8 @@
 * **end** after the last hand of the last round (``game.rounds`` × ``hands_per_round``; a
   GameStart may override the rounds), without renchan; or at once when a score goes below zero
   where ``game.bust = "end_below_zero"``; or, where ``game.all_last_dealer_stop``, when the
-  all-last dealer keeps the deal while sole top (Tenhou's agari-yame / tenpai-yame; with an
+  all-last dealer keeps the deal by a win or by tenpai while sole top (Tenhou's agari-yame /
+  tenpai-yame: an abortive draw, which also keeps the deal, never ends the game; with an
   extension target, only once he has reached it); where ``game.extension = "next_wind"`` and
   nobody reached ``extension_target`` at the scheduled end, play goes on into the next wind and
   stops at the first hand end where somebody has reached it, or after that wind (Tenhou's West
@@ -183,6 +184,7 @@ def advance(
         )
         if (
             game.all_last_dealer_stop
+            and kind in ("win", "exhaustive")  # agari-yame / tenpai-yame, never an abort
             and stop_hand
             and _sole_top(scores, dealer)
             and scores[dealer] >= target
