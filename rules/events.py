@@ -376,4 +376,5 @@ def outcome_to_json(o: HandOutcome) -> dict[str, Any]:
         "nagashi": encode(o.nagashi),
         "abort_kind": o.abort_kind,
         "offender": encode(o.offender),
+        "offenders": encode(o.chombo_seats),
     }

@@ -7,7 +7,16 @@ from typing import Any
 
 from scenario import S0, S1, S2, S3, Hand
 
-from rules.inputs import AbortiveDraw, Call, Discard, Kakan, RefereeOverride, Ron, Tsumo
+from rules.inputs import (
+    AbortiveDraw,
+    Call,
+    Discard,
+    ExhaustiveDraw,
+    Kakan,
+    RefereeOverride,
+    Ron,
+    Tsumo,
+)
 from rules.outcome import HandContext, Win
 from rules.ruleset import load_ruleset
 from rules.scoring.zung_jung import zung_jung_value
@@ -164,3 +173,24 @@ def test_triple_ron_on_a_riichi_declaration_puts_no_stick_down_tenhou() -> None:
         assert end["outcome"]["context"]["riichi_seats"] == [1, 2, 3], path
         assert end["next"]["deposits"] == 3, path  # the three accepted sticks stay out
         assert end["scores"] == [25000, 24000, 24000, 24000], path
+
+
+# --- A5: several offenders in one hand -------------------------------------------------------
+def test_two_noten_riichi_at_the_draw_are_both_penalised_m_7_4_5() -> None:
+    """M 7-4-5 (チョンボ者が複数の場合、全て罰を受ける), μ §69: two noten riichi reaching the
+    draw are two offenders, each -20 pt (before, only the first was)."""
+    noten = "1m3m5m7m9m2p4p6p8p1s3s5s7s"
+    h = Hand("mleague", hands={S0: noten, S1: "2m4m6m8m1p3p5p7p9p2s4s6s8s"})
+    h.draw(S0)
+    h.discard(S0, "1m", riichi=True)
+    h.draw(S1)
+    h.discard(S1, "2m", riichi=True)
+    seat = S2
+    while h.h.live_left() > 0:
+        seat = h.go_around(seat)
+    ev = h.send(ExhaustiveDraw(tenpai=(S0, S1)))
+    assert [v["code"] for v in h.violations(ev)] == ["noten_riichi", "noten_riichi"]
+    end = h.ended()
+    assert end["outcome"]["kind"] == "chombo"
+    assert end["outcome"]["offenders"] == [0, 1] and end["outcome"]["offender"] == 0
+    assert end["settlement"]["pt_penalties"] == [-20.0, -20.0, 0.0, 0.0]
