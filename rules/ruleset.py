@@ -84,6 +84,9 @@ class CallRules:
     open_tanyao: bool
     # S-sum, M 4-5-6, W 抢杠-3: no kokushi robbing of an ankan.
     kokushi_robs_ankan: bool
+    # Under head-bump: may a ron still bump a winner who has already shown the hand? S §45-4
+    # "倒排后不再承认头跳": no; M, μ are silent and W 截和 has "no exceptions": yes.
+    head_bump_after_shown: bool = True
 
 
 @dataclass(frozen=True, slots=True)

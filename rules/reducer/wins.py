@@ -82,6 +82,11 @@ def on_ron(rs: Ruleset, t: TableState, h: HandState, inp: Ron, out: Out) -> Hand
             raise out.reject("no_discard_to_claim", s, "a discard", "a tsumo is declared")
         if any(w.seat == s for w in h.wins):
             raise out.reject("no_discard_to_claim", s, "one ron per seat", "a second ron")
+        if (rs.calls.multiple_ron == "head_bump" and not rs.calls.head_bump_after_shown
+                and h.shown):
+            # S §45-4: once a winner has laid the hand down, no head-bump is acknowledged.
+            raise out.reject("head_bump_after_shown", s, "a ron before the hand is shown",
+                             f"seat {int(h.shown[0][0])} has shown the hand")
         base = h.win_base
         assert base is not None
         loser = h.wins[0].loser

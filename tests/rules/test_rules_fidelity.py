@@ -16,6 +16,7 @@ from rules.inputs import (
     RefereeOverride,
     Ron,
     Tsumo,
+    WinShown,
 )
 from rules.outcome import HandContext, Win
 from rules.ruleset import load_ruleset
@@ -194,3 +195,44 @@ def test_two_noten_riichi_at_the_draw_are_both_penalised_m_7_4_5() -> None:
     assert end["outcome"]["kind"] == "chombo"
     assert end["outcome"]["offenders"] == [0, 1] and end["outcome"]["offender"] == 0
     assert end["settlement"]["pt_penalties"] == [-20.0, -20.0, 0.0, 0.0]
+
+
+# --- A8: S §45-4 no head-bump once a hand is shown --------------------------------------------
+def _two_wait_on_the_3s(ruleset: str) -> Hand:
+    """S1 and S2 wait on 3s in riichi; the dealer deals it; S2 (second in priority) rons and
+    shows the hand before S1 speaks."""
+    hands = {S1: "123m456p789s11z24s", S2: "456m123p789s22z24s", S0: "3s"}
+    h = Hand(ruleset, hands=hands, draws="9p" + "1z" + "2z" + "5z" + "3s")
+    h.draw(S0)
+    h.discard(S0, "9p")
+    for s in (S1, S2, S3):
+        h.draw(s)
+        if s != S3:
+            h.send(Discard(s, h.h.seats[s].drawn, riichi=True))
+        else:
+            h.cut(s)
+    h.draw(S0)
+    three = h.tile(S0, "3s")
+    h.send(Discard(S0, three))
+    h.send(Ron(S2))
+    concealed = h.h.seats[2].concealed
+    assert concealed is not None
+    h.send(WinShown(S2, tuple(sorted((*concealed, three))), three))
+    return h
+
+
+def test_no_head_bump_once_the_winner_has_shown_the_hand_s_45_4() -> None:
+    """S §45-4 (倒排后不再承认头跳): S1's ron after S2 has shown the hand is refused; S2 wins."""
+    h = _two_wait_on_the_3s("saikouisen")
+    ev = h.send(Ron(S1))
+    v = h.violations(ev)
+    assert [x["code"] for x in v] == ["head_bump_after_shown"] and v[0]["article"] == "S §45-4"
+    h.send(RefereeOverride("confirm_win", "ref-1", {}))
+    assert [w["winner"] for w in h.ended()["outcome"]["wins"]] == [2]
+
+
+def test_head_bump_after_the_hand_is_shown_where_the_rulebook_allows_it_w_jiehe() -> None:
+    """M 5-1-3 is silent and W 截和 has no exceptions: S1 still bumps S2."""
+    h = _two_wait_on_the_3s("mleague")
+    h.send(Ron(S1))
+    assert [w["winner"] for w in h.ended()["outcome"]["wins"]] == [1]
