@@ -11,6 +11,7 @@ from rules.inputs import (
     AbortiveDraw,
     Call,
     Discard,
+    Draw,
     ExhaustiveDraw,
     Kakan,
     RefereeOverride,
@@ -25,6 +26,8 @@ from rules.seats import Seat, Wind
 from rules.tiles import TileAllocator, parse_compact
 
 WMC = load_ruleset("wmc")
+# 123m 456p 789s 11z 22z: shanpon on E / S (the dealer's 14th, a 9p, is his riichi discard)
+TENPAI_S = "123m456p789s1122z"
 
 
 def settled_win(h: Hand, n: int = 0) -> dict[str, Any]:
@@ -236,3 +239,75 @@ def test_head_bump_after_the_hand_is_shown_where_the_rulebook_allows_it_w_jiehe(
     h = _two_wait_on_the_3s("mleague")
     h.send(Ron(S1))
     assert [w["winner"] for w in h.ended()["outcome"]["wins"]] == [1]
+
+
+# --- A7 / A6 / A9: minor chombo, riichi offences, dead-hand calls ----------------------------
+def _kuikae(ruleset: str) -> tuple[Hand, list[Any]]:
+    """S1 chis 4m with 56m and discards 7m (the other end of the run): kuikae."""
+    h = Hand(ruleset, hands={S0: "4m456p789s11223z", S1: "567m"})
+    h.draw(S0)
+    h.discard(S0, "4m")
+    h.send(Call(S1, "chi", h.tiles(S1, "56m")))
+    return h, h.discard(S1, "7m")
+
+
+def test_kuikae_costs_10_pt_s_54_3() -> None:
+    """S §54-3 小错和(停和), §55-3(1) 食替: −10 pt and the hand is dead (ruleset data:
+    penalties.minor_chombo_pt); M has no such deduction (agari houki only, M 7-2-2(3))."""
+    h, ev = _kuikae("saikouisen")
+    fine = [e.to_json() for e in ev if e.TYPE == "scores_corrected"]
+    assert len(fine) == 1 and fine[0]["by"] == "rules" and fine[0]["reason"] == "kuikae"
+    assert fine[0]["pt_deltas"] == [0.0, -10.0, 0.0, 0.0]
+    assert h.state.progress is not None and h.state.progress.pt_adjustments[1] == -10.0
+    assert h.h.seats[1].dead == "kuikae" and h.h.step != "ended"  # play goes on
+    m, ev = _kuikae("mleague")
+    assert not [e for e in ev if e.TYPE == "scores_corrected"]
+    assert m.state.progress is not None and m.state.progress.pt_adjustments == (0.0,) * 4
+
+
+def test_a_false_tenpai_claim_costs_10_pt_s_54_4() -> None:
+    """S §54-4 小错和(对局继续), §55-4(4) 未听时宣布听牌: −10 pt; the seat counts noten."""
+    noten = "1m3m5m7m9m2p4p6p8p1s3s5s7s"
+    h = Hand("saikouisen", hands={S1: noten})
+    seat = S0
+    while h.h.live_left() > 0:
+        seat = h.go_around(seat)
+    h.send(ExhaustiveDraw(tenpai=(S1,)))
+    assert "false_tenpai" in h.codes()
+    assert h.state.progress is not None and h.state.progress.pt_adjustments[1] == -10.0
+    assert h.ended()["settlement"]["tenpai"] == []
+
+
+def test_a_dead_hand_offence_by_a_riichi_player_is_a_chombo_s_55_1_4() -> None:
+    """S §55-1(4): an offence of 停和 level (here a draw out of turn, §55-3) by a riichi
+    player is a full chombo: −20 pt and the hand ends (the draw itself is refused)."""
+    h = Hand("saikouisen", hands={S0: TENPAI_S}, draws="9p")
+    h.discard(S0, "9p", riichi=True)  # the dealer's 14th is dealt in S (the jump, §34)
+    h.draw(S1)
+    h.cut(S1)
+    ev = h.send(Draw(S0))  # S2's turn: the riichi dealer draws out of turn
+    assert "draw_out_of_turn" in h.codes(ev)
+    end = h.ended()
+    assert end["outcome"]["kind"] == "chombo" and end["outcome"]["offender"] == 0
+    assert end["settlement"]["pt_penalties"][0] == -20.0
+
+
+def test_riichi_by_a_dead_hand_is_a_chombo_mu_70() -> None:
+    """μ §70: a 停和 player loses the right to chi, pon, kan and riichi; "违反者判为错和" (a
+    violation is a chombo). M 7-2-1 likewise. Under W the declaration is only refused."""
+    for ruleset, chombo in (("mu", True), ("mleague", True), ("tenhou", False)):
+        h = Hand(ruleset, hands={S0: TENPAI_S, S2: "1z"}, draws="9p" + "2z" + "3z")
+        h.send(Draw(S2))  # out of turn: seat 2's hand is dead
+        if h.rs.wall.dealer_fourteenth == "draw":
+            h.draw(S0)
+        h.discard(S0, "9p")
+        h.draw(S1)
+        h.cut(S1)
+        h.draw(S2)
+        ev = h.send(Discard(S2, h.tile(S2, "1z"), riichi=True))
+        assert "dead_hand_call" in h.codes(ev), ruleset
+        ended = any(e.TYPE == "hand_ended" for e in ev)
+        assert ended is chombo, ruleset
+        if chombo:
+            end = h.ended()
+            assert end["outcome"]["kind"] == "chombo" and end["outcome"]["offender"] == 2
