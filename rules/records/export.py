@@ -39,6 +39,7 @@ from rules.inputs import (
     UraRevealed,
 )
 from rules.records.mjai import NAGASHI_REASON, REASON_OF
+from rules.records.tenhou_words import points_text, yaku_name
 from rules.records.model import RecordedHand, RecordedWin, ResultKind, Scores
 from rules.records.tenhou6 import ABORT_WORD_OF, NAGASHI_WORD
 from rules.seats import SEATS, Seat, Wind
@@ -95,6 +96,8 @@ def hands_from_events(events: Sequence[Mapping[str, Any]]) -> list[RecordedHand]
                         yakuman=yakuman,
                         points_text=None if w.get("points") is None else str(w["points"]),
                         yaku=tuple((str(n), int(h)) for n, h in w.get("yaku", ())),
+                        tenhou_text=points_text(w, int(start["dealer"])),
+                        from_engine=True,
                     )
                 )
             kind_of: dict[str, ResultKind] = {
@@ -428,9 +431,12 @@ def to_tenhou6(
     *,
     final: tuple[Scores, tuple[float, float, float, float]] | None = None,
     title: str = "",
+    meta: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The history as a tenhou.net/6 object. tenhou.net/6 numbers seats from the first dealer, so
-    seats are rotated when the first dealer is not seat 0."""
+    seats are rotated when the first dealer is not seat 0. ``meta``: the record's own top-level
+    values (``ImportedRecord.source_meta``: ``ver``, ``ref``, ``dan``, ``rate``, ``sx``, ``rule``
+    with its ``disp``, ...), written back as they came."""
     g = _split(inputs, hands)
     aka = bool(g.start.aka) if g.start.aka is not None else True
     shift = int(g.start.first_dealer)
@@ -439,12 +445,20 @@ def to_tenhou6(
     flag = 1 if aka else 0
     rule = {"disp": f"般{length}喰{'赤' if aka else ''}", "aka": flag}
     rule.update({"aka51": flag, "aka52": flag, "aka53": flag})
-    out: dict[str, Any] = {
+    kept = dict(meta or {})
+    out: dict[str, Any] = {}
+    for key in ("ver", "ref"):
+        if key in kept:
+            out[key] = kept.pop(key)
+    out.update({
         "title": [title, ""],
         "name": names,
-        "rule": rule,
+        "rule": kept.pop("rule", rule),
         "log": [_tenhou_hand(g, h, aka, shift) for h in g.hands],
-    }
+    })
+    for key, value in kept.items():  # per-seat lists (dan, rate, sx) follow the seats
+        per_seat = isinstance(value, list) and len(value) == 4
+        out[key] = [value[(i + shift) % 4] for i in range(4)] if per_seat else value
     if final is not None:
         points, pts = final
         sc: list[float] = []
@@ -573,13 +587,15 @@ def _tenhou_hand(g: _Game, hand: _Hand, aka: bool, shift: int) -> list[Any]:
 def _points_text(w: RecordedWin) -> str:
     """The record's points text, or one in Tenhou's words for a bare number (engine results):
     ``40符3飜7700点``, ``役満32000点``."""
+    if w.tenhou_text is not None:
+        return w.tenhou_text
     text = w.points_text
     if text is None:
         return ""
     if not text.isdigit():
         return text
     if w.yakuman:
-        return f"{'' if w.yakuman == 1 else f'{w.yakuman}倍'}役満{text}点"
+        return f"役満{text}点"  # Tenhou writes a double yakuman's 64000 as 役満 too
     if w.han is not None and w.fu is not None:
         return f"{w.fu}符{w.han}飜{text}点"
     return f"{text}点"
@@ -615,7 +631,8 @@ def _tenhou_result(
                     line[2] = rel(w.pao)
                 line.append(_points_text(w))
                 for name, han in w.yaku:
-                    line.append(_yaku_text(name, han, bool(w.yakuman)))
+                    named = yaku_name(name) if w.from_engine else name
+                    line.append(_yaku_text(named, han, bool(w.yakuman)))
             result += [rot(w.deltas) if w is not None else None, line]
         return result
     if isinstance(end, AbortiveDraw):
@@ -642,9 +659,10 @@ def export_tenhou6(
     *,
     final: tuple[Scores, tuple[float, float, float, float]] | None = None,
     title: str = "",
+    meta: Mapping[str, Any] | None = None,
 ) -> str:
     return json.dumps(
-        to_tenhou6(inputs, hands, final=final, title=title),
+        to_tenhou6(inputs, hands, final=final, title=title, meta=meta),
         ensure_ascii=False,
         separators=(",", ":"),
     )
