@@ -39,9 +39,9 @@ from rules.inputs import (
     UraRevealed,
 )
 from rules.records.mjai import NAGASHI_REASON, REASON_OF
-from rules.records.tenhou_words import points_text, yaku_name
 from rules.records.model import RecordedHand, RecordedWin, ResultKind, Scores
 from rules.records.tenhou6 import ABORT_WORD_OF, NAGASHI_WORD
+from rules.records.tenhou_words import points_text, yaku_name
 from rules.seats import SEATS, Seat, Wind
 from rules.tiles import Tile
 
