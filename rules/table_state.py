@@ -177,6 +177,7 @@ class GameInfo:
     names: tuple[str, str, str, str]
     aka: bool
     confirm_wins: bool
+    auto_hands: bool = False  # GameStart.auto_hands: each hand begins by itself
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,7 +247,7 @@ class TableState:
                 deposits=p.deposits if (h.step == "ended" and p is not None) else h.deposits,
                 step=h.step,
                 turn=int(h.turn),
-                break_=None if h.brk is None else h.brk.to_json(),
+                **{"break": None if h.brk is None else h.brk.to_json()},
                 rolls=[[int(seat), list(dice)] for seat, dice in h.rolls],
                 dora_indicators=[encode(i.tile) for i in h.indicators],
                 dora_positions=[encode(i.position) for i in h.indicators],

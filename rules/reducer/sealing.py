@@ -18,6 +18,7 @@ from rules.game_flow import advance, standings
 from rules.outcome import HandOutcome
 from rules.reducer.hand_ops import hand_context, ruleset_of
 from rules.reducer.output import Out
+from rules.reducer.setup import begin_hand
 from rules.ruleset import Ruleset
 from rules.seats import SEATS, Seat
 from rules.settlement import Settlement, settle
@@ -160,7 +161,11 @@ def end_hand(t: TableState, h: HandState, outcome: HandOutcome, out: Out) -> Tab
     ))
     t = replace(t, hand=h, progress=after, last_result=result)
     if after.finished:
-        t = end_game(t, "flow", out)
+        return end_game(t, "flow", out)
+    if t.game is not None and t.game.auto_hands:
+        # No start button at a table without a data link: the next hand (or the chombo's
+        # replay, M 7-4-6) begins with the result.
+        return begin_hand(t, after, out)
     return t
 
 

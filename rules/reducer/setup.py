@@ -68,12 +68,15 @@ def on_game_start(t: TableState, inp: GameStart, out: Out) -> TableState:
     progress = start_game(rs, inp.first_dealer, scores=inp.scores, rounds=inp.rounds)
     number = (t.game.number + 1) if t.game is not None else 1
     aka = rs.dora.red_fives if inp.aka is None else inp.aka
-    game = GameInfo(number=number, names=inp.names, aka=aka, confirm_wins=inp.confirm_wins)
+    game = GameInfo(number=number, names=inp.names, aka=aka, confirm_wins=inp.confirm_wins,
+                    auto_hands=inp.auto_hands)
     out.emit(GameStarted(game=number, ruleset=rs.name, first_dealer=inp.first_dealer,
                          names=inp.names, scores=progress.scores, aka=aka,
                          rounds=progress.rounds, confirm_wins=inp.confirm_wins))
-    return replace(t, ruleset=rs, game=game, progress=progress, hand=None, game_over=False,
-                   referee_log=(), open_violations=(), last_result=None)
+    t = replace(t, ruleset=rs, game=game, progress=progress, hand=None, game_over=False,
+                referee_log=(), open_violations=(), last_result=None)
+    # A table without a data link: nothing presses the start button, the first hand begins now.
+    return begin_hand(t, progress, out) if inp.auto_hands else t
 
 
 def on_hand_start(t: TableState, rs: Ruleset, p: GameProgress, inp: HandStart,
@@ -108,6 +111,12 @@ def on_hand_start(t: TableState, rs: Ruleset, p: GameProgress, inp: HandStart,
         else:
             out.violation("progress_mismatch", None,
                           {k: _json(have[k]) for k in diff}, {k: _json(v) for k, v in diff.items()})
+    return begin_hand(t, p, out)
+
+
+def begin_hand(t: TableState, p: GameProgress, out: Out) -> TableState:
+    """The next hand, where the game flow stands (dealer, round, honba, deposits, scores): at a
+    HandStart, or by itself in a game with ``auto_hands`` (docs/rules-engine.md)."""
     number = t.hands + 1
     h = HandState(
         number=number,
