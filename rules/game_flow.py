@@ -19,7 +19,9 @@
   extension target, only once he has reached it); where ``game.extension = "next_wind"`` and
   nobody reached ``extension_target`` at the scheduled end, play goes on into the next wind and
   stops at the first hand end where somebody has reached it, or after that wind (Tenhou's West
-  round).
+  round); where ``game.time_limit = "end_of_hand"``, with the hand during which the session's
+  time limit was reached (μ §24(2); ``GameProgress.time_up``, set by the referee's
+  ``time_limit`` input).
 
 :func:`standings` gives ranks, final points (leftover deposits included), uma/oka and pt.
 """
@@ -60,8 +62,10 @@ class GameProgress:
     finished: bool = False
     hands_played: int = 0
     # Why the game ended: "", "last_hand", "bust", "all_last_stop", "extension_target",
-    # "extension_end".
+    # "extension_end", "time_limit".
     end_reason: str = ""
+    # The session's time limit was reached during the current hand (μ §24(2)).
+    time_up: bool = False
 
     @property
     def in_extension(self) -> bool:
@@ -82,6 +86,7 @@ class GameProgress:
             "finished": self.finished,
             "hands_played": self.hands_played,
             "end_reason": self.end_reason,
+            "time_up": self.time_up,
         }
 
 
@@ -140,6 +145,10 @@ def advance(
         deposits=settlement.deposits_after,
         hands_played=progress.hands_played + 1,
     )
+    if progress.time_up and game.time_limit == "end_of_hand":
+        # μ §24(2): the hand during which the time limit was reached is the last, renchan or
+        # a replayed chombo notwithstanding.
+        return replace(after, finished=True, end_reason="time_limit")
     dealer = progress.dealer
     kind = settlement.kind
     if kind == "chombo" and settlement.replay:

@@ -136,6 +136,10 @@ class GameRules:
     # Tenhou: play on into the next wind when nobody reached the target.
     extension: Literal["none", "next_wind"]
     extension_target: int
+    # μ §24(2): under a session time limit the game ends with the hand during which it is
+    # reached ("end_of_hand"); the moment reaches the rules as the referee's ``time_limit``
+    # input. "none": the rulebook has no such end.
+    time_limit: Literal["none", "end_of_hand"] = "none"
 
 
 @dataclass(frozen=True, slots=True)

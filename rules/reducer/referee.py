@@ -35,7 +35,7 @@ from rules.table_state import (
 # Every referee action (docs/rules-engine.md "Referee").
 REFEREE_ACTIONS = (
     "accept_violation", "dead_hand", "set_scores", "swap_seats", "confirm_win", "reject_win",
-    "chombo", "penalty", "manual_result", "end_game", "undo_last",
+    "chombo", "penalty", "manual_result", "end_game", "time_limit", "undo_last",
 )
 
 
@@ -70,6 +70,7 @@ def on_referee(t: TableState, inp: RefereeOverride, out: Out) -> TableState:
         "penalty": _ref_penalty,
         "manual_result": _ref_manual,
         "end_game": _ref_end_game,
+        "time_limit": _ref_time_limit,
     }
     fn = handlers.get(action)
     if fn is None:
@@ -312,6 +313,24 @@ def _ref_end_game(t: TableState, args: Mapping[str, Any], by: str, out: Out
     if h is not None and h.step != "ended":
         t = replace(t, hand=replace(h, step="ended"))
     return t, {}
+
+
+def _ref_time_limit(t: TableState, args: Mapping[str, Any], by: str, out: Out
+                    ) -> tuple[TableState, Mapping[str, Any]]:
+    """μ §24(2): the session's time limit is reached. During a hand, that hand is the last;
+    between hands, the game is over now (the hand it was reached in has ended)."""
+    rs, p = ruleset_of(t), t.progress
+    assert p is not None
+    if rs.game.time_limit == "none":
+        raise out.reject("referee_bad_args", None, "a ruleset with a session time limit",
+                         "time_limit")
+    if t.game_over or p.finished:
+        raise out.reject("referee_bad_args", None, "a running game", "game over")
+    h = t.hand
+    if h is not None and h.step != "ended":
+        return replace(t, progress=replace(p, time_up=True)), {}
+    done = replace(p, finished=True, end_reason="time_limit")
+    return end_game(replace(t, progress=done), by, out), {}
 
 
 def _undo(t: TableState, inp: RefereeOverride, out: Out) -> TableState:

@@ -311,3 +311,35 @@ def test_riichi_by_a_dead_hand_is_a_chombo_mu_70() -> None:
         if chombo:
             end = h.ended()
             assert end["outcome"]["kind"] == "chombo" and end["outcome"]["offender"] == 2
+
+
+# --- A10: μ §24(2) the session time limit ---------------------------------------------------
+def test_the_hand_during_which_time_runs_out_is_the_last_mu_24_2() -> None:
+    """μ §24(2): under a time limit the game ends with the hand during which it is reached,
+    even when the dealer would keep the deal (here a dealer tsumo in East 1)."""
+    h = Hand("mu", hands={S0: TENPAI_S}, draws="9p" + "3z3z3z" + "1z")  # 9p: the 14th
+    h.send(RefereeOverride("time_limit", "ref-1", {}))
+    assert h.state.progress is not None and h.state.progress.time_up
+    h.discard(S0, "9p")
+    h.go_around(S1, 3)
+    h.draw(S0)
+    h.send(Tsumo(S0))
+    end = h.ended()
+    assert end["next"]["finished"] is True
+    assert h.state.progress is not None and h.state.progress.end_reason == "time_limit"
+    assert any(e.TYPE == "game_ended" for e in h.events)
+
+
+def test_time_limit_between_hands_ends_the_game_now_mu_24_2() -> None:
+    h = Hand("mu", hands={S0: TENPAI_S})
+    h.send(RefereeOverride("chombo", "ref-1", {"seat": 1}))  # the hand ends
+    ev = h.send(RefereeOverride("time_limit", "ref-1", {}))
+    assert [e.TYPE for e in ev][-1] == "game_ended"
+    assert h.state.progress is not None and h.state.progress.end_reason == "time_limit"
+
+
+def test_no_time_limit_end_where_the_rulebook_has_none() -> None:
+    h = Hand("mleague", hands={S0: TENPAI_S})
+    ev = h.send(RefereeOverride("time_limit", "ref-1", {}))
+    assert h.codes(ev) == ["referee_bad_args"]
+    assert h.state.progress is not None and not h.state.progress.time_up
