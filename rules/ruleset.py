@@ -195,6 +195,9 @@ class PenaltyRules:
     dead_hand_call: Literal["rejected", "chombo"] = "rejected"
     # S §55-1(4): an offence of 停和 level by a riichi player is a full chombo (the hand ends).
     dead_hand_riichi_chombo: bool = False
+    # W 错鸣-6: a false win is played on and the tiles it exposed become penalty tiles (罚张),
+    # the hand stays alive; False: the false win ends or kills the hand (chombo / dead hand).
+    false_win_exposes: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ from rules.inputs import (
     RefereeOverride,
 )
 from rules.outcome import HandOutcome, Win
-from rules.reducer.hand_ops import hand_context, kill, ruleset_of, set_seat
+from rules.reducer.hand_ops import expose, hand_context, kill, ruleset_of, set_seat
 from rules.reducer.output import Out
 from rules.reducer.sealing import end_game, end_hand, seal
 from rules.ruleset import Ruleset
@@ -240,7 +240,13 @@ def _ref_reject(t: TableState, args: Mapping[str, Any], by: str, out: Out
     base = h.win_base
     if chombo:
         return _chombo(t, base, offender, out), {}
-    # W 错鸣-6: a false win is played on; the seat cannot win this hand.
+    if rs.penalties.false_win_exposes:
+        # W 错鸣-6: a false win is played on; the tiles it exposed become penalty tiles.
+        shown = next((x[1] for x in h.shown if x[0] == offender), None)
+        held = base.seats[offender].concealed
+        tiles = held if held is not None else (shown or ())
+        return replace(t, hand=expose(base, offender, tiles, "reject_win", out)), {}
+    # No chombo in the ruleset and no penalty tiles: the seat cannot win this hand.
     base = kill(rs, base, offender, "referee", out)
     return replace(t, hand=base), {}
 

@@ -20,8 +20,8 @@ from rules.inputs import (
     WinShown,
 )
 from rules.outcome import Win
-from rules.reducer.hand_ops import check_free, locate, seat_waits, ura_indices
-from rules.reducer.output import Out
+from rules.reducer.hand_ops import check_free, expose, locate, seat_waits, ura_indices
+from rules.reducer.output import Dead, Out
 from rules.ruleset import Ruleset
 from rules.seats import Seat
 from rules.table_state import (
@@ -45,8 +45,7 @@ def on_tsumo(rs: Ruleset, t: TableState, h: HandState, inp: Tsumo, out: Out) -> 
         raise out.reject("dead_hand_call", s, "no win with a dead hand", "tsumo")
     if st.concealed is not None and not hand_shape.is_complete(
             hand_shape.counts_of(st.concealed)):
-        raise out.reject("false_win", s, "a complete hand", [x.mjai(False)
-                                                              for x in st.concealed])
+        _false_win(rs, h, s, st.concealed, st.concealed, out)
     first = st.discards == 0 and not h.interrupted
     win_tile = st.drawn
     if win_tile is None and st.concealed and first and s == h.dealer:
@@ -134,8 +133,13 @@ def on_ron(rs: Ruleset, t: TableState, h: HandState, inp: Ron, out: Out) -> Hand
         raise out.reject("dead_hand_call", s, "no win with a dead hand", "ron")
     if st.concealed is not None and tile is not None:
         if not hand_shape.is_complete(hand_shape.counts_of((*st.concealed, tile))):
-            raise out.reject("false_win", s, "a complete hand",
-                             [x.mjai(False) for x in (*st.concealed, tile)])
+            _false_win(rs, h, s, (*st.concealed, tile), st.concealed, out)
+        if st.penalty and hand_shape.is_kokushi(hand_shape.counts_of((*st.concealed, tile))) and (
+                len(st.penalty) >= 2 or any(p.kind == tile.kind for p in st.penalty)):
+            # W 罚张-4: Thirteen Terminals may not ron the kind of a penalty tile, nor at all
+            # with two penalty tiles or more (self-draw only).
+            raise out.reject("penalty_tile_win", s, "a self-draw or another tile",
+                             [p.mjai(False) for p in st.penalty])
         if rs.furiten.enabled:
             w = seat_waits(st) or ()
             own = {r.tile.kind.value for r in st.river if r.tile is not None}
@@ -180,6 +184,16 @@ def on_ron(rs: Ruleset, t: TableState, h: HandState, inp: Ron, out: Out) -> Hand
     if t.game is not None and t.game.confirm_wins:
         out.emit(AwaitingConfirmation(seats=tuple(w.seat for w in h2.wins)))
     return h2
+
+
+def _false_win(rs: Ruleset, h: HandState, s: Seat, hand: tuple[Tile, ...],
+               shown: tuple[Tile, ...], out: Out) -> None:
+    """A declared win whose tiles are no complete hand: refused; under W 错鸣-6 the exposed
+    concealed tiles become penalty tiles and play goes on."""
+    if not rs.penalties.false_win_exposes:
+        raise out.reject("false_win", s, "a complete hand", [x.mjai(False) for x in hand])
+    out.violation("false_win", s, "a complete hand", [x.mjai(False) for x in hand])
+    raise Dead(expose(h, s, shown, "false_win", out))
 
 
 def _responsible(h: HandState, winner: Seat, tile: Tile) -> Seat | None:

@@ -30,10 +30,15 @@ RULESETS = ("tenhou", "mleague", "saikouisen", "saikouisen-classic", "mu", "wmc"
 EVENT_RULESETS = ("tenhou", "mleague")
 
 
+#: The folders of tests/data that hold game records (others hold other data: link vectors, ...).
+RECORD_DIRS = ("game-logs", "mjai")
+
+
 def records() -> list[str]:
     """Every game record under tests/data (relative to the root, as the CLI prints it)."""
-    found = (p for p in DATA.rglob("*") if p.suffix in (".json", ".jsonl"))
-    return sorted(str(p.relative_to(ROOT)) for p in found if GOLDEN not in p.parents)
+    found = (p for d in RECORD_DIRS for p in (DATA / d).rglob("*")
+             if p.suffix in (".json", ".jsonl"))
+    return sorted(str(p.relative_to(ROOT)) for p in found)
 
 
 @dataclass(frozen=True, slots=True)

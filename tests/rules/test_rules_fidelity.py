@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from scenario import S0, S1, S2, S3, Hand
@@ -20,6 +21,8 @@ from rules.inputs import (
     WinShown,
 )
 from rules.outcome import HandContext, Win
+from rules.reducer.hand_ops import expose
+from rules.reducer.output import Out
 from rules.ruleset import load_ruleset
 from rules.scoring.zung_jung import zung_jung_value
 from rules.seats import Seat, Wind
@@ -343,3 +346,65 @@ def test_no_time_limit_end_where_the_rulebook_has_none() -> None:
     ev = h.send(RefereeOverride("time_limit", "ref-1", {}))
     assert h.codes(ev) == ["referee_bad_args"]
     assert h.state.progress is not None and not h.state.progress.time_up
+
+
+# --- A4: W 错鸣-6 and 罚张 ------------------------------------------------------------------
+def test_a_false_win_exposes_penalty_tiles_and_play_goes_on_w_6() -> None:
+    """W 错鸣-6: a false win is handled like a false call: the hand goes on and the exposed
+    tiles become penalty tiles (罚张); the hand is not dead (before: a dead hand)."""
+    h = Hand("wmc", hands={S0: "1p", S1: "1m3m5m7m9m2p4p6p8p1s3s5s7s"})
+    h.discard(S0, "1p")  # the dealer's first discard
+    h.draw(S1)
+    ev = h.send(Tsumo(S1))
+    assert h.codes(ev) == ["false_win"]
+    st = h.h.seats[1]
+    assert st.dead is None and len(st.penalty) == 14 and h.h.step == "discard"
+    shown = next(e.to_json() for e in ev if e.TYPE == "penalty_tiles")
+    assert shown["seat"] == 1 and len(shown["tiles"]) == 14
+    h.cut(S1)  # a penalty tile discarded is one no more (W 罚张-7)
+    assert len(h.h.seats[1].penalty) == 13
+
+
+def _false_tsumo(h: Hand, seat: Seat) -> None:
+    """``seat`` draws and declares a self-draw its tiles do not make (W 错鸣-6)."""
+    h.draw(seat)
+    assert h.codes(h.send(Tsumo(seat))) == ["false_win"]
+
+
+def test_a_penalty_tile_never_goes_into_an_exposed_set_w_3() -> None:
+    """W 罚张-3,5: penalty tiles make concealed sets only; a pon with them is refused."""
+    h = Hand("wmc", hands={S0: "1p5z", S1: "1m3m5m7m9m2p4p6p8p1s3s5z5z"}, draws="6z" + "7z")
+    h.discard(S0, "1p")
+    _false_tsumo(h, S1)
+    h.cut(S1)
+    h.go_around(S2, 2)
+    h.draw(S0)
+    h.discard(S0, "5z")
+    ev = h.send(Call(S1, "pon", h.tiles(S1, "5z5z")))
+    assert h.codes(ev) == ["penalty_tile_call"]
+
+
+def test_thirteen_terminals_and_penalty_tiles_w_4() -> None:
+    """W 罚张-4: Thirteen Terminals may not ron a tile identical to a penalty tile, and with
+    two penalty tiles or more may not ron at all (self-draw only)."""
+    kokushi = "19m19p19s1234567z"  # 13 tiles: 13-sided wait
+    # Two or more penalty tiles (a false self-draw exposed all 14): no ron at all.
+    h = Hand("wmc", hands={S0: "1p9m", S1: kokushi}, draws="3z" + "5m")  # 3z: the 14th
+    h.discard(S0, "1p")
+    _false_tsumo(h, S1)  # draws the 5m: no win
+    h.discard(S1, "5m")
+    h.go_around(S2, 2)
+    h.draw(S0)
+    h.discard(S0, "9m")
+    assert h.codes(h.send(Ron(S1))) == ["penalty_tile_win"]
+    # One penalty tile (as a referee rules an exposed tile): not on its kind, on others yes.
+    for kind, refused in (("1m", True), ("9s", False)):
+        h = Hand("wmc", hands={S0: kind, S1: kokushi})
+        st = h.h.seats[1]
+        assert st.concealed is not None
+        one = next(t for t in st.concealed if t.kind.mjai == "1m")
+        exposed = expose(h.h, S1, (one,), "test", Out(None, 0, "test"))
+        h.state = dataclasses.replace(h.state, hand=exposed)
+        h.discard(S0, kind)
+        codes = h.codes(h.send(Ron(S1)))
+        assert (codes == ["penalty_tile_win"]) is refused, (kind, codes)
