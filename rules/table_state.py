@@ -75,6 +75,10 @@ class SeatState:
     discards: int = 0
     pao: Seat | None = None  # the seat liable for a yakuman this seat's melds completed
     pao_yaku: str | None = None
+    # W 罚张: concealed tiles exposed face up (a false win, W 错鸣-6): never in an exposed set,
+    # never for a ron by Thirteen Terminals on their kind; a penalty tile discarded (or put in
+    # a concealed kong) is one no more (W 罚张-7).
+    penalty: tuple[Tile, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -85,6 +89,7 @@ class SeatState:
             "riichi": self.riichi,
             "dead": self.dead,
             "furiten": self.furiten_temp or self.furiten_riichi,
+            "penalty": encode(self.penalty),
         }
 
 

@@ -432,7 +432,8 @@ def _verify_hand(rh: RecordedHand, got: ReplayedHand) -> list[Difference]:
                 diff(f"{who}: yakuman", w.yakuman, mine.yakuman)
             continue
         if mine.yakuman:
-            diff(f"{who}: yakuman", 0, mine.yakuman)
+            if w.yaku or w.han is not None:  # a record that lists no yaku says nothing of it
+                diff(f"{who}: yakuman", 0, mine.yakuman)
             continue
         if w.han is not None and mine.han is not None and w.han != mine.han:
             diff(f"{who}: han", w.han, mine.han)
