@@ -98,12 +98,19 @@ class MqttConfig:
     port: int = 1883
     protocol: Literal["5", "3.1.1"] = "5"
     client_id: str = ""  # "" -> "jantaku-<table id>"
-    keepalive: int = 30
+    #: seconds; paho pings after ``keepalive`` s without a byte from the broker and drops the
+    #: link ``keepalive`` s later, so a dead link is noticed within ~2 x keepalive + 1 s
+    keepalive: int = 4
+    #: seconds to wait for the CONNACK (a connection reset before it is retried at once)
+    connect_timeout: float = 5.0
     username: str | None = None
     password: Secret | None = None
     tls: TlsConfig | None = None
     #: Seconds between health publications (retained ``health``).
     health_interval: float = 10.0
+    #: Least seconds between two publications of the retained ``state`` (0: every change). The
+    #: latest state is always published: a change inside the interval goes out at its end.
+    state_interval: float = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -315,7 +322,8 @@ def _mqtt(sec: _Section) -> MqttConfig:
         "1..64 characters of A-Z a-z 0-9 _ . -",
         "",
     )
-    keepalive = sec.int_("keepalive", 5, 3600, 30)
+    keepalive = sec.int_("keepalive", 1, 3600, 4)
+    connect_timeout = sec.float_("connect_timeout", 0.5, 120.0, 5.0)
     username = sec.str_("username", None)
     password: Secret | None = None
     if sec.has("password") and sec.has("password_file"):
@@ -341,6 +349,7 @@ def _mqtt(sec: _Section) -> MqttConfig:
                 raise sec.error(f"mqtt.tls.{name}: no such file {p}")
         tls = TlsConfig(ca=ca, cert=cert, key=key, insecure=insecure)
     health = sec.float_("health_interval", 1.0, 3600.0, 10.0)
+    state_interval = sec.float_("state_interval", 0.0, 60.0, 0.5)
     sec.done()
     return MqttConfig(
         host=host,
@@ -348,10 +357,12 @@ def _mqtt(sec: _Section) -> MqttConfig:
         protocol=protocol,
         client_id=client_id,
         keepalive=keepalive,
+        connect_timeout=connect_timeout,
         username=username,
         password=password,
         tls=tls,
         health_interval=health,
+        state_interval=state_interval,
     )
 
 

@@ -184,6 +184,7 @@ class TableLinkDriver:
         return {
             "kind": "table",
             "status": state.status.value,
+            "reason": state.reason,
             "transport": state.transport,
             "version": state.version,
             "firmware": state.firmware,

@@ -24,9 +24,18 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from daemon.commands import EngineRefused
 from daemon.errors import EventLogError
 from daemon.eventlog import LinkPosition
-from daemon.table import Applied, CommandStamp, GroupItem, Pending, Repeated, TableCore
+from daemon.table import (
+    Applied,
+    CommandStamp,
+    GroupItem,
+    Pending,
+    Refused,
+    Repeated,
+    TableCore,
+)
 
 log = logging.getLogger("jantaku.intake")
 
@@ -86,8 +95,8 @@ class Intake:
     def __init__(
         self,
         core: TableCore,
-        db: Callable[[Callable[[list[GroupItem]], list[Applied | Repeated | None]],
-                      list[GroupItem]], Awaitable[list[Applied | Repeated | None]]],
+        db: Callable[[Callable[[list[GroupItem]], list[Applied | Repeated | Refused | None]],
+                      list[GroupItem]], Awaitable[list[Applied | Repeated | Refused | None]]],
         boot: str,
         *,
         mono_ns: Callable[[], int] = time.monotonic_ns,
@@ -232,12 +241,14 @@ class Intake:
             return
 
     def _finish(self, batch: list[Submission],
-                results: list[Applied | Repeated | None] | list[Exception]) -> None:
+                results: list[Applied | Repeated | Refused | None] | list[Exception]) -> None:
         self._held = 0
         for sub, result in zip(batch, results, strict=True):
             if not sub.done.done():
                 if isinstance(result, Repeated):
                     sub.done.set_exception(RepeatedCommand(result.reply))
+                elif isinstance(result, Refused):
+                    sub.done.set_exception(EngineRefused(result.violations))
                 elif isinstance(result, Exception):
                     sub.done.set_exception(result)
                 else:

@@ -25,13 +25,14 @@ import os
 import signal
 import sqlite3
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any, ParamSpec, Protocol, TypeVar
 
 from daemon import clocks as dc
 from daemon import commands as dcmd
+from daemon.clock_sync import read_clock
 from daemon.config import Config
 from daemon.engine import Engine
 from daemon.errors import CommandError
@@ -39,6 +40,7 @@ from daemon.eventlog import EventLog, LinkPosition, OutboxRow, boot_id
 from daemon.intake import Intake, RepeatedCommand, Submission
 from daemon.mqtt import BrokerLink, Incoming, OutboxSource, Reply
 from daemon.sdnotify import Notifier, watchdog_interval
+from daemon.supervisor import Supervisor
 from daemon.table import (
     KIND_INPUT,
     KIND_MARKER,
@@ -185,6 +187,13 @@ class Service:
             backoff=mqtt_backoff,
         )
         self._stop = asyncio.Event()
+        self.command_stats = dcmd.CommandStats()
+        self.supervisor = Supervisor(fatal=self._fatal, stopping=self._stop.is_set)
+        # The retained state: the snapshot last published, when, and a pending late publication.
+        self._state_sent: dict[str, Any] | None = None
+        self._state_sent_mono = float("-inf")
+        self._state_later: asyncio.TimerHandle | None = None
+        self._scores_sent: dict[str, Any] | None = None
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self.ready = asyncio.Event()
         self._ready_task: asyncio.Task[None] | None = None
@@ -204,7 +213,11 @@ class Service:
         }
 
     def put(
-        self, kind: str, source: str, body: dict[str, Any], mono_ns: int | None = None
+        self,
+        kind: str,
+        source: str,
+        body: dict[str, Any],
+        mono_ns: int | None = None,
     ) -> asyncio.Future[Applied]:
         """Queue an input (timestamped now, or at ``mono_ns`` when the driver saw it earlier)
         without waiting for room: the future fails if the intake's queue is full."""
@@ -259,15 +272,16 @@ class Service:
             # queued first, before any driver's input (and retried like them on a full disk)
             self.put(KIND_MARKER, "daemon", {"type": "restart"})
         self._refresh_retained()
-        self._spawn("inputs", self.intake.run())
-        self._spawn("mqtt", self.link.run())
+        self._spawn("inputs", self.intake.run)
+        self._spawn("mqtt", self.link.run)
         for driver in self.drivers:
-            self._spawn(f"driver:{driver.name}", driver.run(self))
-        self._spawn("health", self._health_loop())
+            self._spawn(f"driver:{driver.name}", lambda d=driver: d.run(self))  # type: ignore[misc]
+        self._spawn("health", self._health_loop)
         if self.config.web is not None:
             from daemon.web.runtime import run_web
 
-            self._spawn("web", run_web(self, self.config.web, self.table_id))
+            web = self.config.web
+            self._spawn("web", lambda: run_web(self, web, self.table_id))
         self._ready_task = asyncio.create_task(self._ready_when_up(), name="ready")
         stop = asyncio.create_task(self._stop.wait(), name="stop")
         try:
@@ -285,10 +299,21 @@ class Service:
             await self._shutdown(stop)
         return 0
 
-    def _spawn(self, name: str, coro: Any) -> None:
-        self._tasks[name] = asyncio.create_task(coro, name=name)
+    def _spawn(self, name: str, factory: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        """Run a task under the supervisor: restarted with backoff if it dies (health
+        ``tasks``); only an event log that cannot be written ends the daemon."""
+        self._tasks[name] = asyncio.create_task(
+            self.supervisor.supervise(name, factory), name=name
+        )
+
+    def _fatal(self, name: str, exc: BaseException) -> bool:
+        return name == "inputs" and self.stats.db_error is not None
 
     async def _shutdown(self, stop: asyncio.Task[Any]) -> None:
+        # First: a start that fails (a task ends before the broker answered) must not tell
+        # systemd READY=1 after STOPPING=1 while the bounded waits below run.
+        if self._ready_task is not None:
+            self._ready_task.cancel()
         self.notifier.stopping("stopping")
         stop.cancel()
         # let queued inputs be logged first: nothing accepted is dropped
@@ -306,8 +331,6 @@ class Service:
         mqtt = self._tasks.get("mqtt")
         if mqtt is not None:
             await asyncio.wait([mqtt], timeout=6.0)
-        if self._ready_task is not None:
-            self._ready_task.cancel()
         for task in self._tasks.values():
             task.cancel()
         _, stuck = await asyncio.wait(self._tasks.values(), timeout=5.0)
@@ -357,40 +380,65 @@ class Service:
     def _refresh_retained(self) -> None:
         cs = self.core.state
         snap = self.core.snapshot()
+        self._refresh_state()
+        seats = snap.get("seats") if isinstance(snap.get("seats"), list) else []
+        scores = {
+            "names": [s.get("name", "") for s in seats] if seats else None,
+            "scores": [s.get("score") for s in seats] if seats else None,
+            "dealer": snap.get("dealer"),
+            "round_wind": snap.get("round_wind"),
+            "honba": snap.get("honba"),
+            "deposits": snap.get("deposits"),
+        }
+        if scores != self._scores_sent:  # as the state: only when a number changed
+            self._scores_sent = scores
+            self.link.set_retained(
+                self.topics.scores,
+                _dump({"schema": SCHEMA_SCORES, "table": self.table_id, "seq": cs.event_seq,
+                       "game": cs.game or None, "hand": cs.hand, **scores}),
+            )
+        self._refresh_timers()
+
+    def _refresh_state(self) -> None:
+        """Publish the retained ``state`` when the snapshot changed (an input that changed
+        nothing, a clock event, is no reason), at most once per ``mqtt.state_interval``: a
+        change inside the interval goes out at its end, as the latest snapshot then."""
+        if _content(self.core.snapshot()) == _content(self._state_sent):
+            return
+        wait = self._state_sent_mono + self.config.mqtt.state_interval - time.monotonic()
+        if wait > 0:
+            if self._state_later is None:
+                loop = asyncio.get_running_loop()
+                self._state_later = loop.call_later(wait, self._publish_state_late)
+            return
+        self._publish_state()
+
+    def _publish_state_late(self) -> None:
+        self._state_later = None
+        if _content(self.core.snapshot()) != _content(self._state_sent):
+            self._publish_state()
+
+    def _publish_state(self) -> None:
+        cs = self.core.state
+        snap = self.core.snapshot()
         last = self.stats.last_event
-        ts = last["ts"] if last is not None else None
-        common = {"table": self.table_id, "seq": cs.event_seq, "game": cs.game or None}
         self.link.set_retained(
             self.topics.state,
             _dump(
                 {
                     "schema": SCHEMA_STATE,
-                    **common,
+                    "table": self.table_id,
+                    "seq": cs.event_seq,
+                    "game": cs.game or None,
                     "hand": cs.hand,
                     "input_seq": cs.input_seq,
-                    "ts": ts,
+                    "ts": last["ts"] if last is not None else None,
                     "state": snap,
                 }
             ),
         )
-        seats = snap.get("seats") if isinstance(snap.get("seats"), list) else []
-        self.link.set_retained(
-            self.topics.scores,
-            _dump(
-                {
-                    "schema": SCHEMA_SCORES,
-                    **common,
-                    "hand": cs.hand,
-                    "names": [s.get("name", "") for s in seats] if seats else None,
-                    "scores": [s.get("score") for s in seats] if seats else None,
-                    "dealer": snap.get("dealer"),
-                    "round_wind": snap.get("round_wind"),
-                    "honba": snap.get("honba"),
-                    "deposits": snap.get("deposits"),
-                }
-            ),
-        )
-        self._refresh_timers()
+        self._state_sent = snap
+        self._state_sent_mono = time.monotonic()
 
     def _refresh_timers(self) -> None:
         now = self._mono_ns()
@@ -429,6 +477,9 @@ class Service:
             else {"seq": last["seq"], "type": last["type"], "ts": last["ts"]},
             "broker": self.link.health(),
             "links": links,
+            "commands": {**self.command_stats.to_json(), **self.link.command_health()},
+            "tasks": self.supervisor.health(),
+            "clock": read_clock().as_json(),  # a warning while NTP has not synced (no RTC)
         }
 
     def log_health(self) -> dict[str, Any]:
@@ -465,6 +516,9 @@ class Service:
         for name, task in self._tasks.items():
             if task.done():
                 return f"task {name} ended"
+        restarting = self.supervisor.problem()
+        if restarting is not None:
+            return restarting
         for driver in self.drivers:
             h = driver.health()
             if h.get("status") == "failed":
@@ -522,30 +576,62 @@ class Service:
 
     # ------------------------------------------------------------------ referee commands
     async def handle_command(self, incoming: Incoming) -> Reply | None:
+        """Check and run one command; the reply, or ``None`` when it cannot be addressed.
+
+        Nothing from outside reaches a topic or a reply unvalidated (daemon/commands.py), and
+        no payload ends this handler: an unexpected error is an ``internal`` refusal, a log line
+        with the traceback and a counter in ``health`` (issue 15)."""
         name = self.topics.command_name(incoming.topic)
         if name is None:
             return None
-        cid, user, client = dcmd.peek(incoming.payload)
-        if incoming.response_topic:
-            reply_topic: str | None = incoming.response_topic
-        elif client:
-            reply_topic = self.topics.reply(client)
-        else:
-            reply_topic = None
+        env = dcmd.peek(incoming.payload)
+        reply_topic, topic_problem = self._reply_topic(incoming, env)
         try:
+            if topic_problem is not None:
+                raise CommandError("bad_reply_topic", topic_problem)
             body = await self._execute(name, incoming)
         except CommandError as exc:
-            body = dcmd.reply_error(self.table_id, name, cid, exc.code, str(exc))
+            body = dcmd.reply_error(self.table_id, name, env.id, exc.code, str(exc))
+            self.command_stats.refused[exc.code] += 1
             log.warning(
                 "command %s refused: %s",
-                name,
+                dcmd.echo_name(name),
                 exc.code,
-                extra={"fields": {"user": user, "command_id": cid, "error": str(exc)}},
+                extra={"fields": {"user": env.user, "command_id": env.id, "error": str(exc)}},
+            )
+        except Exception as exc:  # a bug must not end the broker task: refuse, say, count
+            self.command_stats.refused["internal"] += 1
+            self.command_stats.last_internal = repr(exc)[:300]
+            log.exception(
+                "command %s: internal error", dcmd.echo_name(name),
+                extra={"fields": {"user": env.user, "command_id": env.id}},
+            )
+            body = dcmd.reply_error(
+                self.table_id, name, env.id, "internal", "the table could not check this command"
             )
         if reply_topic is None:
-            log.warning("command %s from %s: no response topic and no client, no reply", name, user)
+            self.command_stats.unanswered += 1
+            log.warning(
+                "command %s: no valid reply address, no reply", dcmd.echo_name(name),
+                extra={"fields": {"user": env.user, "command_id": env.id,
+                                  "problem": topic_problem}},
+            )
             return None
-        return Reply(reply_topic, _dump(body), incoming.correlation)
+        return Reply(reply_topic, _dump_ascii(body), incoming.correlation)
+
+    def _reply_topic(
+        self, incoming: Incoming, env: dcmd.Envelope
+    ) -> tuple[str | None, str | None]:
+        """``(where the reply goes, why the response topic is refused)``: only
+        ``jantaku/v1/<table>/reply/<client>`` with ``<client>`` one plain level."""
+        fallback = self.topics.reply(env.client) if env.client is not None else None
+        rt = incoming.response_topic
+        if rt is None or rt == "":
+            return fallback, None
+        prefix = self.topics.reply("")
+        if rt.startswith(prefix) and dcmd.plain_level(rt[len(prefix):]):
+            return rt, None
+        return fallback, f"replies go only to {prefix}<client> (one plain topic level)"
 
     async def _execute(self, name: str, incoming: Incoming) -> dict[str, Any]:
         now = self._wall_ns()
@@ -589,6 +675,15 @@ class Service:
             applied: Applied = await self._wait_logged(name, sub)
         except RepeatedCommand as rep:
             return {**rep.reply, "repeated": True}
+        except dcmd.EngineRefused as exc:
+            # nothing logged: the same id may be sent again once the table allows it
+            body = dcmd.reply_error(self.table_id, name, cmd.id, exc.code, str(exc))
+            body["violations"] = exc.violations
+            self.command_stats.refused[exc.code] += 1
+            log.warning("command %s refused by the rules engine", name,
+                        extra={"fields": {"user": cmd.user, "command_id": cmd.id,
+                                          "violations": exc.violations}})
+            return body
         reply = applied.reply
         assert reply is not None
         log.info(
@@ -624,12 +719,6 @@ class Service:
             self.table_id, cmd, applied.record.seq, [e["seq"] for e in applied.events],
             violations,
         )
-        if any(v.get("sanction") == "rejected" for v in violations):
-            reply["status"] = "error"
-            reply["error"] = {
-                "code": "not_applicable",
-                "message": f"the rules engine refused it: {violations[0].get('code')}",
-            }
         return reply
 
     async def _prune_commands(self) -> None:
@@ -646,5 +735,17 @@ class Service:
             log.info("forgot %d referee command ids past the freshness window", n)
 
 
+def _content(snapshot: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A snapshot without its input counter: what a viewer of the state could see change."""
+    if snapshot is None:
+        return None
+    return {k: v for k, v in snapshot.items() if k != "seq"}
+
+
 def _dump(body: dict[str, Any]) -> bytes:
     return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def _dump_ascii(body: dict[str, Any]) -> bytes:
+    """A reply: ASCII JSON, so no string in it can fail to encode."""
+    return json.dumps(body, separators=(",", ":"), ensure_ascii=True).encode()

@@ -17,7 +17,7 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from daemon import clocks as dc
 from daemon.engine import Engine
@@ -30,6 +30,33 @@ log = logging.getLogger("jantaku.table")
 KIND_INPUT = "input"
 KIND_TIMER = "timer"
 KIND_MARKER = "marker"
+
+
+@dataclass(frozen=True, slots=True)
+class DaemonBadInput:
+    """A logged input the rules cannot read (a hand-edited log): skipped, reported."""
+
+    TYPE: ClassVar[str] = "daemon_bad_input"
+    seq: int  # the input's seq in the log
+    error: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.TYPE, "seq": self.seq, "error": self.error}
+
+
+@dataclass(frozen=True, slots=True)
+class DaemonEngineError:
+    """The rules engine raised on an input (its contract says never): the fold goes on."""
+
+    TYPE: ClassVar[str] = "daemon_engine_error"
+    error: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.TYPE, "error": self.error}
+
+
+#: the daemon's own event classes (daemon/schema_gen.py types their ``data``)
+DAEMON_EVENTS: tuple[type, ...] = (DaemonBadInput, DaemonEngineError)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +117,14 @@ class Pending:
 
 
 @dataclass(frozen=True, slots=True)
+class Refused:
+    """A group item whose referee command the rules engine rejects: nothing was logged;
+    ``violations`` are the rejecting violations."""
+
+    violations: list[dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
 class Repeated:
     """A group item whose referee command ``(user, id)`` was already logged: nothing was applied;
     ``reply`` is the first reply."""
@@ -136,16 +171,17 @@ class TableCore:
             try:
                 inp = input_from_json(rec.body)
             except InputError as exc:  # never logged by this daemon; a hand-edited log
-                out.append({"type": "daemon_bad_input", "seq": rec.seq, "error": str(exc)})
+                out.append(DaemonBadInput(rec.seq, str(exc)).to_json())
                 inp = None
             if inp is not None:
                 try:
                     table, events = self.engine.reduce(table, inp)
                 except Exception as exc:  # the contract says never; stay a fold anyway
-                    out.append({"type": "daemon_engine_error", "error": repr(exc)})
+                    out.append(DaemonEngineError(repr(exc)).to_json())
                     events = ()
+                aka = _plays_aka(table)
                 for event in events:
-                    body = event.to_json()
+                    body = event.to_json(aka=aka)
                     if body.get("type") == "hand_started" and isinstance(body.get("hand"), int):
                         hand = body["hand"]
                     elif body.get("type") == "game_started":
@@ -155,10 +191,10 @@ class TableCore:
                 if rec.body.get("type") == "deal_done":
                     dealer = _dealer(self.engine.snapshot(table))
                 clocks, tevents = dc.follow(clocks, inp, rec.mono_ns, rec.source, dealer)
-                out.extend(dc.event_json(e) for e in tevents)
+                out.extend(dc.events_json(tevents))
         else:
             clocks, tevents = dc.apply_record(clocks, rec.body, rec.mono_ns)
-            out.extend(dc.event_json(e) for e in tevents)
+            out.extend(dc.events_json(tevents))
         new = CoreState(table, clocks, game, hand, rec.seq, cs.event_seq + len(out))
         return new, out
 
@@ -243,12 +279,12 @@ class TableCore:
         assert isinstance(applied, Applied)
         return applied
 
-    def submit_group(self, items: list[GroupItem]) -> list[Applied | Repeated | None]:
+    def submit_group(self, items: list[GroupItem]) -> list[Applied | Repeated | Refused | None]:
         """Log and apply ``items`` in one group commit: all of them, their events, link positions
         and command replies are durable together when this returns, or none is and the state is
         unchanged (the exception is re-raised: the caller keeps the items and retries)."""
         cs = self.state
-        out: list[Applied | Repeated | None] = []
+        out: list[Applied | Repeated | Refused | None] = []
         checkpoint = False
         with self.log.group() as writer:
             for item in items:
@@ -260,6 +296,13 @@ class TableCore:
                     first = writer.command_reply(item.command.user, item.command.id)
                     if first is not None:  # a retry racing its original: applied once
                         out.append(Repeated(first))
+                        continue
+                    # a referee command the rules engine refuses is not logged: a refusal
+                    # changes nothing, ``seq`` included (issue 15); judged on the state this
+                    # group has reached so far
+                    refused = self._refusal(cs, item.kind, item.body)
+                    if refused is not None:
+                        out.append(Refused(refused))
                         continue
                 starts = item.kind == KIND_INPUT and item.body.get("type") == "game_start"
                 rec = writer.append(
@@ -285,6 +328,20 @@ class TableCore:
         if checkpoint:
             self.checkpoint()
         return out
+
+    def _refusal(
+        self, cs: CoreState, kind: str, body: dict[str, Any]
+    ) -> list[dict[str, Any]] | None:
+        """The rejecting violations ``body`` would get on ``cs`` (``None``: it would apply),
+        computed without logging it: the reducer is pure, so this is exactly what the fold
+        would do. The daemon does not log a referee command the engine refuses (issue 15)."""
+        if kind != KIND_INPUT:
+            return None
+        _, events = self.engine.reduce(cs.table, input_from_json(body))
+        bodies = [e.to_json() for e in events]
+        rejected = [b for b in bodies if b.get("type") == "violation"
+                    and b.get("sanction") == "rejected"]
+        return rejected or None
 
     def submit_input(
         self, inp: Input, source: str, mono_ns: int, wall_ns: int, boot: str
@@ -321,6 +378,12 @@ class TableCore:
 def _dealer(snapshot: dict[str, Any]) -> int | None:
     dealer = snapshot.get("dealer")
     return dealer if isinstance(dealer, int) and 0 <= dealer <= 3 else None
+
+
+def _plays_aka(table: Any) -> bool:
+    """Whether the game in ``table`` plays red fives (tile names ``5mr``); before a game, yes."""
+    game = getattr(table, "game", None)
+    return bool(getattr(game, "aka", True))
 
 
 def _dumps(obj: Any) -> str:

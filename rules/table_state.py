@@ -247,7 +247,7 @@ class TableState:
                 deposits=p.deposits if (h.step == "ended" and p is not None) else h.deposits,
                 step=h.step,
                 turn=int(h.turn),
-                break_=None if h.brk is None else h.brk.to_json(),
+                **{"break": None if h.brk is None else h.brk.to_json()},
                 rolls=[[int(seat), list(dice)] for seat, dice in h.rolls],
                 dora_indicators=[encode(i.tile) for i in h.indicators],
                 dora_positions=[encode(i.position) for i in h.indicators],

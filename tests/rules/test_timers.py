@@ -335,7 +335,11 @@ REJECTIONS: list[tuple[str, list[Row], str]] = [
     ("pause twice", [(0, "deal"), (3, "pause"), (4, "pause")], "already paused"),
     ("time going backwards", [(0, "deal"), (10, "discard", 0), (9, "discard", 1)], "backwards"),
     ("play after the end", [(0, "deal"), (3, "end"), (4, "discard", 1)], "phase ended"),
-    ("the same button twice", [(0, "deal"), (3, "discard", 0, B), (4, "discard", 0, B)], "turn"),
+    (
+        "the same button twice, beyond the pairing window",
+        [(0, "deal"), (3, "discard", 0, B), (3 + PAIR_WINDOW_SECONDS + 0.001, "discard", 0, B)],
+        "seat 1 is on turn",
+    ),
     (
         "sensor report after the pairing window",
         [(0, "deal"), (3, "discard", 0, B), (3 + PAIR_WINDOW_SECONDS + 0.001, "discard", 0, SE)],
@@ -365,6 +369,14 @@ def test_bad_inputs_are_rejected_and_leave_the_state_intact(rows: list[Row], rea
 def test_duplicate_event_names_the_second_source() -> None:
     _, events = replay(WMC, inputs([(0, "deal"), (20, "discard", 0, SE), (20.3, "discard", 0, B)]))
     assert events[-1] == DuplicateDiscard(ns(20.3), E, B)
+
+
+def test_the_same_button_twice_is_a_real_duplicate_not_a_pair() -> None:
+    rows: list[Row] = [(0, "deal"), (3, "discard", 0, B), (4, "discard", 0, B)]
+    state, _ = replay(WMC, inputs(rows[:-1]))
+    after, events = step(state, inputs(rows)[-1])
+    assert events == (DuplicateDiscard(ns(4), E, B, paired=False),)
+    assert after.turn == state.turn and after.seats == state.seats
 
 
 def test_turn_end_events_say_why_and_what_was_charged() -> None:

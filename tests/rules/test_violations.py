@@ -163,7 +163,7 @@ def test_m_fallback_3_4_5_indicator_without_break() -> None:
     ev = h.send(DealDone())  # the deal is done and the wall was never opened
     fb = next(e.to_json() for e in ev if e.TYPE == "wall_fallback")
     assert fb["article"] == "M 3-4-5"
-    assert fb["brk"] == {"seat": 3, "count": 12}
+    assert fb["break"] == {"seat": 3, "count": 12}
     assert h.h.brk is not None and Wall(h.h.brk).position(Wall.DORA) == ind
     assert h.types().count("wall_fallback") == 1
 
@@ -187,7 +187,7 @@ def test_m_fallback_3_4_6_nothing_opened() -> None:
     ev = h.send(DealDone())
     fb = next(e.to_json() for e in ev if e.TYPE == "wall_fallback")
     assert fb["article"] == "M 3-4-6"
-    assert fb["brk"] == {"seat": 2, "count": 7}
+    assert fb["break"] == {"seat": 2, "count": 7}
     assert fb["indicator"] == {"seat": 2, "stack": 5, "layer": "top"}
     # the table must still show the indicator there; a wrong position is caught
     h2 = setup_only("mleague", S2)
