@@ -4,7 +4,8 @@
         set_scores scores='[25000,25000,30000,20000]' reason='miscounted sticks'
     jantaku referee --table t01 --host broker.local --user alice new_game --args @game.json
     jantaku referee --table t01 --user alice manual_result \
-        --args '{"kind":"ron","riichi":[1],"wins":[{"winner":1,"loser":2,"han":3,"fu":30}],"reason":"E1"}'
+        --args '{"kind":"ron","riichi":[1],"wins":[{"winner":1,"loser":2,"han":3,"fu":30}],
+                 "reason":"E1"}'
     jantaku referee hash --user alice            # password on stdin -> the config's key line
 
 ``key=value`` arguments are parsed as JSON where they can be (numbers, lists, true/false) and as
