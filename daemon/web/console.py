@@ -152,7 +152,9 @@ class Console:
             if game > 0:
                 recs = await svc.db(lambda: list(svc.eventlog.records(after=after, game=game)))
                 self.history.feed(recs)
-            return self.history.rows() if game > 0 else []
+            rs = getattr(svc.core.state.table, "ruleset", None)
+            stick = rs.riichi.deposit if rs is not None else 0
+            return self.history.rows(stick) if game > 0 else []
 
     def ruleset_info(self) -> dict[str, Any] | None:
         """What the forms need to know of the game's ruleset (which draws, pao, riichi)."""
