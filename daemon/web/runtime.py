@@ -1,9 +1,10 @@
 """The daemon's web front end at run time: the overlay and the referee console on one server, fed
 from the service's table state.
 
-The publisher builds the overlay view (``daemon/web/view.py``) whenever the applied event sequence
-moves, and at least every ``CLOCK_TICK_S`` while clocks run, so WMC clocks tick on the overlay
-without an event. The view is complete each time: the hub drops identical ones.
+The publisher presents the table's view model as the overlay view (``daemon/web/view.py``)
+whenever the applied event sequence moves, and at least every ``CLOCK_TICK_S`` while clocks run,
+so WMC clocks tick on the overlay without an event. The view is complete each time: the hub
+drops identical ones.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ CLOCK_TICK_S = 0.2
 def current_view(service: Service, table: str, *, hands: bool = False) -> dict[str, Any]:
     state = service.core.state
     clocks = dc.view_json(state.clocks, time.monotonic_ns())
-    return overlay_view(state.table, table=table, clocks=clocks, seq=state.event_seq,
+    # the view model built once for the applied input (TableCore caches it per state)
+    return overlay_view(service.core.snapshot(), table=table, clocks=clocks, seq=state.event_seq,
                         hands=hands)
 
 

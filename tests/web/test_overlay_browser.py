@@ -137,10 +137,10 @@ def test_overlay_follows_a_real_game_and_resyncs(server: ServerThread) -> None:
         for _ in range(n):
             next(steps)  # the game is long enough: running out is a failure
             seq += 1
-            server.publish(overlay_view(sim.state, table="t-browser", seq=seq))
-        return overlay_view(sim.state, table="t-browser", seq=seq)
+            server.publish(overlay_view(sim.state.snapshot(), table="t-browser", seq=seq))
+        return overlay_view(sim.state.snapshot(), table="t-browser", seq=seq)
 
-    first = overlay_view(sim.state, table="t-browser", seq=0)
+    first = overlay_view(sim.state.snapshot(), table="t-browser", seq=0)
     server.start(first)
     with chromium() as driver:
         driver.get(f"http://127.0.0.1:{server.port}/overlay/?lang=en")
