@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV) || python3 -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q -e '.[dev,camera]'
 	touch $(STAMP)
 
 setup: $(STAMP)
@@ -28,5 +28,5 @@ test: $(STAMP)
 	$(BIN)/pytest -q $(PYTEST_ARGS)
 
 bench: $(STAMP)
-	$(BIN)/pip install -q -e '.[dev,bench]'
+	$(BIN)/pip install -q -e '.[dev,camera,bench]'
 	$(BIN)/python bench/report.py --quick

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 from enum import Enum
-from typing import Any
+from typing import Any, assert_never
 
 from rules import inputs as ri
 from rules import timers as rt
@@ -46,27 +46,39 @@ def _step(clocks: Clocks, inp: rt.TimerInput) -> tuple[Clocks, tuple[rt.TimerEve
 def follow(
     clocks: Clocks, inp: ri.Input, t_ns: int, source: str, dealer: int | None
 ) -> tuple[Clocks, tuple[rt.TimerEvent, ...]]:
-    """The clocks after a logged table input (``dealer``: the hand's dealer, for a deal)."""
-    if isinstance(inp, ri.GameStart):
-        return Clocks(rules=timer_rules(inp.ruleset)), ()
-    if clocks.rules is None:
-        return clocks, ()
-    if isinstance(inp, ri.HandStart):
-        return replace(clocks, state=None), ()
-    if isinstance(inp, ri.DealDone):
-        fresh = replace(clocks, state=rt.new_hand(clocks.rules))
-        return _step(fresh, rt.Deal(t_ns, Seat.of(dealer if dealer is not None else 0)))
-    if isinstance(inp, ri.Discard):
-        src = rt.Source.REFEREE if source.startswith("referee") else rt.Source.SENSOR
-        return _step(clocks, rt.Discard(t_ns, inp.seat, src))
-    if isinstance(inp, ri.Call):
-        return _step(clocks, rt.Call(t_ns, inp.seat))
-    if isinstance(inp, ri.RinshanDraw):
-        return _step(clocks, rt.Kan(t_ns, inp.seat))
-    ended = isinstance(inp, ri.Tsumo | ri.Ron | ri.ExhaustiveDraw | ri.AbortiveDraw)
-    if ended and clocks.state is not None and clocks.state.phase is rt.Phase.PLAYING:
-        return _step(clocks, rt.End(t_ns))
-    return clocks, ()
+    """The clocks after a logged table input (``dealer``: the hand's dealer, for a deal).
+
+    Without clock rules (a ruleset without timers) there is never a hand's clock state, so every
+    input but a game start leaves the clocks as they are."""
+    match inp:
+        case ri.GameStart():
+            return Clocks(rules=timer_rules(inp.ruleset)), ()
+        case ri.HandStart():
+            return replace(clocks, state=None), ()
+        case ri.DealDone():
+            if clocks.rules is None:
+                return clocks, ()
+            fresh = replace(clocks, state=rt.new_hand(clocks.rules))
+            return _step(fresh, rt.Deal(t_ns, Seat.of(dealer if dealer is not None else 0)))
+        case ri.Discard():
+            src = rt.Source.REFEREE if source.startswith("referee") else rt.Source.SENSOR
+            return _step(clocks, rt.Discard(t_ns, inp.seat, src))
+        case ri.Call():
+            return _step(clocks, rt.Call(t_ns, inp.seat))
+        case ri.RinshanDraw():
+            return _step(clocks, rt.Kan(t_ns, inp.seat))
+        case ri.Tsumo() | ri.Ron() | ri.ExhaustiveDraw() | ri.AbortiveDraw():
+            if clocks.state is not None and clocks.state.phase is rt.Phase.PLAYING:
+                return _step(clocks, rt.End(t_ns))
+            return clocks, ()
+        case ri.WallRaised() | ri.DiceRolled() | ri.BreakOpened() | ri.IndicatorShown() \
+                | ri.UraRevealed() | ri.Draw() | ri.Ankan() | ri.Kakan() | ri.WinShown() \
+                | ri.RefereeOverride():
+            # No clock moves: a draw starts no clock (the discard ends the turn), a kan's clock
+            # runs from its replacement draw, the referee's pause is a timer record of its own.
+            return clocks, ()
+        case _:
+            assert_never(inp)
 
 
 def timer_input(body: dict[str, Any], t_ns: int) -> rt.TimerInput | None:

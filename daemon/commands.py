@@ -1,7 +1,8 @@
 """Referee commands: ``jantaku/v1/<table>/cmd/<name>`` → checked → one logged input (or an error).
 
 A command is checked in this order, and the first failure is the reply (nothing is logged or
-changed): JSON → envelope schema (``daemon/schemas/command.json``) → known command → known user →
+changed): bounded JSON (daemon/bounded_json.py: 64 KiB, depth 32, no NaN/Infinity, valid
+strings) → envelope schema (``daemon/schemas/command.json``) → known command → known user →
 HMAC signature (daemon/auth.py) → ``ts`` within the allowed skew → the user's role allows the
 command → the command's ``args`` schema. A command whose ``(user, id)`` was executed before gets its
 first reply again (``"repeated": true``) and is not executed twice.
@@ -13,11 +14,12 @@ seat swap with its names and scores): ``new_game`` → ``GameStart``; the refere
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
+import re
+from collections import Counter
+from dataclasses import dataclass, field
 from typing import Any, Final
 
-from daemon import auth, schema
+from daemon import auth, bounded_json, schema
 from daemon.config import COMMANDS, RefereeConfig
 from daemon.errors import CommandError
 from daemon.topics import SCHEMA_REPLY
@@ -54,6 +56,33 @@ class Command:
         return f"referee:{self.user}"
 
 
+class EngineRefused(CommandError):
+    """The rules engine would reject the command's input: it is not logged (``seq`` stays)."""
+
+    def __init__(self, violations: list[dict[str, Any]]) -> None:
+        code = violations[0].get("code") if violations else "?"
+        super().__init__("not_applicable", f"the rules engine refused it: {code}")
+        self.violations = violations
+
+
+@dataclass(slots=True)
+class CommandStats:
+    """Counters for ``health`` (the shell's own mutable tally, not a value type)."""
+
+    refused: Counter[str] = field(default_factory=Counter)
+    unanswered: int = 0
+    retained: int = 0
+    last_internal: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "refused": dict(sorted(self.refused.items())),
+            "unanswered": self.unanswered,
+            "retained_ignored": self.retained,
+            "last_internal_error": self.last_internal,
+        }
+
+
 @dataclass(frozen=True, slots=True)
 class Action:
     """What a command logs: ``kind`` ``"input"`` (a rules input's JSON) or ``"timer"``."""
@@ -62,20 +91,57 @@ class Action:
     body: dict[str, Any]
 
 
-def peek(payload: bytes) -> tuple[str | None, str | None, str | None]:
-    """``(id, user, client)`` of a payload, if readable, to address an error reply."""
+#: ``id``, ``user`` and payload ``client``: the command schema's patterns, matched whole (``$`` in
+#: a JSON Schema pattern also matches before a trailing newline, so the schema alone lets
+#: ``"abc\n"`` through)
+_ID: Final = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
+_NAME: Final = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+#: a command name as it may be echoed in a reply
+_COMMAND: Final = re.compile(r"[a-z_]{1,32}")
+#: the longest reply topic level accepted in a v5 response topic
+MAX_CLIENT: Final = 128
+
+
+@dataclass(frozen=True, slots=True)
+class Envelope:
+    """What may be read of a payload before it is checked, each value validated (or ``None``)."""
+
+    id: str | None
+    user: str | None
+    client: str | None
+
+
+def plain_level(text: str) -> bool:
+    """One plain MQTT topic level of printable characters: no ``+``, ``#``, ``/``, NUL, controls,
+    surrogates or non-characters (``str.isprintable`` is false for all of those but ``+#/``)."""
+    return (
+        0 < len(text) <= MAX_CLIENT
+        and text.isprintable()
+        and not any(c in text for c in "+#/")
+        and not any(0xFDD0 <= ord(c) <= 0xFDEF or (ord(c) & 0xFFFE) == 0xFFFE for c in text)
+    )
+
+
+def echo_name(name: str) -> str:
+    """The command name as a reply may carry it (an unknown, odd name is not echoed)."""
+    return name if _COMMAND.fullmatch(name) else "?"
+
+
+def peek(payload: bytes) -> Envelope:
+    """``id``, ``user`` and ``client`` of a payload, where readable and valid, to address an
+    error reply (a payload that breaks the bounds gives nothing)."""
     try:
-        obj = json.loads(payload)
-    except (ValueError, UnicodeDecodeError):
-        return None, None, None
+        obj = bounded_json.load(payload)
+    except bounded_json.JsonRefused:
+        return Envelope(None, None, None)
     if not isinstance(obj, dict):
-        return None, None, None
+        return Envelope(None, None, None)
 
-    def s(key: str) -> str | None:
+    def s(key: str, pattern: re.Pattern[str]) -> str | None:
         v = obj.get(key)
-        return v if isinstance(v, str) and len(v) <= 64 else None
+        return v if isinstance(v, str) and pattern.fullmatch(v) else None
 
-    return s("id"), s("user"), s("client")
+    return Envelope(s("id", _ID), s("user", _NAME), s("client", _NAME))
 
 
 def parse(
@@ -83,14 +149,22 @@ def parse(
 ) -> Command:
     """Check a command completely; raises :class:`CommandError` with a stable code."""
     try:
-        obj = json.loads(payload)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise CommandError("bad_json", f"the payload is not JSON: {exc}") from None
-    problems = schema.errors("command", obj)
+        obj = bounded_json.load(payload)
+    except bounded_json.JsonRefused as exc:
+        raise CommandError(exc.code, str(exc)) from None
+    problems = schema.refusals("command", obj)
+    if not problems:
+        envelope = peek(payload)
+        if envelope.id is None or envelope.user is None:
+            problems = ["id/user: does not match the pattern as a whole"]
+        elif "client" in obj and envelope.client is None:
+            problems = ["client: does not match the pattern as a whole"]
     if problems:
         raise CommandError("bad_schema", f"command envelope: {problems[0]}")
     if name not in COMMANDS:
-        raise CommandError("unknown_command", f"unknown command {name!r} (known: {list(COMMANDS)})")
+        raise CommandError(
+            "unknown_command", f"unknown command {echo_name(name)!r} (known: {list(COMMANDS)})"
+        )
     user = referee.user(obj["user"])
     if user is None:
         raise CommandError("unknown_user", f"no referee user {obj['user']!r} on this table")
@@ -107,7 +181,7 @@ def parse(
     allowed = referee.roles.get(user.role, ())
     if name not in allowed:
         raise CommandError("forbidden", f"role {user.role!r} may not {name}")
-    problems = schema.errors("command", obj["args"], f"args_{name}")
+    problems = schema.refusals("command", obj["args"], f"args_{name}")
     if problems:
         raise CommandError("bad_args", f"{name} args: {problems[0]}")
     return Command(
@@ -131,7 +205,7 @@ def action(cmd: Command) -> Action:
             "first_dealer": a["first_dealer"],
             "names": list(a["names"]),
         }
-        for key in ("scores", "aka", "rounds", "confirm_wins"):
+        for key in ("scores", "aka", "rounds", "confirm_wins", "auto_hands"):
             if key in a:
                 body[key] = a[key]
         return Action("input", body)
@@ -165,10 +239,12 @@ def reply_ok(
 
 
 def reply_error(table: str, name: str, cid: str | None, code: str, message: str) -> dict[str, Any]:
+    """An error reply; ``name`` is echoed only if it is a plain command name, ``cid`` must come
+    from :func:`peek` (validated)."""
     return {
         "schema": SCHEMA_REPLY,
         "table": table,
-        "command": name,
+        "command": echo_name(name),
         "id": cid,
         "status": "error",
         "error": {"code": code, "message": message},

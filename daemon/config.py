@@ -98,7 +98,11 @@ class MqttConfig:
     port: int = 1883
     protocol: Literal["5", "3.1.1"] = "5"
     client_id: str = ""  # "" -> "jantaku-<table id>"
-    keepalive: int = 30
+    #: seconds; paho pings after ``keepalive`` s without a byte from the broker and drops the
+    #: link ``keepalive`` s later, so a dead link is noticed within ~2 x keepalive + 1 s
+    keepalive: int = 4
+    #: seconds to wait for the CONNACK (a connection reset before it is retried at once)
+    connect_timeout: float = 5.0
     username: str | None = None
     password: Secret | None = None
     tls: TlsConfig | None = None
@@ -318,7 +322,8 @@ def _mqtt(sec: _Section) -> MqttConfig:
         "1..64 characters of A-Z a-z 0-9 _ . -",
         "",
     )
-    keepalive = sec.int_("keepalive", 5, 3600, 30)
+    keepalive = sec.int_("keepalive", 1, 3600, 4)
+    connect_timeout = sec.float_("connect_timeout", 0.5, 120.0, 5.0)
     username = sec.str_("username", None)
     password: Secret | None = None
     if sec.has("password") and sec.has("password_file"):
@@ -352,6 +357,7 @@ def _mqtt(sec: _Section) -> MqttConfig:
         protocol=protocol,
         client_id=client_id,
         keepalive=keepalive,
+        connect_timeout=connect_timeout,
         username=username,
         password=password,
         tls=tls,

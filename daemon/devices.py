@@ -6,7 +6,9 @@
 * :class:`NoTable`: a table without a data connection (inputs come from the referee only).
 
 A table event that the rules engine has no input for (a wall manifest, a fault) is still logged, as
-a ``marker`` record, so the log holds everything the table said.
+a ``marker`` record, so the log holds everything the table said. A table event is acknowledged to
+the table only once its input is committed, with the link's position (controller boot id, seq) in
+the same transaction; a restarted daemon resumes the link from that position (docs/daemon.md).
 """
 
 from __future__ import annotations
@@ -16,17 +18,23 @@ import contextlib
 import logging
 import tempfile
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, assert_never
 
 from daemon.config import Config, DisplaysConfig
+from daemon.eventlog import LinkPosition
 from daemon.table import KIND_INPUT, KIND_MARKER, KIND_TIMER
 
 if TYPE_CHECKING:
     from daemon.service import Driver, InputSink
     from daemon.tracker import SensorTracker
+    from drivers.link.arq import RxPosition
     from drivers.link.messages import Command, TableEvent
-    from drivers.table.link import TableLink
+    from drivers.table.link import Delivery, TableLink
+
+#: opens a table link that resumes from what the log holds of it
+LinkFactory = Callable[["RxPosition | None"], "TableLink"]
 
 log = logging.getLogger("jantaku.devices")
 
@@ -43,30 +51,35 @@ def table_event_record(event: TableEvent, snapshot: dict[str, Any]) -> tuple[str
     dealer rolls the dice)."""
     from drivers.link import messages as m
 
-    if isinstance(event, m.StartPressed):
-        return KIND_INPUT, {"type": "hand_start"}
-    if isinstance(event, m.WallRaised):
-        return KIND_INPUT, {"type": "wall_raised"}
-    if isinstance(event, m.Dice):
-        # The dealer rolls first; under W 开门-2 the second roll is the breaker's, the seat the
-        # dealer's roll counted to (the roller counts as 1).
-        dealer = snapshot.get("dealer")
-        seat = dealer if isinstance(dealer, int) else 0
-        rolls = snapshot.get("rolls") or []
-        if rolls and snapshot.get("step") == "setup":
-            first = rolls[0][1]
-            seat = (seat + sum(first) - 1) % 4
-        return KIND_INPUT, {"type": "dice", "seat": seat, "dice": list(event.values)}
-    if isinstance(event, m.BreakOpened):
-        return KIND_INPUT, {"type": "break_opened", "seat": event.seat, "count": event.count}
-    if isinstance(event, m.IndicatorTurned):
-        position = {"seat": event.seat, "stack": event.stack, "layer": event.layer.value}
-        # The face the table read stays in the log; tile ids are allocated by the sensors' layer.
-        return KIND_INPUT, {"type": "indicator", "position": position, "tile": None}
-    if isinstance(event, m.SeatButton):
-        return KIND_TIMER, {"type": "button", "seat": event.seat}
-    body = event.to_json()
-    return KIND_MARKER, {**body, "type": f"table_{body['type']}"}
+    match event:
+        case m.StartPressed():
+            return KIND_INPUT, {"type": "hand_start"}
+        case m.WallRaised():
+            return KIND_INPUT, {"type": "wall_raised"}
+        case m.Dice():
+            # The dealer rolls first; under W 开门-2 the second roll is the breaker's, the seat
+            # the dealer's roll counted to (the roller counts as 1).
+            dealer = snapshot.get("dealer")
+            seat = dealer if isinstance(dealer, int) else 0
+            rolls = snapshot.get("rolls") or []
+            if rolls and snapshot.get("step") == "setup":
+                first = rolls[0][1]
+                seat = (seat + sum(first) - 1) % 4
+            return KIND_INPUT, {"type": "dice", "seat": seat, "dice": list(event.values)}
+        case m.BreakOpened():
+            return KIND_INPUT, {"type": "break_opened", "seat": event.seat, "count": event.count}
+        case m.IndicatorTurned():
+            position = {"seat": event.seat, "stack": event.stack, "layer": event.layer.value}
+            # The face the table read stays in the log; tile ids are allocated by the sensors'
+            # layer.
+            return KIND_INPUT, {"type": "indicator", "position": position, "tile": None}
+        case m.SeatButton():
+            return KIND_TIMER, {"type": "button", "seat": event.seat}
+        case m.WallManifest() | m.Fault():
+            body = event.to_json()
+            return KIND_MARKER, {**body, "type": f"table_{body['type']}"}
+        case _:
+            assert_never(event)
 
 
 class TableLinkDriver:
@@ -74,7 +87,7 @@ class TableLinkDriver:
 
     def __init__(
         self,
-        factory: Callable[[], TableLink],
+        factory: LinkFactory,
         displays: DisplaysConfig,
         name: str = "table",
         tracker: SensorTracker | None = None,
@@ -92,30 +105,42 @@ class TableLinkDriver:
         self.last_fault: dict[str, Any] | None = None
 
     async def run(self, sink: InputSink) -> None:
-        async with self.factory() as link:
+        from drivers.link.arq import RxPosition
+        from drivers.table.link import LinkChange
+
+        logged = await sink.link_position(self.name)
+        resume = None if logged is None else RxPosition(logged.peer_boot_id, logged.seq)
+        async with self.factory(resume) as link:
             self._link = link
             effects = asyncio.create_task(self._send_effects(link), name="table-effects")
             try:
-                async for event in link.events():
-                    from drivers.table.link import LinkChange
-
-                    if isinstance(event, LinkChange):
-                        log.info("table link %s (%s)", event.status.value, event.reason)
+                async for item in link.deliveries():
+                    if isinstance(item, LinkChange):
+                        log.info("table link %s (%s)", item.status.value, item.reason)
                         continue
                     self.events += 1
-                    if self.tracker is not None:
-                        self.tracker.table_event(event)
-                        continue
-                    snapshot = _snapshot_of(sink)
-                    kind, body = table_event_record(event, snapshot)
-                    if kind == KIND_MARKER and body["type"] == "table_fault":
-                        self.last_fault = body
-                    await sink.put(kind, "table", body)
+                    await self._log(sink, item)
+                    link.confirm(item)  # committed: now the table may forget it
             finally:
                 effects.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await effects
                 self._link = None
+
+    async def _log(self, sink: InputSink, item: Delivery) -> None:
+        """The table event's input(s), committed with the link's position after it."""
+        receipt = item.receipt
+        position = None if receipt is None else \
+            LinkPosition(self.name, receipt.peer_boot_id, receipt.seq)
+        if self.tracker is not None:
+            await self.tracker.take(item.event)
+            if position is not None:
+                await sink.mark_link(position)
+            return
+        kind, body = table_event_record(item.event, sink.snapshot())
+        if kind == KIND_MARKER and body["type"] == "table_fault":
+            self.last_fault = body
+        await sink.submit(kind, "table", body, link=position)
 
     async def _send_effects(self, link: TableLink) -> None:
         from drivers.link.errors import LinkError
@@ -159,6 +184,7 @@ class TableLinkDriver:
         return {
             "kind": "table",
             "status": state.status.value,
+            "reason": state.reason,
             "transport": state.transport,
             "version": state.version,
             "firmware": state.firmware,
@@ -337,12 +363,12 @@ class SimulatedTable(TableLinkDriver):
         self._ready = asyncio.Event()
         super().__init__(self._open, displays, tracker=tracker)
 
-    def _open(self) -> TableLink:
+    def _open(self, resume: RxPosition | None) -> TableLink:
         from drivers.table.serial import SerialTransport
         from drivers.table.session import LinkSession
 
         assert self.emulator is not None
-        return LinkSession(SerialTransport(str(self.emulator.path)))
+        return LinkSession(SerialTransport(str(self.emulator.path)), resume=resume)
 
     async def run(self, sink: InputSink) -> None:
         from hil.table_controller import PtyTableController
@@ -358,18 +384,14 @@ class SimulatedTable(TableLinkDriver):
         return self.emulator
 
 
-def _snapshot_of(sink: InputSink) -> dict[str, Any]:
-    snap = getattr(sink, "core", None)
-    if snap is None:
-        return {}
-    result: dict[str, Any] = snap.snapshot()
-    return result
+def _open(url: str, resume: RxPosition | None) -> TableLink:
+    from drivers.table import open_table_link
+
+    return open_table_link(url, resume=resume)
 
 
 def build_drivers(config: Config, *, pin_factory: Any = None) -> list[Driver]:
     """The drivers a config names (devices were checked by config.check_devices)."""
-    from drivers.table import open_table_link
-
     drivers: list[Driver] = []
     link = config.devices.table
     displays = config.devices.displays
@@ -380,13 +402,13 @@ def build_drivers(config: Config, *, pin_factory: Any = None) -> list[Driver]:
         tracker = SensorTracker.from_config(config.tiles)
     if link.kind == "serial":
         url = f"serial://{link.path}?baud={link.baud}"
-        drivers.append(TableLinkDriver(lambda: open_table_link(url), displays, tracker=tracker))
+        drivers.append(TableLinkDriver(partial(_open, url), displays, tracker=tracker))
     elif link.kind == "usb":
         url = f"usb://{link.vid:04x}:{link.pid:04x}"
-        drivers.append(TableLinkDriver(lambda: open_table_link(url), displays, tracker=tracker))
+        drivers.append(TableLinkDriver(partial(_open, url), displays, tracker=tracker))
     elif link.kind == "gpio":
         url = f"gpio://?relay={link.pins['relay']}&wall={link.pins['wall']}"
-        drivers.append(TableLinkDriver(lambda: open_table_link(url), displays, tracker=tracker))
+        drivers.append(TableLinkDriver(partial(_open, url), displays, tracker=tracker))
     elif link.kind == "simulator":
         runtime = Path(tempfile.mkdtemp(prefix=f"jantaku-sim-{config.table.id}-"))
         drivers.append(SimulatedTable(displays, runtime, tracker=tracker))

@@ -6,23 +6,26 @@ so whatever the table showed or published is reproducible from the file after an
 
 fsync policy (docs/daemon.md, "Durability"):
 
-* an input is committed with ``synchronous=FULL``: the WAL is fsync'ed before
-  :meth:`EventLog.append` returns, so an acknowledged input survives a power cut;
-* the events it produced (the outbox rows) and the "applied" mark are committed with
-  ``synchronous=NORMAL`` in one transaction: a power cut may lose that transaction, but it is
-  recomputed from the inputs at restart (the reducer is deterministic), so the events come out
-  again with the same ``seq``;
-* an outbox row is deleted only after the broker's PUBACK (``synchronous=NORMAL`` too: a lost delete
+* inputs are written by **group commit** (:meth:`EventLog.group`): the inputs waiting when a
+  commit starts, their events (the outbox rows), the "applied" mark, the table link's position
+  (the controller's boot id and the last seq delivered) and the ids of the referee commands they
+  carry go into **one** transaction committed with ``synchronous=FULL``: the WAL is fsync'ed before
+  the group returns, so whatever is acknowledged afterwards (a link ACK, a command reply) survives a
+  power cut, and a crash leaves either all of a group or none of it;
+* an outbox row is deleted only after the broker's PUBACK (``synchronous=NORMAL``: a lost delete
   sends the event once more, and consumers drop it by ``seq``).
 
 Tables: ``meta`` (format, table id), ``inputs`` (seq 1, 2, 3, ... without gaps), ``applied`` (the
 last input whose events are in the outbox, and the last event seq), ``outbox`` (events not yet
 acknowledged by the broker), ``commands`` (referee commands already executed, with their reply:
-replay protection), ``checkpoints`` (pickled states, to bound the restart time).
+replay protection, pruned past the freshness window), ``links`` (per table link: the controller's
+boot id and the seq of the last event logged from it: exactly once across restarts),
+``checkpoints`` (pickled states, to bound the restart time).
 """
 
 from __future__ import annotations
 
+import contextlib
 import copyreg
 import json
 import pickle
@@ -73,6 +76,11 @@ CREATE TABLE IF NOT EXISTS commands (
     reply TEXT NOT NULL,
     PRIMARY KEY (user, id)
 );
+CREATE TABLE IF NOT EXISTS links (
+    name TEXT PRIMARY KEY,
+    peer_boot_id INTEGER NOT NULL,
+    seq INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS checkpoints (
     input_seq INTEGER PRIMARY KEY,
     event_seq INTEGER NOT NULL,
@@ -115,6 +123,26 @@ class OutboxRow:
     input_seq: int
     topic: str
     payload: str
+
+
+@dataclass(frozen=True, slots=True)
+class LinkPosition:
+    """Where a table link's event stream stands in the log: the controller's boot id and the seq
+    of the last event from it whose input is committed (its ``hello`` says so after a restart)."""
+
+    name: str
+    peer_boot_id: int
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class CommandRow:
+    """A referee command's ``(user, id)`` and its reply, written with the command's input."""
+
+    user: str
+    id: str
+    received_ns: int
+    reply: dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,6 +229,14 @@ class EventLog:
     def _tx(self, sync: str) -> EventLog._Tx:
         return EventLog._Tx(self, sync)
 
+    @contextlib.contextmanager
+    def group(self) -> Iterator[GroupWriter]:
+        """One group commit (``synchronous=FULL``): everything written through the writer is
+        committed, fsync'ed, when the block ends, or nothing of it is (an exception rolls it back
+        and is re-raised: ``sqlite3.OperationalError`` "database or disk is full" on ENOSPC)."""
+        with self._tx("FULL") as db:
+            yield GroupWriter(db)
+
     def close(self) -> None:
         with self._lock:
             self._db.close()
@@ -231,16 +267,9 @@ class EventLog:
         boot: str,
     ) -> Record:
         """Log one input, durably (fsync'ed) before returning; its seq is the next integer."""
-        text = json.dumps(body, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
-        with self._tx("FULL") as db:
-            row = db.execute("SELECT MAX(seq) FROM inputs").fetchone()
-            seq = int(row[0] or 0) + 1
-            db.execute(
-                "INSERT INTO inputs (seq, game, kind, source, mono_ns, wall_ns, boot, body)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (seq, game, kind, source, mono_ns, wall_ns, boot, text),
-            )
-        return Record(seq, game, kind, source, mono_ns, wall_ns, boot, json.loads(text))
+        with self.group() as writer:
+            return writer.append(game=game, kind=kind, source=source, body=body,
+                                 mono_ns=mono_ns, wall_ns=wall_ns, boot=boot)
 
     def records(self, after: int = 0, game: int | None = None) -> Iterator[Record]:
         """Inputs with seq > ``after`` (of one game, if given), in order. Raises on a gap."""
@@ -281,24 +310,8 @@ class EventLog:
     def commit_events(self, input_seq: int, rows: list[tuple[str, str]]) -> int:
         """Put an input's events (``(topic, payload)``, seq order) in the outbox and mark the input
         applied, in one transaction. Returns the last event seq."""
-        with self._tx("NORMAL") as db:
-            applied, event_seq = db.execute(
-                "SELECT input_seq, event_seq FROM applied WHERE id = 1"
-            ).fetchone()
-            if input_seq != applied + 1:
-                raise EventLogError(
-                    f"{self.path}: events of input {input_seq} after input {applied}"
-                )
-            db.executemany(
-                "INSERT INTO outbox (seq, input_seq, topic, payload) VALUES (?, ?, ?, ?)",
-                [(event_seq + i, input_seq, t, p) for i, (t, p) in enumerate(rows, start=1)],
-            )
-            event_seq += len(rows)
-            db.execute(
-                "UPDATE applied SET input_seq = ?, event_seq = ? WHERE id = 1",
-                (input_seq, event_seq),
-            )
-        return int(event_seq)
+        with self.group() as writer:
+            return writer.put_events(input_seq, rows)
 
     def outbox(self, limit: int = 100, after: int = 0) -> list[OutboxRow]:
         rows = self._db.execute(
@@ -325,17 +338,29 @@ class EventLog:
         return None if row is None else dict(json.loads(row[0]))
 
     def save_command(self, user: str, cid: str, received_ns: int, reply: dict[str, Any]) -> None:
-        with self._tx("FULL") as db:
-            db.execute(
-                "INSERT OR REPLACE INTO commands (user, id, received_ns, reply)"
-                " VALUES (?, ?, ?, ?)",
-                (user, cid, received_ns, json.dumps(reply, sort_keys=True)),
-            )
+        with self.group() as writer:
+            writer.save_command(CommandRow(user, cid, received_ns, reply))
 
-    def forget_commands(self, before_ns: int) -> None:
-        """Commands older than the skew window can no longer be replayed: forget them."""
+    def forget_commands(self, before_ns: int) -> int:
+        """Commands received before ``before_ns`` can no longer be replayed (their signature is
+        out of the freshness window): forget them. Returns how many were forgotten."""
         with self._tx("NORMAL") as db:
-            db.execute("DELETE FROM commands WHERE received_ns < ?", (before_ns,))
+            cur = db.execute("DELETE FROM commands WHERE received_ns < ?", (before_ns,))
+            return int(cur.rowcount)
+
+    def commands_kept(self) -> int:
+        return int(self._db.execute("SELECT COUNT(*) FROM commands").fetchone()[0])
+
+    # ------------------------------------------------------------------ table links
+    def link_position(self, name: str) -> LinkPosition | None:
+        """Where the log stands in table link ``name``'s event stream (None: nothing logged)."""
+        try:
+            row = self._db.execute(
+                "SELECT peer_boot_id, seq FROM links WHERE name = ?", (name,)
+            ).fetchone()
+        except sqlite3.OperationalError:  # a log written before the links table (read-only)
+            return None
+        return None if row is None else LinkPosition(name, int(row[0]), int(row[1]))
 
     # ------------------------------------------------------------------ checkpoints
     def save_checkpoint(self, input_seq: int, event_seq: int, code: str, state: Any) -> None:
@@ -367,3 +392,65 @@ class EventLog:
                 continue
             return Checkpoint(int(input_seq), int(event_seq), state)
         return None
+
+
+class GroupWriter:
+    """Writes of one group commit (:meth:`EventLog.group`); seqs continue from the log."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+        self._next_seq: int | None = None
+
+    def append(
+        self, *, game: int, kind: str, source: str, body: dict[str, Any], mono_ns: int,
+        wall_ns: int, boot: str,
+    ) -> Record:
+        """Log one input; its seq is the next integer."""
+        text = json.dumps(body, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+        if self._next_seq is None:
+            row = self._db.execute("SELECT MAX(seq) FROM inputs").fetchone()
+            self._next_seq = int(row[0] or 0) + 1
+        seq = self._next_seq
+        self._db.execute(
+            "INSERT INTO inputs (seq, game, kind, source, mono_ns, wall_ns, boot, body)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (seq, game, kind, source, mono_ns, wall_ns, boot, text),
+        )
+        self._next_seq = seq + 1
+        return Record(seq, game, kind, source, mono_ns, wall_ns, boot, json.loads(text))
+
+    def put_events(self, input_seq: int, rows: list[tuple[str, str]]) -> int:
+        """An input's events (``(topic, payload)``, seq order) into the outbox, and the input
+        marked applied. Returns the last event seq."""
+        applied, event_seq = self._db.execute(
+            "SELECT input_seq, event_seq FROM applied WHERE id = 1"
+        ).fetchone()
+        if input_seq != applied + 1:
+            raise EventLogError(f"events of input {input_seq} after input {applied}")
+        self._db.executemany(
+            "INSERT INTO outbox (seq, input_seq, topic, payload) VALUES (?, ?, ?, ?)",
+            [(event_seq + i, input_seq, t, p) for i, (t, p) in enumerate(rows, start=1)],
+        )
+        event_seq += len(rows)
+        self._db.execute(
+            "UPDATE applied SET input_seq = ?, event_seq = ? WHERE id = 1", (input_seq, event_seq)
+        )
+        return int(event_seq)
+
+    def set_link(self, position: LinkPosition) -> None:
+        self._db.execute(
+            "INSERT OR REPLACE INTO links (name, peer_boot_id, seq) VALUES (?, ?, ?)",
+            (position.name, position.peer_boot_id, position.seq),
+        )
+
+    def command_reply(self, user: str, cid: str) -> dict[str, Any] | None:
+        row = self._db.execute(
+            "SELECT reply FROM commands WHERE user = ? AND id = ?", (user, cid)
+        ).fetchone()
+        return None if row is None else dict(json.loads(row[0]))
+
+    def save_command(self, row: CommandRow) -> None:
+        self._db.execute(
+            "INSERT OR REPLACE INTO commands (user, id, received_ns, reply) VALUES (?, ?, ?, ?)",
+            (row.user, row.id, row.received_ns, json.dumps(row.reply, sort_keys=True)),
+        )

@@ -23,6 +23,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import socket
 import ssl
 import time
 from collections.abc import Awaitable, Callable
@@ -33,7 +34,9 @@ import aiomqtt
 import paho.mqtt.client as paho
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
+from paho.mqtt.subscribeoptions import SubscribeOptions
 
+from daemon import disclosure
 from daemon.config import MqttConfig
 from daemon.eventlog import OutboxRow
 from daemon.topics import SCHEMA_STATUS, Topics
@@ -55,6 +58,8 @@ class Incoming:
     response_topic: str | None
     correlation: bytes | None
     user_properties: tuple[tuple[str, str], ...]
+    #: a retained copy: never executed (a command must be sent to be meant, issue 15)
+    retain: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,9 +172,22 @@ class BrokerLink:
         self.published = 0
         self.refused = 0
         self.since: float | None = None
+        self.retained_seen = 0
+        self.retained_topics: dict[str, str] = {}
+        self.command_errors = 0
 
     # ------------------------------------------------------------------ what the service feeds
     def set_retained(self, topic: str, payload: bytes) -> None:
+        """The latest value of a retained topic; ``state`` and ``health`` go out as their public
+        projection, the full ``state`` to ``private/state`` (daemon/disclosure.py)."""
+        if topic == self.topics.state:
+            self._set(self.topics.private_state, payload)
+            payload = _project(payload, disclosure.public_state)
+        elif topic == self.topics.health:
+            payload = _project(payload, disclosure.public_health)
+        self._set(topic, payload)
+
+    def _set(self, topic: str, payload: bytes) -> None:
         if self._retained.get(topic) == payload:
             return
         self._retained[topic] = payload
@@ -196,7 +214,7 @@ class BrokerLink:
             kwargs["clean_session"] = True
         else:
             kwargs["clean_start"] = True
-        return aiomqtt.Client(
+        client = aiomqtt.Client(
             self.cfg.host,
             self.cfg.port,
             username=self.cfg.username,
@@ -205,12 +223,16 @@ class BrokerLink:
             protocol=aiomqtt.ProtocolVersion.V5 if v5 else aiomqtt.ProtocolVersion.V311,
             will=will,
             keepalive=self.cfg.keepalive,
-            timeout=10.0,
+            timeout=self.cfg.connect_timeout,
             tls_context=tls_context(self.cfg),
             max_inflight_messages=WINDOW,
             logger=logging.getLogger("jantaku.mqtt.paho"),
+            # each publish and its PUBACK are small: without this, delayed ACKs add 40 ms
+            socket_options=((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),),
             **kwargs,
         )
+        _fail_fast_on_close(client)
+        return client
 
     async def run(self) -> None:
         delay = self.backoff[0]
@@ -253,7 +275,13 @@ class BrokerLink:
         self.connects += 1
         self.since = time.time()
         self.last_error = None
-        await client.subscribe(self.topics.cmd_filter, qos=1)
+        if self.cfg.protocol == "5":
+            # retain-as-published: a command published retained while we are connected still
+            # carries its retain flag, so it is recognised (and not executed) at once
+            opts = SubscribeOptions(qos=1, retainAsPublished=True)
+            await client.subscribe(self.topics.cmd_filter, options=opts)
+        else:
+            await client.subscribe(self.topics.cmd_filter, qos=1)
         online = status_payload("online", self.topics.table, since=_iso_now())
         async with asyncio.timeout(ACK_TIMEOUT):
             await acks.publish(self.topics.status, online, qos=1, retain=True)
@@ -279,22 +307,76 @@ class BrokerLink:
         async for message in client.messages:
             props = message.properties
             payload = message.payload if isinstance(message.payload, bytes) else b""
+            topic = str(message.topic)
+            if message.retain:
+                self._retained_command(topic, payload, acks)
+                continue
+            if not payload:
+                continue  # a retained command being cleared (by us or the operator)
             incoming = Incoming(
-                topic=str(message.topic),
+                topic=topic,
                 payload=payload,
                 response_topic=getattr(props, "ResponseTopic", None) if props else None,
                 correlation=getattr(props, "CorrelationData", None) if props else None,
                 user_properties=tuple(getattr(props, "UserProperty", ()) or ()) if props else (),
             )
-            reply = await self.on_command(incoming)
+            try:
+                reply = await self.on_command(incoming)
+            except Exception:  # the handler refuses what it cannot check; this is the last net
+                self.command_errors += 1
+                log.exception("command handler failed; the message is dropped")
+                continue
             if reply is None:
                 continue
             properties = None
             if reply.correlation is not None and self.cfg.protocol == "5":
                 properties = Properties(PacketTypes.PUBLISH)  # type: ignore[no-untyped-call]
                 properties.CorrelationData = reply.correlation
-            fut = acks.publish(reply.topic, reply.payload, qos=1, properties=properties)
+            try:
+                fut = acks.publish(reply.topic, reply.payload, qos=1, properties=properties)
+            except (ValueError, aiomqtt.MqttError) as exc:  # the handler checked the topic
+                self.command_errors += 1
+                log.error("could not publish a reply: %r", exc)
+                continue
             fut.add_done_callback(_ignore)
+
+    def _retained_command(self, topic: str, payload: bytes, acks: _Acks) -> None:
+        """A retained copy on ``cmd/*`` is never executed: log it and try to clear it (the
+        shipped ACL does not let a table write ``cmd/#``: then ``health`` says what to do)."""
+        if not payload:
+            return
+        self.retained_seen += 1
+        self.retained_topics[topic] = "clearing"
+        log.warning(
+            "retained command on %s ignored (%d bytes); clearing it",
+            topic.encode("ascii", "backslashreplace").decode()[:200], len(payload),
+        )
+        try:
+            fut = acks.publish(topic, b"", qos=1, retain=True)
+        except (ValueError, aiomqtt.MqttError):
+            self.retained_topics[topic] = "not_cleared"
+            return
+
+        def done(f: asyncio.Future[int]) -> None:
+            code = 0x80 if f.cancelled() or f.exception() is not None else f.result()
+            # v5 says 0x87 (not authorised); a v3.1.1 broker cannot say: the copy comes back
+            # retained on the next connect and is counted again
+            cleared = code < 0x80 and self.cfg.protocol == "5"
+            self.retained_topics[topic] = "cleared" if cleared else "not_cleared"
+
+        fut.add_done_callback(done)
+
+    def command_health(self) -> dict[str, Any]:
+        stuck = sorted(t for t, s in self.retained_topics.items() if s != "cleared")
+        out: dict[str, Any] = {"retained_seen": self.retained_seen,
+                               "handler_errors": self.command_errors}
+        if stuck:
+            out["retained_not_cleared"] = stuck[:8]
+            out["operator_action"] = (
+                "a retained message sits on a command topic (it is never executed): clear it "
+                "as a referee account, e.g. mosquitto_pub -r -n -t <topic>"
+            )
+        return out
 
     async def _drain(self, acks: _Acks) -> None:
         while True:
@@ -303,7 +385,12 @@ class BrokerLink:
             if not rows:
                 await self.outbox_ready.wait()
                 continue
-            futures = [acks.publish(r.topic, r.payload.encode(), qos=1) for r in rows]
+            # each event twice: in full on private/events, its public projection on events
+            futures = []
+            for r in rows:
+                full = r.payload.encode()
+                futures.append(acks.publish(self.topics.private_events, full, qos=1))
+                futures.append(acks.publish(r.topic, _public_event(full), qos=1))
             try:
                 async with asyncio.timeout(ACK_TIMEOUT):
                     results = await asyncio.gather(*futures, return_exceptions=True)
@@ -312,7 +399,8 @@ class BrokerLink:
             failed = [r for r in results if isinstance(r, BaseException)]
             if failed:
                 raise aiomqtt.MqttError(f"publish failed: {failed[0]!r}")
-            codes = [r for r in results if isinstance(r, int)]
+            pairs = [r for r in results if isinstance(r, int)]
+            codes = [max(a, b) for a, b in zip(pairs[::2], pairs[1::2])]
             good = [r.seq for r, code in zip(rows, codes) if code < 0x80]
             refused = [(r.seq, code) for r, code in zip(rows, codes) if code >= 0x80]
             await self.outbox.ack(good)
@@ -357,6 +445,39 @@ class BrokerLink:
 
 class _Stop(Exception):
     """Raised inside the session's task group to end it cleanly (stop requested)."""
+
+
+def _project(payload: bytes, fn: Callable[[dict[str, Any]], dict[str, Any]]) -> bytes:
+    body = json.loads(payload)
+    shown = fn(body) if isinstance(body, dict) else body
+    if shown is body:
+        return payload
+    return json.dumps(shown, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def _public_event(payload: bytes) -> bytes:
+    return _project(payload, disclosure.public_event)
+
+
+def _fail_fast_on_close(client: aiomqtt.Client) -> None:
+    """A connection closed before the CONNACK fails the connect at once (aiomqtt would wait
+    its whole timeout), so the reconnect loop retries at once, with its backoff."""
+    paho_client: paho.Client = client._client
+    inner = paho_client.on_socket_close
+    loop = asyncio.get_running_loop()
+
+    def on_close(c: Any, userdata: Any, sock: Any) -> None:
+        if inner is not None:
+            inner(c, userdata, sock)
+
+        def fail() -> None:
+            fut = client._connected
+            if not fut.done():
+                fut.set_exception(aiomqtt.MqttError("connection closed before the CONNACK"))
+
+        loop.call_soon_threadsafe(fail)
+
+    paho_client.on_socket_close = on_close
 
 
 def _ignore(fut: asyncio.Future[int]) -> None:

@@ -23,21 +23,33 @@ import json
 import logging
 import os
 import signal
+import sqlite3
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ParamSpec, Protocol, TypeVar
 
 from daemon import clocks as dc
 from daemon import commands as dcmd
+from daemon.clock_sync import read_clock
 from daemon.config import Config
 from daemon.engine import Engine
 from daemon.errors import CommandError
-from daemon.eventlog import EventLog, OutboxRow, boot_id
+from daemon.eventlog import EventLog, LinkPosition, OutboxRow, boot_id
+from daemon.intake import Intake, RepeatedCommand, Submission
 from daemon.mqtt import BrokerLink, Incoming, OutboxSource, Reply
 from daemon.sdnotify import Notifier, watchdog_interval
-from daemon.table import KIND_INPUT, KIND_MARKER, KIND_TIMER, Applied, TableCore, iso
+from daemon.supervisor import Supervisor
+from daemon.table import (
+    KIND_INPUT,
+    KIND_MARKER,
+    KIND_TIMER,
+    Applied,
+    CommandStamp,
+    TableCore,
+    iso,
+)
 from daemon.topics import (
     SCHEMA_HEALTH,
     SCHEMA_LINKS,
@@ -56,20 +68,28 @@ T = TypeVar("T")
 VERSION = "0.1.0"
 
 
-@dataclass(slots=True)
-class Submission:
-    kind: str
-    source: str
-    body: dict[str, Any]
-    mono_ns: int
-    wall_ns: int
-    done: asyncio.Future[Applied] | None = None
+#: how long a referee command waits for a log that cannot be written before it is withdrawn
+COMMAND_LOG_WAIT_S = 5.0
+#: how often the seen referee command ids are pruned
+PRUNE_EVERY_S = 60.0
 
 
 class InputSink(Protocol):
+    """What the drivers see of the service: the input intake and the table's state."""
+
     def put(
         self, kind: str, source: str, body: dict[str, Any], mono_ns: int | None = None
     ) -> asyncio.Future[Applied]: ...
+
+    async def submit(
+        self, kind: str, source: str, body: dict[str, Any], *, link: LinkPosition | None = None
+    ) -> Applied: ...
+
+    async def mark_link(self, position: LinkPosition) -> None: ...
+
+    async def link_position(self, name: str) -> LinkPosition | None: ...
+
+    def snapshot(self) -> dict[str, Any]: ...
 
     def timers_state(self) -> dc.Clocks: ...
 
@@ -92,18 +112,31 @@ class _Stats:
     ready_mono: float | None = None
     inputs: int = 0
     last_event: dict[str, Any] | None = None
-    db_error: str | None = None
+    db_error: str | None = None  # the log's reading thread failed (not a refused write)
 
 
 class _LogOutbox(OutboxSource):
+    """The outbox for the broker link. A row whose delete could not be written (a full disk) is
+    deleted with the next acknowledgement; until then it may be sent again (dropped by seq)."""
+
     def __init__(self, service: Service) -> None:
         self.service = service
+        self._undeleted: list[int] = []
 
     async def fetch(self, limit: int) -> list[OutboxRow]:
-        return await self.service.db(self.service.eventlog.outbox, limit)
+        rows = await self.service.db(self.service.eventlog.outbox, limit + len(self._undeleted))
+        gone = set(self._undeleted)
+        return [r for r in rows if r.seq not in gone][:limit]
 
     async def ack(self, seqs: list[int]) -> None:
-        await self.service.db(self.service.eventlog.ack, seqs)
+        todo = self._undeleted + seqs
+        try:
+            await self.service.db(self.service.eventlog.ack, todo)
+        except (sqlite3.Error, OSError) as exc:
+            self._undeleted = todo[-10_000:]
+            log.warning("outbox: %d published events not deleted yet: %s", len(todo), exc)
+            return
+        self._undeleted = []
 
 
 class Service:
@@ -140,7 +173,11 @@ class Service:
             self.table_id,
             checkpoint_every=config.eventlog.checkpoint_every,
         )
-        self.queue: asyncio.Queue[Submission] = asyncio.Queue()
+        self.intake = Intake(
+            self.core, self.db, self.boot, mono_ns=mono_ns, wall_ns=wall_ns,
+            on_applied=self._applied,
+        )
+        self.queue = self.intake.queue
         self.link = BrokerLink(
             config.mqtt,
             config.client_id,
@@ -150,6 +187,8 @@ class Service:
             backoff=mqtt_backoff,
         )
         self._stop = asyncio.Event()
+        self.command_stats = dcmd.CommandStats()
+        self.supervisor = Supervisor(fatal=self._fatal, stopping=self._stop.is_set)
         # The retained state: the snapshot last published, when, and a pending late publication.
         self._state_sent: dict[str, Any] | None = None
         self._state_sent_mono = float("-inf")
@@ -174,24 +213,39 @@ class Service:
         }
 
     def put(
-        self, kind: str, source: str, body: dict[str, Any], mono_ns: int | None = None
+        self,
+        kind: str,
+        source: str,
+        body: dict[str, Any],
+        mono_ns: int | None = None,
     ) -> asyncio.Future[Applied]:
-        """Queue an input (timestamped now, or at ``mono_ns`` when the driver saw it earlier)."""
-        fut: asyncio.Future[Applied] = asyncio.get_running_loop().create_future()
-        now_mono = self._mono_ns()
-        wall = self._wall_ns()
-        if mono_ns is not None:
-            wall -= max(0, now_mono - mono_ns)
-        mono = mono_ns if mono_ns is not None else now_mono
-        sub = Submission(kind, source, body, mono, wall, fut)
-        self.queue.put_nowait(sub)
-        return fut
+        """Queue an input (timestamped now, or at ``mono_ns`` when the driver saw it earlier)
+        without waiting for room: the future fails if the intake's queue is full."""
+        return self.intake.put(kind, source, body, mono_ns)
 
-    async def submit(self, kind: str, source: str, body: dict[str, Any]) -> Applied:
-        return await self.put(kind, source, body)
+    async def submit(
+        self, kind: str, source: str, body: dict[str, Any], *, link: LinkPosition | None = None
+    ) -> Applied:
+        """Queue an input (waiting for room: back-pressure) and wait until it is committed and
+        applied; ``link``: the table link's position after it, committed with it."""
+        return await self.intake.submit(kind, source, body, link=link)
+
+    async def mark_link(self, position: LinkPosition) -> None:
+        await self.intake.mark_link(position)
+
+    async def link_position(self, name: str) -> LinkPosition | None:
+        return await self.db(self.eventlog.link_position, name)
+
+    def snapshot(self) -> dict[str, Any]:
+        return self.core.snapshot()
 
     def timers_state(self) -> dc.Clocks:
         return self.core.state.clocks
+
+    @property
+    def sensorless(self) -> bool:
+        """No table data link: the referee records every hand's result (docs/console.md)."""
+        return self.config.devices.table.kind == "none"
 
     def stop(self) -> None:
         self._stop.set()
@@ -214,26 +268,20 @@ class Service:
         )
         clocks = self.core.state.clocks
         if clocks.state is not None and clocks.state.phase is Phase.PLAYING:
-            # the clocks stop at the last logged input and run again from here (rules.timers)
-            await self.db(
-                self.core.submit,
-                KIND_MARKER,
-                "daemon",
-                {"type": "restart"},
-                self._mono_ns(),
-                self._wall_ns(),
-                self.boot,
-            )
+            # the clocks stop at the last logged input and run again from here (rules.timers);
+            # queued first, before any driver's input (and retried like them on a full disk)
+            self.put(KIND_MARKER, "daemon", {"type": "restart"})
         self._refresh_retained()
-        self._spawn("inputs", self._input_loop())
-        self._spawn("mqtt", self.link.run())
+        self._spawn("inputs", self.intake.run)
+        self._spawn("mqtt", self.link.run)
         for driver in self.drivers:
-            self._spawn(f"driver:{driver.name}", driver.run(self))
-        self._spawn("health", self._health_loop())
+            self._spawn(f"driver:{driver.name}", lambda d=driver: d.run(self))  # type: ignore[misc]
+        self._spawn("health", self._health_loop)
         if self.config.web is not None:
             from daemon.web.runtime import run_web
 
-            self._spawn("web", run_web(self, self.config.web, self.table_id))
+            web = self.config.web
+            self._spawn("web", lambda: run_web(self, web, self.table_id))
         self._ready_task = asyncio.create_task(self._ready_when_up(), name="ready")
         stop = asyncio.create_task(self._stop.wait(), name="stop")
         try:
@@ -251,10 +299,21 @@ class Service:
             await self._shutdown(stop)
         return 0
 
-    def _spawn(self, name: str, coro: Any) -> None:
-        self._tasks[name] = asyncio.create_task(coro, name=name)
+    def _spawn(self, name: str, factory: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        """Run a task under the supervisor: restarted with backoff if it dies (health
+        ``tasks``); only an event log that cannot be written ends the daemon."""
+        self._tasks[name] = asyncio.create_task(
+            self.supervisor.supervise(name, factory), name=name
+        )
+
+    def _fatal(self, name: str, exc: BaseException) -> bool:
+        return name == "inputs" and self.stats.db_error is not None
 
     async def _shutdown(self, stop: asyncio.Task[Any]) -> None:
+        # First: a start that fails (a task ends before the broker answered) must not tell
+        # systemd READY=1 after STOPPING=1 while the bounded waits below run.
+        if self._ready_task is not None:
+            self._ready_task.cancel()
         self.notifier.stopping("stopping")
         stop.cancel()
         # let queued inputs be logged first: nothing accepted is dropped
@@ -272,8 +331,6 @@ class Service:
         mqtt = self._tasks.get("mqtt")
         if mqtt is not None:
             await asyncio.wait([mqtt], timeout=6.0)
-        if self._ready_task is not None:
-            self._ready_task.cancel()
         for task in self._tasks.values():
             task.cancel()
         _, stuck = await asyncio.wait(self._tasks.values(), timeout=5.0)
@@ -303,47 +360,21 @@ class Service:
         log.info("ready (%s)", broker)
 
     # ------------------------------------------------------------------ inputs
-    async def _input_loop(self) -> None:
-        while True:
-            sub = await self.queue.get()
-            batch = [sub]
-            while not self.queue.empty() and len(batch) < 256:
-                batch.append(self.queue.get_nowait())
-            applied_all: list[Applied] = []
-            try:
-                applied_all = await self.db(self._apply_batch, batch)
-            except Exception as exc:  # the log cannot be written: nothing may be applied
-                self.stats.db_error = repr(exc)
-                log.exception("event log write failed; the daemon stops taking inputs")
-                for s in batch:
-                    if s.done is not None and not s.done.done():
-                        s.done.set_exception(exc)
-                    self.queue.task_done()
-                raise
-            events: list[dict[str, Any]] = []
-            for s, applied in zip(batch, applied_all, strict=True):
-                if s.done is not None and not s.done.done():
-                    s.done.set_result(applied)
-                events.extend(applied.events)
-                self.queue.task_done()
-            self.stats.inputs += len(batch)
-            if events:
-                self.stats.last_event = events[-1]
-                self.link.notify_outbox()
-            self._refresh_retained()
-            if events:
-                snapshot = self.core.snapshot()
-                for driver in self.drivers:
-                    try:
-                        await driver.show(snapshot, events)
-                    except Exception:
-                        log.exception("driver %s could not show the state", driver.name)
-
-    def _apply_batch(self, batch: list[Submission]) -> list[Applied]:
-        return [
-            self.core.submit(s.kind, s.source, s.body, s.mono_ns, s.wall_ns, self.boot)
-            for s in batch
-        ]
+    async def _applied(self, applied: list[Applied]) -> None:
+        """After a group commit: wake the outbox, refresh the retained state, drive effects."""
+        events = [e for a in applied for e in a.events]
+        self.stats.inputs += len(applied)
+        if events:
+            self.stats.last_event = events[-1]
+            self.link.notify_outbox()
+        self._refresh_retained()
+        if events:
+            snapshot = self.core.snapshot()
+            for driver in self.drivers:
+                try:
+                    await driver.show(snapshot, events)
+                except Exception:
+                    log.exception("driver %s could not show the state", driver.name)
 
     # ------------------------------------------------------------------ retained state
     def _refresh_retained(self) -> None:
@@ -440,26 +471,59 @@ class Service:
             "inputs": cs.input_seq,
             "event_seq": cs.event_seq,
             "outbox_depth": self.eventlog.outbox_depth(),
+            "eventlog": self.log_health(),
             "last_event": None
             if last is None
             else {"seq": last["seq"], "type": last["type"], "ts": last["ts"]},
             "broker": self.link.health(),
             "links": links,
+            "commands": {**self.command_stats.to_json(), **self.link.command_health()},
+            "tasks": self.supervisor.health(),
+            "clock": read_clock().as_json(),  # a warning while NTP has not synced (no RTC)
+        }
+
+    def log_health(self) -> dict[str, Any]:
+        """The event log's write path: ``writable``, and while it is not, why, since when, how
+        many attempts and how many inputs are held (not logged, not acknowledged)."""
+        fault = self.intake.fault
+        return {
+            "writable": fault is None,
+            "error": None if fault is None else fault.error,
+            "since": None if fault is None else iso(fault.since_wall_ns),
+            "retries": 0 if fault is None else fault.retries,
+            "waiting": self.intake.waiting,
+            "faults": self.intake.counters.faults,
         }
 
     def healthy(self) -> tuple[bool, str | None]:
-        """Whether the watchdog may be fed: the inputs, MQTT and driver tasks are running and the
+        """Whether the daemon is healthy: the inputs, MQTT and driver tasks are running and the
         log is writable (a broker outage is not a fault: the table plays on)."""
+        problem = self._stuck()
+        if problem is not None:
+            return False, problem
+        fault = self.intake.fault
+        if fault is not None:
+            return False, (f"event log not writable ({fault.error}): {self.intake.waiting} inputs"
+                           " held, retrying")
+        return True, None
+
+    def _stuck(self) -> str | None:
+        """Why the watchdog must not be fed (systemd then restarts the daemon). A log that
+        refuses writes is *not* a reason: the intake retries and a restart would not help (the
+        table would crash-loop into the unit's start limit)."""
         if self.stats.db_error is not None:
-            return False, f"event log: {self.stats.db_error}"
+            return f"event log: {self.stats.db_error}"
         for name, task in self._tasks.items():
             if task.done():
-                return False, f"task {name} ended"
+                return f"task {name} ended"
+        restarting = self.supervisor.problem()
+        if restarting is not None:
+            return restarting
         for driver in self.drivers:
             h = driver.health()
             if h.get("status") == "failed":
-                return False, f"driver {driver.name}: {h.get('reason')}"
-        return True, None
+                return f"driver {driver.name}: {h.get('reason')}"
+        return None
 
     async def _health_loop(self) -> None:
         interval = self.config.mqtt.health_interval
@@ -468,9 +532,11 @@ class Service:
         next_health = 0.0
         was_connected = False
         last_timers = 0.0
+        next_prune = 0.0
         while True:
             now = time.monotonic()
-            ok, problem = self.healthy()
+            problem = self._stuck()
+            ok = problem is None
             if ok:
                 # a round trip through the database thread: a wedged log stops the watchdog
                 try:
@@ -482,6 +548,9 @@ class Service:
                 self.notifier.watchdog()
             elif not ok:
                 log.error("unhealthy, watchdog not fed: %s", problem)
+            if now >= next_prune:
+                next_prune = now + PRUNE_EVERY_S
+                await self._prune_commands()
             clocks = self.core.state.clocks
             playing = clocks.state is not None and clocks.state.phase is Phase.PLAYING
             if playing and now - last_timers >= 1.0:
@@ -507,30 +576,62 @@ class Service:
 
     # ------------------------------------------------------------------ referee commands
     async def handle_command(self, incoming: Incoming) -> Reply | None:
+        """Check and run one command; the reply, or ``None`` when it cannot be addressed.
+
+        Nothing from outside reaches a topic or a reply unvalidated (daemon/commands.py), and
+        no payload ends this handler: an unexpected error is an ``internal`` refusal, a log line
+        with the traceback and a counter in ``health`` (issue 15)."""
         name = self.topics.command_name(incoming.topic)
         if name is None:
             return None
-        cid, user, client = dcmd.peek(incoming.payload)
-        if incoming.response_topic:
-            reply_topic: str | None = incoming.response_topic
-        elif client:
-            reply_topic = self.topics.reply(client)
-        else:
-            reply_topic = None
+        env = dcmd.peek(incoming.payload)
+        reply_topic, topic_problem = self._reply_topic(incoming, env)
         try:
+            if topic_problem is not None:
+                raise CommandError("bad_reply_topic", topic_problem)
             body = await self._execute(name, incoming)
         except CommandError as exc:
-            body = dcmd.reply_error(self.table_id, name, cid, exc.code, str(exc))
+            body = dcmd.reply_error(self.table_id, name, env.id, exc.code, str(exc))
+            self.command_stats.refused[exc.code] += 1
             log.warning(
                 "command %s refused: %s",
-                name,
+                dcmd.echo_name(name),
                 exc.code,
-                extra={"fields": {"user": user, "command_id": cid, "error": str(exc)}},
+                extra={"fields": {"user": env.user, "command_id": env.id, "error": str(exc)}},
+            )
+        except Exception as exc:  # a bug must not end the broker task: refuse, say, count
+            self.command_stats.refused["internal"] += 1
+            self.command_stats.last_internal = repr(exc)[:300]
+            log.exception(
+                "command %s: internal error", dcmd.echo_name(name),
+                extra={"fields": {"user": env.user, "command_id": env.id}},
+            )
+            body = dcmd.reply_error(
+                self.table_id, name, env.id, "internal", "the table could not check this command"
             )
         if reply_topic is None:
-            log.warning("command %s from %s: no response topic and no client, no reply", name, user)
+            self.command_stats.unanswered += 1
+            log.warning(
+                "command %s: no valid reply address, no reply", dcmd.echo_name(name),
+                extra={"fields": {"user": env.user, "command_id": env.id,
+                                  "problem": topic_problem}},
+            )
             return None
-        return Reply(reply_topic, _dump(body), incoming.correlation)
+        return Reply(reply_topic, _dump_ascii(body), incoming.correlation)
+
+    def _reply_topic(
+        self, incoming: Incoming, env: dcmd.Envelope
+    ) -> tuple[str | None, str | None]:
+        """``(where the reply goes, why the response topic is refused)``: only
+        ``jantaku/v1/<table>/reply/<client>`` with ``<client>`` one plain level."""
+        fallback = self.topics.reply(env.client) if env.client is not None else None
+        rt = incoming.response_topic
+        if rt is None or rt == "":
+            return fallback, None
+        prefix = self.topics.reply("")
+        if rt.startswith(prefix) and dcmd.plain_level(rt[len(prefix):]):
+            return rt, None
+        return fallback, f"replies go only to {prefix}<client> (one plain topic level)"
 
     async def _execute(self, name: str, incoming: Incoming) -> dict[str, Any]:
         now = self._wall_ns()
@@ -538,6 +639,10 @@ class Service:
         previous = await self.db(self.eventlog.command_reply, cmd.user, cmd.id)
         if previous is not None:
             return {**previous, "repeated": True}
+        if cmd.name == "new_game" and "auto_hands" not in cmd.args and self.sensorless:
+            # No data link: nothing starts a hand, so the game's hands begin by themselves
+            # (a logged GameStart field: a replay of the log sees the same, docs/console.md).
+            cmd = replace(cmd, args={**cmd.args, "auto_hands": True})
         act = dcmd.action(cmd)
         if act.kind == KIND_INPUT:
             try:
@@ -558,22 +663,29 @@ class Service:
             if (cmd.name == "pause") == clocks.state.paused:
                 state = "paused" if clocks.state.paused else "not paused"
                 raise CommandError("not_applicable", f"{name}: the clocks are {state}")
+        if self.intake.fault is not None:
+            raise CommandError("unavailable", self._unavailable(name))
         kind = KIND_TIMER if act.kind == "timer" else KIND_INPUT
-        applied = await self.submit(kind, cmd.source, act.body)
-        violations = [e["data"] for e in applied.events if e["type"] == "violation"]
-        reply = dcmd.reply_ok(
-            self.table_id,
-            cmd,
-            applied.record.seq,
-            [e["seq"] for e in applied.events],
-            violations,
-        )
-        if any(v.get("sanction") == "rejected" for v in violations):
-            reply["status"] = "error"
-            reply["error"] = {
-                "code": "not_applicable",
-                "message": f"the rules engine refused it: {violations[0].get('code')}",
-            }
+        # the (user, id) and the reply are committed with the input: a retry after any crash
+        # finds them (the check is repeated inside the transaction, for a racing retry)
+        stamp = CommandStamp(cmd.user, cmd.id, now, lambda applied: self._reply(cmd, applied))
+        item = self.intake.pending(kind, cmd.source, act.body, link=None, command=stamp)
+        sub = await self.intake.enqueue(item)
+        try:
+            applied: Applied = await self._wait_logged(name, sub)
+        except RepeatedCommand as rep:
+            return {**rep.reply, "repeated": True}
+        except dcmd.EngineRefused as exc:
+            # nothing logged: the same id may be sent again once the table allows it
+            body = dcmd.reply_error(self.table_id, name, cmd.id, exc.code, str(exc))
+            body["violations"] = exc.violations
+            self.command_stats.refused[exc.code] += 1
+            log.warning("command %s refused by the rules engine", name,
+                        extra={"fields": {"user": cmd.user, "command_id": cmd.id,
+                                          "violations": exc.violations}})
+            return body
+        reply = applied.reply
+        assert reply is not None
         log.info(
             "command %s by %s: %s",
             name,
@@ -581,8 +693,46 @@ class Service:
             reply["status"],
             extra={"fields": {"command_id": cmd.id, "input_seq": applied.record.seq}},
         )
-        await self.db(self.eventlog.save_command, cmd.user, cmd.id, now, reply)
         return reply
+
+    async def _wait_logged(self, name: str, sub: Submission) -> Applied:
+        """The command's outcome; if the log cannot be written for COMMAND_LOG_WAIT_S, the
+        command is withdrawn (never applied) and refused, so the referee is not kept waiting."""
+        while True:
+            done, _ = await asyncio.wait([sub.done], timeout=COMMAND_LOG_WAIT_S)
+            if done:
+                result: Applied = sub.done.result()
+                return result
+            if self.intake.fault is not None and self.intake.withdraw(sub):
+                raise CommandError("unavailable", self._unavailable(name))
+
+    def _unavailable(self, name: str) -> str:
+        fault = self.intake.fault
+        why = fault.error if fault is not None else "not writable"
+        return (f"{name}: not applied: the event log cannot be written ({why}); send it again"
+                " (same id) when health shows the log writable")
+
+    def _reply(self, cmd: dcmd.Command, applied: Applied) -> dict[str, Any]:
+        """A command's reply from what its input did (runs in the group commit)."""
+        violations = [e["data"] for e in applied.events if e["type"] == "violation"]
+        reply = dcmd.reply_ok(
+            self.table_id, cmd, applied.record.seq, [e["seq"] for e in applied.events],
+            violations,
+        )
+        return reply
+
+    async def _prune_commands(self) -> None:
+        """Forget command ids that can no longer be replayed: a command is accepted while its
+        signed ``ts`` is within ``max_skew_seconds`` of the table's clock, so one received at R
+        cannot come again after R + 2 * skew (one more minute of margin for clock steps)."""
+        horizon = int((2 * self.config.referee.max_skew_seconds + 60) * 1e9)
+        try:
+            n = await self.db(self.eventlog.forget_commands, self._wall_ns() - horizon)
+        except (sqlite3.Error, OSError) as exc:
+            log.warning("command ids not pruned: %s", exc)
+            return
+        if n:
+            log.info("forgot %d referee command ids past the freshness window", n)
 
 
 def _content(snapshot: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -594,3 +744,8 @@ def _content(snapshot: dict[str, Any] | None) -> dict[str, Any] | None:
 
 def _dump(body: dict[str, Any]) -> bytes:
     return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def _dump_ascii(body: dict[str, Any]) -> bytes:
+    """A reply: ASCII JSON, so no string in it can fail to encode."""
+    return json.dumps(body, separators=(",", ":"), ensure_ascii=True).encode()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -20,7 +21,7 @@ from typing import Any, ClassVar
 
 from daemon import clocks as dc
 from daemon.engine import Engine
-from daemon.eventlog import EventLog, Record
+from daemon.eventlog import CommandRow, EventLog, LinkPosition, Record
 from daemon.topics import SCHEMA_EVENT, Topics
 from rules.inputs import GameStart, Input, InputError, input_from_json, input_to_json
 
@@ -74,6 +75,7 @@ class CoreState:
 class Applied:
     record: Record
     events: tuple[dict[str, Any], ...]  # the envelopes, seq order
+    reply: dict[str, Any] | None = None  # a referee command's reply, committed with the input
 
     @property
     def last_event_seq(self) -> int | None:
@@ -87,6 +89,52 @@ class Recovery:
     checkpoint: int  # the checkpoint's input seq (0: none)
     completed: int  # inputs whose events were put in the outbox now (logged, not yet applied)
     mismatch: str | None  # the replay disagreed with the logged event count (code changed?)
+
+
+@dataclass(frozen=True, slots=True)
+class CommandStamp:
+    """A referee command riding on an input: its ``(user, id)`` and its reply (built from what the
+    input did) are written in the input's transaction, so a retry after any crash finds them."""
+
+    user: str
+    id: str
+    received_ns: int
+    reply: Callable[[Applied], dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """One input waiting for the next group commit, with what must be durable with it."""
+
+    kind: str
+    source: str
+    body: dict[str, Any]
+    mono_ns: int
+    wall_ns: int
+    boot: str
+    link: LinkPosition | None = None  # a table event: the link's position after it
+    command: CommandStamp | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """A group item whose referee command the rules engine rejects: nothing was logged;
+    ``violations`` are the rejecting violations."""
+
+    violations: list[dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class Repeated:
+    """A group item whose referee command ``(user, id)`` was already logged: nothing was applied;
+    ``reply`` is the first reply."""
+
+    reply: dict[str, Any]
+
+
+#: what a group commit takes: inputs, and link positions alone (a table event that the sensor
+#: tracker consumed without an input of its own)
+GroupItem = Pending | LinkPosition
 
 
 def iso(wall_ns: int) -> str:
@@ -227,19 +275,73 @@ class TableCore:
         self, kind: str, source: str, body: dict[str, Any], mono_ns: int, wall_ns: int, boot: str
     ) -> Applied:
         """Log ``body`` (fsync'ed), then apply it and queue its events. Returns what happened."""
-        cs = self.state
-        game = cs.game + 1 if kind == KIND_INPUT and body.get("type") == "game_start" else cs.game
-        rec = self.log.append(
-            game=game, kind=kind, source=source, body=body, mono_ns=mono_ns, wall_ns=wall_ns,
-            boot=boot,
-        )
-        after, bodies = self._fold(cs, rec)
-        applied = self._commit(rec, cs, after, bodies)
-        self.state = after
-        self._snapshot = None
-        if self.checkpoint_every and rec.seq % self.checkpoint_every == 0:
-            self.checkpoint()
+        applied = self.submit_group([Pending(kind, source, body, mono_ns, wall_ns, boot)])[0]
+        assert isinstance(applied, Applied)
         return applied
+
+    def submit_group(self, items: list[GroupItem]) -> list[Applied | Repeated | Refused | None]:
+        """Log and apply ``items`` in one group commit: all of them, their events, link positions
+        and command replies are durable together when this returns, or none is and the state is
+        unchanged (the exception is re-raised: the caller keeps the items and retries)."""
+        cs = self.state
+        out: list[Applied | Repeated | Refused | None] = []
+        checkpoint = False
+        with self.log.group() as writer:
+            for item in items:
+                if isinstance(item, LinkPosition):
+                    writer.set_link(item)
+                    out.append(None)
+                    continue
+                if item.command is not None:
+                    first = writer.command_reply(item.command.user, item.command.id)
+                    if first is not None:  # a retry racing its original: applied once
+                        out.append(Repeated(first))
+                        continue
+                    # a referee command the rules engine refuses is not logged: a refusal
+                    # changes nothing, ``seq`` included (issue 15); judged on the state this
+                    # group has reached so far
+                    refused = self._refusal(cs, item.kind, item.body)
+                    if refused is not None:
+                        out.append(Refused(refused))
+                        continue
+                starts = item.kind == KIND_INPUT and item.body.get("type") == "game_start"
+                rec = writer.append(
+                    game=cs.game + 1 if starts else cs.game, kind=item.kind, source=item.source,
+                    body=item.body, mono_ns=item.mono_ns, wall_ns=item.wall_ns, boot=item.boot,
+                )
+                after, bodies = self._fold(cs, rec)
+                envs = self._envelopes(rec, cs.event_seq + 1, after.hand, bodies)
+                writer.put_events(rec.seq, [(self.topics.events, _dumps(e)) for e in envs])
+                applied = Applied(rec, tuple(envs))
+                if item.link is not None:
+                    writer.set_link(item.link)
+                if item.command is not None:
+                    c = item.command
+                    reply = c.reply(applied)
+                    writer.save_command(CommandRow(c.user, c.id, c.received_ns, reply))
+                    applied = replace(applied, reply=reply)
+                checkpoint |= bool(self.checkpoint_every) and rec.seq % self.checkpoint_every == 0
+                cs = after
+                out.append(applied)
+        self.state = cs
+        self._snapshot = None
+        if checkpoint:
+            self.checkpoint()
+        return out
+
+    def _refusal(
+        self, cs: CoreState, kind: str, body: dict[str, Any]
+    ) -> list[dict[str, Any]] | None:
+        """The rejecting violations ``body`` would get on ``cs`` (``None``: it would apply),
+        computed without logging it: the reducer is pure, so this is exactly what the fold
+        would do. The daemon does not log a referee command the engine refuses (issue 15)."""
+        if kind != KIND_INPUT:
+            return None
+        _, events = self.engine.reduce(cs.table, input_from_json(body))
+        bodies = [e.to_json() for e in events]
+        rejected = [b for b in bodies if b.get("type") == "violation"
+                    and b.get("sanction") == "rejected"]
+        return rejected or None
 
     def submit_input(
         self, inp: Input, source: str, mono_ns: int, wall_ns: int, boot: str
@@ -253,6 +355,9 @@ class TableCore:
             self.log.save_checkpoint(
                 self.state.input_seq, self.state.event_seq, self.engine.code, self.state
             )
+        except sqlite3.OperationalError as exc:  # a full disk: the next checkpoint tries again
+            self._warn(f"checkpoint at input {self.state.input_seq} not written: {exc}")
+            return False
         except Exception as exc:  # an unpicklable state: restarts replay the whole log
             self._checkpoints_ok = False
             self._warn(f"checkpoints disabled: the state cannot be saved: {exc!r}")

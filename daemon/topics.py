@@ -3,6 +3,8 @@
 Fixed points (tools outside the project rely on them): everything is under
 ``jantaku/v1/<table_id>/``; ``events`` (every event, QoS 1, not retained), ``state`` (retained
 snapshot), ``status`` (retained availability, the Last Will), ``cmd/<name>`` (referee commands).
+``events`` and ``state`` are public projections (daemon/disclosure.py); ``private/events`` and
+``private/state`` carry the concealed facts too.
 """
 
 from __future__ import annotations
@@ -55,6 +57,16 @@ class Topics:
     @property
     def links(self) -> str:
         return f"{self.base}/state/links"
+
+    @property
+    def private_events(self) -> str:
+        """Every event in full (same ``seq``): referee and broadcast-delay roles only."""
+        return f"{self.base}/private/events"
+
+    @property
+    def private_state(self) -> str:
+        """The retained snapshot in full: referee and broadcast-delay roles only."""
+        return f"{self.base}/private/state"
 
     @property
     def health(self) -> str:

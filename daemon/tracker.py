@@ -42,7 +42,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypeAlias, assert_never
 
 from daemon.table import KIND_INPUT, KIND_MARKER, KIND_TIMER
 from drivers.tiles.events import FaultKind, ReaderFault, Rejection, TileRead
@@ -133,7 +133,7 @@ class _Hand:
     fourteenth: Tile | None = None  # the dealer's jump tile: the last one dealt to its rack
 
 
-Item = Any  # a TableEvent or an RfidEvent
+Item: TypeAlias = "TableEvent | ReaderFault | Rejection | TileRead"  # in arrival order
 
 
 class SensorTracker:
@@ -149,6 +149,7 @@ class SensorTracker:
             self.tiles = RfidTiles(readers, sensor, self.feed)
         self.aka = aka
         self._queue: asyncio.Queue[Item] = asyncio.Queue()
+        self._waiters: dict[int, asyncio.Future[None]] = {}  # id(table event) -> handled
         self._hand = _Hand()
         self._sink: InputSink | None = None
         self.consumed = 0  # device events handled (reads, rejections, table events, keys)
@@ -183,6 +184,14 @@ class SensorTracker:
     def table_event(self, event: TableEvent) -> None:
         self.feed(event)
 
+    async def take(self, event: TableEvent) -> None:
+        """Feed a table event and wait until it is handled (its records committed): the table
+        link acknowledges it only then."""
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters[id(event)] = done
+        self.feed(event)
+        await done
+
     async def wait_consumed(self, n: int, timeout: float = 30.0) -> None:
         """Until ``n`` device events have been handled (the HIL runner's lockstep)."""
         async def _wait() -> None:
@@ -212,8 +221,16 @@ class SensorTracker:
                     assert reader is not None
                     raise RuntimeError("the RFID readers stopped") from reader.exception()
                 item = get.result()
+                waiter = self._waiters.pop(id(item), None)
                 try:
                     await self._handle(sink, item)
+                except BaseException as exc:
+                    if waiter is not None and not waiter.done():
+                        waiter.set_exception(RuntimeError(f"tracker failed on {item!r}: {exc!r}"))
+                    raise
+                else:
+                    if waiter is not None and not waiter.done():
+                        waiter.set_result(None)
                 finally:
                     if not isinstance(item, ReaderFault):
                         self.consumed += 1
@@ -426,50 +443,56 @@ class SensorTracker:
 
     # ------------------------------------------------------------------ dispatch
     async def _handle(self, sink: InputSink, item: Item) -> None:
+        match item:
+            case ReaderFault():
+                if item.kind is FaultKind.CONNECTED:
+                    self.reader_connects += 1  # at start and after every re-plug: not a fault
+                else:
+                    self.reader_faults += 1
+                await sink.put(KIND_MARKER, "tracker", {**item.as_json(), "type": "reader_fault"})
+            case Rejection():
+                self.rejected += 1
+                self.reasons[item.reason.value] += 1
+                self.last_rejection = item.as_json()
+                await sink.put(KIND_MARKER, "tracker", item.as_json())
+            case TileRead():
+                if not (item.place.zone is Zone.MELDS and item.place.seat in self._hand.melds):
+                    await self._close_melds(sink)
+                await self._read(sink, item)
+            case _:
+                await self._close_melds(sink)
+                await self._table_event(sink, item)
+
+    async def _table_event(self, sink: InputSink, item: TableEvent) -> None:
         from drivers.link import messages as m
 
-        if isinstance(item, ReaderFault):
-            if item.kind is FaultKind.CONNECTED:
-                self.reader_connects += 1  # at start and after every re-plug: not a fault
-            else:
-                self.reader_faults += 1
-            await sink.put(KIND_MARKER, "tracker", {**item.as_json(), "type": "reader_fault"})
-            return
-        if isinstance(item, Rejection):
-            self.rejected += 1
-            self.reasons[item.reason.value] += 1
-            self.last_rejection = item.as_json()
-            await sink.put(KIND_MARKER, "tracker", item.as_json())
-            return
-        if isinstance(item, TileRead):
-            if not (item.place.zone is Zone.MELDS and item.place.seat in self._hand.melds):
-                await self._close_melds(sink)
-            await self._read(sink, item)
-            return
-        await self._close_melds(sink)
-        if isinstance(item, m.StartPressed):
-            await self._start(sink)
-        elif isinstance(item, m.WallRaised):
-            await self._input(sink, "table", WallRaised())
-        elif isinstance(item, m.WallManifest):
-            self._hand.manifest = item.tiles
-            await sink.put(KIND_MARKER, "table", {**item.to_json(), "type": "table_wall_manifest"})
-        elif isinstance(item, m.Dice):
-            await self._dice(sink, item.values)
-        elif isinstance(item, m.BreakOpened):
-            await self._input(sink, "table", BreakOpened(seat=Seat.of(item.seat),
-                                                         count=item.count))
-        elif isinstance(item, m.IndicatorTurned):
-            layer = Layer.TOP if item.layer is m.Layer.TOP else Layer.BOTTOM
-            self._hand.indicator_position = Position(Seat.of(item.seat), item.stack, layer)
-            await self._hold(sink, "indicator_position",
-                             position=self._hand.indicator_position.to_json())
-            await self._indicator(sink)
-        elif isinstance(item, m.SeatButton):
-            await self._button(sink, Seat.of(item.seat), item.button)
-        else:
-            body = item.to_json()
-            await sink.put(KIND_MARKER, "table", {**body, "type": f"table_{body['type']}"})
+        match item:
+            case m.StartPressed():
+                await self._start(sink)
+            case m.WallRaised():
+                await self._input(sink, "table", WallRaised())
+            case m.WallManifest():
+                self._hand.manifest = item.tiles
+                await sink.put(KIND_MARKER, "table",
+                               {**item.to_json(), "type": "table_wall_manifest"})
+            case m.Dice():
+                await self._dice(sink, item.values)
+            case m.BreakOpened():
+                await self._input(sink, "table", BreakOpened(seat=Seat.of(item.seat),
+                                                             count=item.count))
+            case m.IndicatorTurned():
+                layer = Layer.TOP if item.layer is m.Layer.TOP else Layer.BOTTOM
+                self._hand.indicator_position = Position(Seat.of(item.seat), item.stack, layer)
+                await self._hold(sink, "indicator_position",
+                                 position=self._hand.indicator_position.to_json())
+                await self._indicator(sink)
+            case m.SeatButton():
+                await self._button(sink, Seat.of(item.seat), item.button)
+            case m.Fault():
+                body = item.to_json()
+                await sink.put(KIND_MARKER, "table", {**body, "type": f"table_{body['type']}"})
+            case _:
+                assert_never(item)
 
     async def _start(self, sink: InputSink) -> None:
         self._hand = _Hand()

@@ -36,7 +36,7 @@ from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, assert_never
 
 from daemon.tracker import (
     FOUR_KANS,
@@ -387,73 +387,78 @@ class HilRunner:
         """The device actions that make the daemon see ``step.input``."""
         inp, rig = step.input, self.rig
         self.count_step(step)
-        if isinstance(inp, ri.GameStart | ri.RefereeOverride):
-            await self.daemon.submit_referee(inp)
-            return
-        if isinstance(inp, ri.HandStart):
-            self._riichi, self._indicators, self._winners = set(), 0, []
-            rig.press_start()
-        elif isinstance(inp, ri.WallRaised):
-            assert inp.wall is not None
-            self._wall = inp.wall
-            rig.raise_wall(self.manifest())
-        elif isinstance(inp, ri.DiceRolled):
-            rig.roll(inp.dice)
-        elif isinstance(inp, ri.BreakOpened):
-            rig.open_break(inp.seat, inp.count)
-        elif isinstance(inp, ri.IndicatorShown):
-            assert inp.position is not None and inp.tile is not None
-            rig.turn_indicator(inp.position, inp.tile)
-            await self.sync()
-            rig.tag(Place(Zone.DORA), inp.tile)
-            self._indicators += 1
-        elif isinstance(inp, ri.DealDone):
-            assert inp.hands is not None
-            for s in SEATS:
-                rig.tags(Place(Zone.HAND, s), inp.hands[s])
-        elif isinstance(inp, ri.Draw | ri.RinshanDraw):
-            assert inp.tile is not None
-            rig.tag(Place(Zone.HAND, inp.seat), inp.tile)
-        elif isinstance(inp, ri.Discard):
-            assert inp.tile is not None
-            if inp.riichi:
-                rig.key(inp.seat, RIICHI)
+        match inp:
+            case ri.GameStart() | ri.RefereeOverride():
+                await self.daemon.submit_referee(inp)
+                return
+            case ri.HandStart():
+                self._riichi, self._indicators, self._winners = set(), 0, []
+                rig.press_start()
+            case ri.WallRaised():
+                assert inp.wall is not None
+                self._wall = inp.wall
+                rig.raise_wall(self.manifest())
+            case ri.DiceRolled():
+                rig.roll(inp.dice)
+            case ri.BreakOpened():
+                rig.open_break(inp.seat, inp.count)
+            case ri.IndicatorShown():
+                assert inp.position is not None and inp.tile is not None
+                rig.turn_indicator(inp.position, inp.tile)
                 await self.sync()
-            rig.tag(Place(Zone.RIVER, inp.seat), inp.tile)
-            self._last_discard = inp.tile
-            await self.sync(ordering=False)
-            if self.late_clock > 0:
-                self._late.append((inp.seat, self.late_clock))
-                self.late_clock = 0.0
-            else:
-                await rig.clock(inp.seat)
-        elif isinstance(inp, ri.Call):
-            assert inp.tiles is not None and self._last_discard is not None
-            rig.tags(Place(Zone.MELDS, inp.seat), [*inp.tiles, self._last_discard])
-        elif isinstance(inp, ri.Ankan):
-            assert inp.tiles is not None
-            rig.tags(Place(Zone.MELDS, inp.seat), inp.tiles)
-        elif isinstance(inp, ri.Kakan):
-            assert inp.tile is not None
-            rig.tag(Place(Zone.MELDS, inp.seat), inp.tile)
-        elif isinstance(inp, ri.Tsumo | ri.Ron):
-            rig.key(inp.seat, TSUMO if isinstance(inp, ri.Tsumo) else RON)
-            self._winners.append(inp.seat)
-            if not (following is not None and isinstance(following.input, ri.Ron)):
+                rig.tag(Place(Zone.DORA), inp.tile)
+                self._indicators += 1
+            case ri.DealDone():
+                assert inp.hands is not None
+                for s in SEATS:
+                    rig.tags(Place(Zone.HAND, s), inp.hands[s])
+            case ri.Draw() | ri.RinshanDraw():
+                assert inp.tile is not None
+                rig.tag(Place(Zone.HAND, inp.seat), inp.tile)
+            case ri.Discard():
+                assert inp.tile is not None
+                if inp.riichi:
+                    rig.key(inp.seat, RIICHI)
+                    await self.sync()
+                rig.tag(Place(Zone.RIVER, inp.seat), inp.tile)
+                self._last_discard = inp.tile
                 await self.sync(ordering=False)
-                await self.daemon.step_done(self.expected_inputs)
-                await self._show_ura()
-        elif isinstance(inp, ri.ExhaustiveDraw):
-            for s in SEATS:
-                rig.key(s, TENPAI if s in inp.tenpai else NOTEN)
-        elif isinstance(inp, ri.AbortiveDraw):
-            button = {"nine_terminals": NINE_TERMINALS, "four_winds": FOUR_WINDS,
-                      "four_riichi": FOUR_RIICHI, "four_kans": FOUR_KANS}.get(inp.kind)
-            if button is None:
-                raise ValueError(f"no seat key for the abortive draw {inp.kind!r}")
-            rig.key(inp.seat if inp.seat is not None else Seat.S0, button)
-        else:
-            raise ValueError(f"the rig cannot perform {inp!r}")
+                if self.late_clock > 0:
+                    self._late.append((inp.seat, self.late_clock))
+                    self.late_clock = 0.0
+                else:
+                    await rig.clock(inp.seat)
+            case ri.Call():
+                assert inp.tiles is not None and self._last_discard is not None
+                rig.tags(Place(Zone.MELDS, inp.seat), [*inp.tiles, self._last_discard])
+            case ri.Ankan():
+                assert inp.tiles is not None
+                rig.tags(Place(Zone.MELDS, inp.seat), inp.tiles)
+            case ri.Kakan():
+                assert inp.tile is not None
+                rig.tag(Place(Zone.MELDS, inp.seat), inp.tile)
+            case ri.Tsumo() | ri.Ron():
+                rig.key(inp.seat, TSUMO if isinstance(inp, ri.Tsumo) else RON)
+                self._winners.append(inp.seat)
+                if not (following is not None and isinstance(following.input, ri.Ron)):
+                    await self.sync(ordering=False)
+                    await self.daemon.step_done(self.expected_inputs)
+                    await self._show_ura()
+            case ri.ExhaustiveDraw():
+                for s in SEATS:
+                    rig.key(s, TENPAI if s in inp.tenpai else NOTEN)
+            case ri.AbortiveDraw():
+                button = {"nine_terminals": NINE_TERMINALS, "four_winds": FOUR_WINDS,
+                          "four_riichi": FOUR_RIICHI, "four_kans": FOUR_KANS}.get(inp.kind)
+                if button is None:
+                    raise ValueError(f"no seat key for the abortive draw {inp.kind!r}")
+                rig.key(inp.seat if inp.seat is not None else Seat.S0, button)
+            case ri.UraRevealed() | ri.WinShown():
+                # The rig turns the ura itself after a riichi win (_show_ura); a shown hand is
+                # what the sensors read, not a step of its own.
+                raise ValueError(f"the rig cannot perform {inp!r}")
+            case _:
+                assert_never(inp)
         for ev in step.events:
             if ev.TYPE == "riichi_accepted":
                 self._riichi.add(Seat.of(ev.to_json()["seat"]))

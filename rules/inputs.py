@@ -42,6 +42,10 @@ class GameStart:
     rounds: int | None = None  # None: the ruleset's game length (records: East-only games)
     # Venue setting: every declared win waits for the referee's confirm_win / reject_win.
     confirm_wins: bool = False
+    # A table without a data link (or with its sensors off): nothing presses a start button, so
+    # each hand begins by itself, the first at the game start, the next one right after each
+    # result, with dealer, round, honba and deposits from the game flow (docs/console.md).
+    auto_hands: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,10 +216,11 @@ class RefereeOverride:
     args: typing.Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
 
-Input = (
-    GameStart
-    | HandStart
-    | WallRaised
+# The inputs played within a hand (after its hand_start), the ones a game is played with, and
+# every input. The reducer's dispatch narrows them in that order (``match`` over the classes,
+# ``assert_never`` at the end), so mypy names a consumer that forgets a new kind.
+HandInput = (
+    WallRaised
     | DiceRolled
     | BreakOpened
     | IndicatorShown
@@ -232,8 +237,9 @@ Input = (
     | WinShown
     | ExhaustiveDraw
     | AbortiveDraw
-    | RefereeOverride
 )
+PlayInput = HandStart | HandInput
+Input = GameStart | PlayInput | RefereeOverride
 
 _TYPES: dict[str, type[Any]] = {
     "game_start": GameStart,

@@ -36,8 +36,11 @@ class Meta:
     sources: tuple[str, ...]
     description: str
     # The rulebook's article notation (RULESETS.md): violations cite articles in it. "T" = Tenhou
-    # (RULESETS.md §7, no article numbers).
-    notation: Literal["S", "M", "μ", "W", "T"]
+    # (RULESETS.md §7, no article numbers); "C" = the Saikouisen Classic summary (C-sum), which
+    # lists only its differences from S.
+    notation: Literal["S", "C", "M", "μ", "W", "T"]
+    # Where an article is missing in ``notation``: the rulebook the variant departs from (C → S).
+    base_notation: Literal["S", "M", "μ", "W", "T"] | None = None
 
 
 @dataclass(frozen=True, slots=True)

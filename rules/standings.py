@@ -4,7 +4,9 @@
   (M 4-8-5, 6-2-5); tied tops share them in 100-point units, the remainder to the seat nearest
   the first dealer (M 6-2-6: 1,000 → 400/300/300, 2,000 → 800/600/600). ``to_nobody`` — they
   vanish (S §39-12, μ §43(3)).
-* Ranks by final points. Ties (``points.ties``): ``split`` — the tied seats share a rank and
+* Ranks by the points *before* the leftover deposits (M 6-2-6: the sticks are shared among the
+  tied tops, so they never break the tie they are shared over). Ties (``points.ties``):
+  ``split`` — the tied seats share a rank and
   share the uma of the places they cover, in units of a tenth of a pt, the remainder to the seat
   nearest the first dealer (M 6-2-6); ``seat_order`` — the seat nearer the first dealer ranks
   higher (Tenhou).
@@ -100,15 +102,16 @@ def compute_standings(
         bonus.update(_share(leftover, tops, 100, first_dealer))
     final = {s: points[s] + bonus[s] for s in SEATS}
 
-    # Order: points descending, then nearer the first dealer (only decides under seat_order).
-    order = sorted(by_seat_order, key=lambda s: -final[s])
+    # Order: points before the sticks descending (M 6-2-6: an uneven 400/300/300 split must not
+    # rank the tied tops apart), then nearer the first dealer (only decides under seat_order).
+    order = sorted(by_seat_order, key=lambda s: -points[s])
     uma_points: dict[Seat, int] = {}
     rank: dict[Seat, int] = {}
     place = 0
     while place < 4:
         group = [order[place]]
         if rules.ties == "split":
-            while place + len(group) < 4 and final[order[place + len(group)]] == final[group[0]]:
+            while place + len(group) < 4 and points[order[place + len(group)]] == points[group[0]]:
                 group.append(order[place + len(group)])
         total = sum(rules.uma[place + i] for i in range(len(group))) * rules.points_per_pt
         uma_points.update(_share(total, group, unit, first_dealer))

@@ -177,6 +177,7 @@ class GameInfo:
     names: tuple[str, str, str, str]
     aka: bool
     confirm_wins: bool
+    auto_hands: bool = False  # GameStart.auto_hands: each hand begins by itself
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,7 +32,7 @@ class Entry:
     code: str
     what: str
     sanction: Sanction
-    # Articles per rulebook notation ("S", "M", "μ", "W", "T"; "G" = table-geometry.md,
+    # Articles per rulebook notation ("S", "C", "M", "μ", "W", "T"; "G" = table-geometry.md,
     # "E" = engineering rule of the engine itself).
     articles: tuple[tuple[str, str], ...]
 
@@ -150,7 +150,8 @@ CATALOGUE: dict[str, Entry] = {
         _e("kan_bad_tiles", "the kan's tiles are not four of a kind / no pon to add to",
            "rejected", S="S §43", M="M 4-5", mu="μ §27", W="W 开杠"),
         _e("kan_after_riichi", "a kan after riichi that the ruleset forbids", "rejected",
-           S="S §43-11", M="M 4-5-2, 4-8-8", mu="μ §51(10)", T="RULESETS.md §7"),
+           S="S §43-11", C="C-sum (no ankan after riichi)", M="M 4-5-2, 4-8-8",
+           mu="μ §51(10)", T="RULESETS.md §7"),
         _e("kan_not_in_turn", "an ankan or kakan outside the seat's own turn", "rejected",
            S="S §43-10,13", M="M 4-5", mu="μ §27"),
         # --- riichi -------------------------------------------------------------------------
@@ -206,11 +207,14 @@ CATALOGUE: dict[str, Entry] = {
 
 
 def article_for(ruleset: Ruleset | None, code: str) -> str:
-    """The article to cite for ``code`` under ``ruleset`` (its own rulebook's, else all)."""
+    """The article to cite for ``code`` under ``ruleset`` (its own rulebook's, then the one its
+    variant departs from, else all)."""
     entry = CATALOGUE[code]
     arts = dict(entry.articles)
-    if ruleset is not None and ruleset.meta.notation in arts:
-        return arts[ruleset.meta.notation]
+    if ruleset is not None:
+        for notation in (ruleset.meta.notation, ruleset.meta.base_notation):
+            if notation is not None and notation in arts:
+                return arts[notation]
     if "E" in arts and len(arts) == 1:
         return arts["E"]
     return "; ".join(v for k, v in entry.articles if k != "E") or arts.get("E", "")

@@ -23,6 +23,49 @@ from collections.abc import Sequence
 from typing import BinaryIO, TextIO
 
 USAGE = "usage: jantaku link encode [--examples] | jantaku link decode [FILE]"
+ENCODE_HELP = """\
+usage: jantaku link encode [--examples]
+
+Read table-link messages as JSON lines on stdin, write their frames (raw bytes) to stdout.
+Each line is one message: {"type": ..., its fields}; optional "seq" (0..255, default 0) and
+"retransmit" (true/false). A line that is no valid message is reported on stderr with its line
+number and skipped; the exit status is then 1.
+
+options:
+  --examples  print one valid message of every type as JSON lines (a template to edit)
+
+example (messages.jsonl holds lines like {"type": "dice", "values": [3, 4], "seq": 7}):
+  jantaku link encode < messages.jsonl > frames.bin
+"""
+DECODE_HELP = """\
+usage: jantaku link decode [FILE]
+
+Read raw bytes (a capture of the serial line) from FILE, or stdin when FILE is absent or "-",
+and print in stream order every recovered frame as a JSON line (the message's keys, then seq,
+retransmit, offset) and every unusable span as {"error": REASON, "offset": N, "length": M}.
+Never stops on bad input; exits 0.
+
+arguments:
+  FILE  the capture to read (default: stdin)
+
+example:
+  jantaku link decode capture.bin | grep -v '"error"'
+"""
+HELP = f"""\
+{USAGE}
+
+The table-link protocol analyzer (docs/protocol/table-link.md §9): frames to JSON and back.
+
+subcommands:
+  encode [--examples]  JSON lines on stdin -> frames on stdout (--examples: a template of
+                       every message type); `jantaku link encode --help`
+  decode [FILE]        raw bytes from FILE or stdin -> one JSON line per frame or bad span;
+                       `jantaku link decode --help`
+
+examples:
+  jantaku link encode --examples | jantaku link encode | jantaku link decode
+  jantaku link decode capture.bin
+"""
 ENVELOPE = ("seq", "retransmit", "offset")
 
 
@@ -44,9 +87,12 @@ def _main(args: list[str]) -> int:
     if not args:
         return _fail(f"missing subcommand; {USAGE}")
     if args[0] in ("-h", "--help"):
-        print(USAGE)
+        sys.stdout.write(HELP)
         return 0
     command, rest = args[0], args[1:]
+    if command in ("encode", "decode") and rest and rest[0] in ("-h", "--help"):
+        sys.stdout.write(ENCODE_HELP if command == "encode" else DECODE_HELP)
+        return 0
     if command == "encode":
         if rest == ["--examples"]:
             return _examples()

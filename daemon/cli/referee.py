@@ -19,6 +19,7 @@ import getpass
 import json
 import os
 import secrets
+import socket
 import ssl
 import sys
 import time
@@ -87,7 +88,8 @@ async def send(
     from paho.mqtt.packettypes import PacketTypes
     from paho.mqtt.properties import Properties
 
-    client = client_id or payload.get("client") or f"referee-{secrets.token_hex(4)}"
+    # with a username, the shipped broker makes it the client id (use_username_as_clientid)
+    client = client_id or username or payload.get("client") or f"referee-{secrets.token_hex(4)}"
     reply_topic = Topics(table).reply(client)
     v5 = protocol == "5"
     async with aiomqtt.Client(
@@ -99,6 +101,8 @@ async def send(
         protocol=aiomqtt.ProtocolVersion.V5 if v5 else aiomqtt.ProtocolVersion.V311,
         tls_context=tls,
         timeout=timeout,
+        # one small command and its reply: without this, delayed ACKs add ~40 ms per round trip
+        socket_options=((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),),
     ) as mqtt:
         await mqtt.subscribe(reply_topic, qos=1)
         props = None
@@ -176,7 +180,9 @@ def main(argv: list[str]) -> int:
         print(f"jantaku referee: {exc}", file=sys.stderr)
         return 2
     key = auth.derive_key(args.user, _password(args), args.iterations)
-    client = f"referee-{args.user}-{secrets.token_hex(3)}"[:64]
+    # The shipped broker makes the client id the MQTT username (use_username_as_clientid), and
+    # its ACL lets a client read only reply/<its client id>: so with a username, that is the id.
+    client = args.mqtt_user or f"referee-{args.user}-{secrets.token_hex(3)}"[:64]
     topic, payload = build_command(args.table, args.command, args.user, key, cargs, client=client)
     mqtt_password = None
     if args.mqtt_password_file:

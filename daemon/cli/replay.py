@@ -1,18 +1,25 @@
-"""``jantaku replay``: replay an mjai or tenhou.net/6 record through the rules engine.
+"""``jantaku replay``: replay mjai or tenhou.net/6 records through the rules engine.
 
-Stable contract: ``jantaku replay FILE [--format mjai|tenhou6] [--ruleset NAME] [--json]
-[--verify]``. The format is detected from the text when not given; ``--ruleset`` defaults to
-``tenhou`` (the rules the public records are played under). Without ``--json`` it prints one line
-per hand (round, dealer, result, deltas, violations); with ``--json`` one JSON object with the keys
-``file``, ``format``, ``ruleset``, ``aka``, ``rounds``, ``hands``, ``final_scores``, ``scores``,
-``deposits``, ``finished``, ``standings``, ``violations``, ``issues`` (and ``verify`` with
-``--verify``); each hand has ``record_hand``, ``round``, ``round_wind``, ``dealer``,
-``hand_in_round``, ``honba``, ``deposits``, ``result``, ``abort_kind``, ``deltas``,
-``scores_before``, ``scores_after``, ``tenpai``, ``wins``, ``violations`` (docs/records.md).
+Stable contract: ``jantaku replay FILE|DIR ... [--format mjai|tenhou6] [--ruleset NAME] [--json]
+[--verify] [--verbose]``. The format is detected from the text when not given; ``--ruleset``
+defaults to ``tenhou`` (the rules the public records are played under).
+
+One FILE: without ``--json`` one line per hand (round, dealer, result, deltas, violations); with
+``--json`` one JSON object with the keys ``file``, ``format``, ``ruleset``, ``aka``, ``rounds``,
+``hands``, ``final_scores``, ``scores``, ``deposits``, ``finished``, ``standings``,
+``violations``, ``issues`` (and ``verify`` with ``--verify``); each hand has ``record_hand``,
+``round``, ``round_wind``, ``dealer``, ``hand_in_round``, ``honba``, ``deposits``, ``result``,
+``abort_kind``, ``deltas``, ``scores_before``, ``scores_after``, ``tenpai``, ``wins``,
+``violations`` (docs/records.md). Exit 2: the file cannot be read or is not a record, with a
+one-line error.
+
+Several FILEs or a DIR (every ``.json``, ``.jsonl``, ``.json.gz`` under it, sorted): one line per
+record and a summary line (``--verbose``: each record's hands too); with ``--json`` a list of the
+objects above, one per record (``{"file", "error"}`` for one that cannot be read). Exit 1 if any
+record fails (unreadable, or a difference under ``--verify``).
 
 Scores are computed by the engine from the tiles; the record's own results are only compared
-(``--verify``: exit 1 with a diff on any difference). Exit 2: the file cannot be read or is not a
-record, with a one-line error.
+(``--verify``: exit 1 with a diff on any difference).
 """
 
 from __future__ import annotations
@@ -22,13 +29,17 @@ import gzip
 import json
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from rules.records.model import RecordFormat
     from rules.records.replay import ReplayedHand
+    from rules.ruleset import Ruleset
 
 PROG = "jantaku replay"
+RECORD_SUFFIXES = (".json", ".jsonl", ".json.gz")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -69,84 +80,168 @@ def _describe(hand: ReplayedHand) -> str:
     return hand.result
 
 
+def _violation_line(v: dict[str, Any]) -> str:
+    hand = v.get("record_hand")
+    where = f"hand {hand + 1}, " if isinstance(hand, int) else ""
+    return (f"    violation {v['code']} seat {v['seat']} ({where}input {v.get('input_index')}): "
+            f"expected {v['expected']}, got {v['actual']} ({v['article']})")
+
+
+@dataclass(frozen=True, slots=True)
+class _Outcome:
+    """One record replayed: what ``--json`` prints, the text lines, the verification report."""
+
+    file: str
+    error: str | None = None  # the file cannot be read or is not a record
+    json: dict[str, Any] = field(default_factory=dict)
+    text: tuple[str, ...] = ()
+    report: tuple[str, ...] = ()  # --verify: the differences (empty: verified)
+    hands: int = 0
+
+    @property
+    def failed(self) -> bool:
+        return self.error is not None or bool(self.report)
+
+
+def _replay_one(path: str, ruleset: Ruleset, fmt: RecordFormat | None, check: bool,
+                ref: str) -> _Outcome:
+    from rules.records import RecordError, import_record
+    from rules.records.replay import replay, verify
+
+    try:
+        text = read_text(path)
+    except (OSError, UnicodeDecodeError, EOFError, gzip.BadGzipFile) as exc:
+        return _Outcome(path, error=f"cannot read {path}: {exc}")
+    try:
+        record = import_record(text, ruleset, fmt)
+    except RecordError as exc:
+        return _Outcome(path, error=f"{path}: {exc}")
+    result = replay(record, ruleset=ref)
+    diffs = verify(record, result) if check else []
+    issues = [str(i) for i in record.issues]
+    out: dict[str, Any] = {
+        "file": path,
+        "format": record.format,
+        "ruleset": ruleset.name,
+        "aka": record.aka,
+        "rounds": record.rounds,
+        "hands": [h.to_json() for h in result.hands],
+        "final_scores": None if result.final_scores is None else list(result.final_scores),
+        "scores": None if result.scores is None else list(result.scores),
+        "deposits": result.deposits,
+        "finished": result.finished,
+        "standings": result.standings,
+        "violations": len(result.violations),
+        "issues": [i.to_json() for i in record.issues],
+    }
+    if check:
+        out["verify"] = {"ok": not diffs and not issues,
+                         "differences": [d.to_json() for d in diffs]}
+    length = {1: "East only", 2: "East-South"}.get(record.rounds or 0, "length per ruleset")
+    lines = [f"{path}: {record.format}, ruleset {ruleset.name}, "
+             f"{'red fives' if record.aka else 'no red fives'}, {length}"]
+    resynced = {r.hand: r for r in result.resyncs}
+    for h in result.hands:
+        r = resynced.get(h.record)
+        if r is not None:
+            lines.append(f"    the replay takes the record's hand start: record {r.record}, "
+                         f"engine {r.engine}")
+        lines.append(f"{h.label:<6} dealer S{h.dealer}  {_describe(h):<40} "
+                     f"[{_deltas(h.deltas)}]  violations {len(h.violations)}")
+        lines.extend(_violation_line(v) for v in h.violations)
+    final = "-" if result.final_scores is None else " ".join(str(x) for x in result.final_scores)
+    lines.append(f"final points: {final}" + ("" if result.finished else " (game not over)"))
+    lines.extend(f"import: {i}" for i in issues)
+    report: list[str] = []
+    if diffs or issues:
+        report = [f"{path}: {len(diffs) + len(issues)} difference(s) with the record"]
+        report += [f"  import: {i}" for i in issues]
+        report += [f"  {d}" for d in diffs]
+    return _Outcome(path, json=out, text=tuple(lines), report=tuple(report) if check else (),
+                    hands=len(record.hands))
+
+
+def record_files(paths: Sequence[str]) -> list[str]:
+    """Each path given, a folder as every record file under it (sorted)."""
+    out: list[str] = []
+    for p in paths:
+        path = Path(p)
+        if path.is_dir():
+            out.extend(str(f) for f in sorted(path.rglob("*"))
+                       if f.is_file() and f.name.endswith(RECORD_SUFFIXES))
+        else:
+            out.append(p)
+    return out
+
+
+def _single(o: _Outcome, args: argparse.Namespace) -> int:
+    if o.error is not None:
+        return _fail(o.error)
+    if args.json:
+        sys.stdout.write(json.dumps(o.json, ensure_ascii=False, separators=(",", ":")) + "\n")
+    else:
+        sys.stdout.write("\n".join(o.text) + "\n")
+    if args.verify:
+        if o.report:
+            print("\n".join(o.report), file=sys.stderr if args.json else sys.stdout)
+            return 1
+        if not args.json:
+            print(f"{o.file}: verified: every hand matches the record")
+    return 0
+
+
+def _summary_line(o: _Outcome, check: bool) -> str:
+    if o.error is not None:
+        return f"{o.file}: error: {o.error.splitlines()[0]}"
+    v = o.json["violations"]
+    if not check:
+        return f"{o.file}: replayed, {o.hands} hands, {v} violation(s)"
+    if not o.report:
+        return f"{o.file}: verified, {o.hands} hands"
+    return f"{o.file}: {o.report[0].split(': ', 1)[1]}"
+
+
+def _many(outcomes: list[_Outcome], args: argparse.Namespace) -> int:
+    failed = [o for o in outcomes if o.failed]
+    if args.json:
+        items = [o.json if o.error is None else {"file": o.file, "error": o.error}
+                 for o in outcomes]
+        sys.stdout.write(json.dumps(items, ensure_ascii=False, separators=(",", ":")) + "\n")
+        for o in failed:
+            print("\n".join(o.report) if o.error is None else o.error, file=sys.stderr)
+    else:
+        for o in outcomes:
+            print(_summary_line(o, args.verify))
+            if args.verbose and o.error is None:
+                print("\n".join(("  " + line) for line in (*o.text, *o.report)))
+        word = "verified" if args.verify else "replayed"
+        print(f"{len(outcomes)} record(s): {len(outcomes) - len(failed)} {word}, "
+              f"{len(failed)} failed")
+    return 1 if failed else 0
+
+
 def main(argv: Sequence[str]) -> int:
     parser = _Parser(prog=PROG, description=__doc__.splitlines()[0] if __doc__ else "")
-    parser.add_argument("file")
+    parser.add_argument("files", nargs="+", metavar="FILE|DIR")
     parser.add_argument("--format", choices=("mjai", "tenhou6"))
     parser.add_argument("--ruleset", default="tenhou")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--verify", action="store_true",
                         help="compare every hand with the record; exit 1 on any difference")
+    parser.add_argument("--verbose", action="store_true",
+                        help="with several records: each record's hands and differences too")
     args = parser.parse_args(list(argv))
 
-    from rules.records import RecordError, import_record
-    from rules.records.replay import replay, verify
     from rules.ruleset import RulesetError, load_ruleset
 
     try:
         ruleset = load_ruleset(args.ruleset)
     except RulesetError as exc:
         return _fail(str(exc))
-    try:
-        text = read_text(args.file)
-    except (OSError, UnicodeDecodeError, EOFError, gzip.BadGzipFile) as exc:
-        return _fail(f"cannot read {args.file}: {exc}")
-    try:
-        record = import_record(text, ruleset, args.format)
-    except RecordError as exc:
-        return _fail(f"{args.file}: {exc}")
-    result = replay(record)
-    diffs = verify(record, result) if args.verify else []
-    issues = [str(i) for i in record.issues]
-
-    if args.json:
-        out: dict[str, Any] = {
-            "file": args.file,
-            "format": record.format,
-            "ruleset": ruleset.name,
-            "aka": record.aka,
-            "rounds": record.rounds,
-            "hands": [h.to_json() for h in result.hands],
-            "final_scores": None if result.final_scores is None else list(result.final_scores),
-            "scores": None if result.scores is None else list(result.scores),
-            "deposits": result.deposits,
-            "finished": result.finished,
-            "standings": result.standings,
-            "violations": len(result.violations),
-            "issues": [i.to_json() for i in record.issues],
-        }
-        if args.verify:
-            out["verify"] = {
-                "ok": not diffs and not issues,
-                "differences": [d.to_json() for d in diffs],
-            }
-        sys.stdout.write(json.dumps(out, ensure_ascii=False, separators=(",", ":")) + "\n")
-    else:
-        length = {1: "East only", 2: "East-South"}.get(record.rounds or 0, "length per ruleset")
-        lines = [f"{args.file}: {record.format}, ruleset {ruleset.name}, "
-                 f"{'red fives' if record.aka else 'no red fives'}, {length}"]
-        for h in result.hands:
-            lines.append(
-                f"{h.label:<6} dealer S{h.dealer}  {_describe(h):<40} "
-                f"[{_deltas(h.deltas)}]  violations {len(h.violations)}"
-            )
-            for v in h.violations:
-                lines.append(f"    violation {v['code']} seat {v['seat']}: expected "
-                             f"{v['expected']}, got {v['actual']} ({v['article']})")
-        final = "-" if result.final_scores is None else " ".join(
-            str(s) for s in result.final_scores)
-        lines.append(f"final points: {final}" + ("" if result.finished else " (game not over)"))
-        for i in issues:
-            lines.append(f"import: {i}")
-        sys.stdout.write("\n".join(lines) + "\n")
-
-    if args.verify:
-        if diffs or issues:
-            report = [f"{args.file}: {len(diffs) + len(issues)} difference(s) with the record"]
-            report += [f"  import: {i}" for i in issues]
-            report += [f"  {d}" for d in diffs]
-            print("\n".join(report), file=sys.stderr if args.json else sys.stdout)
-            return 1
-        if not args.json:
-            print(f"{args.file}: verified: every hand matches the record")
-    return 0
+    files = record_files(args.files)
+    if len(args.files) == 1 and not Path(args.files[0]).is_dir():
+        return _single(_replay_one(files[0], ruleset, args.format, args.verify, args.ruleset), args)
+    if not files:
+        return _fail(f"no record files ({', '.join(RECORD_SUFFIXES)}) in {' '.join(args.files)}")
+    return _many([_replay_one(f, ruleset, args.format, args.verify, args.ruleset)
+                  for f in files], args)

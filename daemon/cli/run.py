@@ -1,7 +1,8 @@
 """``jantaku run --config FILE``: the table daemon (systemd runs this, systemd/jantaku.service).
 
-The config is validated completely first (keys, types, devices): any problem is one line on
-stderr and exit status 2, with nothing started. ``--check`` stops there (exit 0 when valid).
+The config is validated completely first (keys, types, devices, and for a ``[tiles.camera]`` the
+``camera`` extra): any problem is one line on stderr and exit status 2, with nothing started.
+``--check`` stops there (exit 0 when valid).
 """
 
 from __future__ import annotations
@@ -28,6 +29,15 @@ def main(argv: list[str]) -> int:
     except DaemonError as exc:
         print(f"jantaku run: {exc}", file=sys.stderr)
         return 2
+    camera = None if config.tiles is None else config.tiles.camera
+    if camera is not None:
+        from drivers.tiles import camera_stack
+
+        try:
+            camera_stack.require(camera_stack.camera_modules(camera), "tiles.camera")
+        except camera_stack.CameraStackMissing as exc:
+            print(f"jantaku run: {config.source}: {exc}", file=sys.stderr)
+            return 2
     if args.check:
         print(f"jantaku run: {args.config}: ok (table {config.table.id})")
         return 0

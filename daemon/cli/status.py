@@ -114,6 +114,10 @@ def _print(report: dict[str, Any]) -> None:
             b = health["broker"]
             print(f"  healthy: {health['healthy']}" +
                   (f" ({health['problem']})" if health.get("problem") else ""))
+            elog = health.get("eventlog") or {}
+            if elog.get("writable") is False:
+                print(f"  event log NOT WRITABLE since {elog.get('since')}: {elog.get('error')};"
+                      f" {elog.get('waiting')} inputs held, {elog.get('retries')} retries")
             print(f"  broker: {'connected' if b['connected'] else 'disconnected'} "
                   f"{b['host']}:{b['port']} v{b['protocol']}, {b['connects']} connects, "
                   f"{b['published']} published")

@@ -22,6 +22,42 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TextIO
 
+HELP = """\
+usage: jantaku tiles {enroll,detect} ...
+
+Tile sensors (docs/tiles.md): RFID enrolment and camera detection.
+
+subcommands:
+  enroll STATE.json  guided enrolment of a tile set's RFID tags: names the next tile to scan,
+                     takes one tag per scan (a reader, or one per line on stdin), saves after
+                     every scan, refuses duplicates, resumes with the same file;
+                     options --no-aka --tile ID --forget TAG --evdev PATH | --serial PATH
+                     --baud N (`jantaku tiles enroll --help`)
+  detect IMAGE       the tiles a camera image shows, left to right, as a JSON array of
+                     {"tile", "confidence", "box"}; options --model M.onnx --classes ...
+                     --threshold T (`jantaku tiles detect --help`); needs the 'camera' extra
+
+examples:
+  jantaku tiles enroll /var/lib/jantaku/tiles-set-a.json --evdev /dev/input/by-id/usb-rfid-kbd
+  jantaku tiles detect frame.png --threshold 0.6
+"""
+ENROLL_EPILOG = """\
+Without --evdev/--serial, tags are read one per line from stdin (what a keyboard-emulating
+reader types into a terminal). Exits 0 when it stops (end of input or a complete set), 2 on bad
+arguments or an unreadable state file.
+
+example:
+  jantaku tiles enroll set-a.json --evdev /dev/input/by-id/usb-rfid-kbd
+"""
+DETECT_EPILOG = """\
+Prints one JSON array of {"tile": mjai name, "confidence": 0..1, "box": [x1, y1, x2, y2]}, left
+to right. Camera reads are evidence with a confidence, not truth. Needs the 'camera' extra
+(pip install 'jantaku[camera]').
+
+example:
+  jantaku tiles detect frame.png --model venue.onnx --classes 1m,2m,3m,... --threshold 0.6
+"""
+
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
@@ -65,16 +101,20 @@ def _reader_tags(args: argparse.Namespace) -> Iterator[str]:
 
 
 def _enroll(argv: Sequence[str]) -> int:
-    parser = _Parser(prog="jantaku tiles enroll")
+    parser = _Parser(prog="jantaku tiles enroll", epilog=ENROLL_EPILOG,
+                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                     description="Guided enrolment of the RFID tags of a tile set's 136 tiles.")
     parser.add_argument("state", type=Path, help="enrolment JSON file (created if missing)")
     parser.add_argument("--no-aka", dest="aka", action="store_false",
                         help="the set has no red fives (new files only)")
-    parser.add_argument("--tile", type=int, help="enrol one tag for this tile id (0..135)")
+    parser.add_argument("--tile", type=int, metavar="ID",
+                        help="enrol one tag for this tile id (0..135) and stop")
     parser.add_argument("--forget", metavar="TAG", help="remove a tag (to replace a tile's tag)")
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--evdev", metavar="PATH", help="keyboard-emulating reader device")
     source.add_argument("--serial", metavar="PATH", help="serial frame reader port")
-    parser.add_argument("--baud", type=int, default=9600)
+    parser.add_argument("--baud", type=int, default=9600, metavar="N",
+                        help="baud rate of the --serial reader (default 9600)")
     args = parser.parse_args(list(argv))
 
     from drivers.tiles.enroll import Enrolment, describe, load, save
@@ -128,21 +168,31 @@ def _enroll(argv: Sequence[str]) -> int:
 
 
 def _detect(argv: Sequence[str]) -> int:
-    parser = _Parser(prog="jantaku tiles detect")
-    parser.add_argument("image", type=Path)
-    parser.add_argument("--model", type=Path, help="ONNX model (default: mahjong-detector's)")
-    parser.add_argument("--classes", help="comma-separated mjai names of the model's classes")
-    parser.add_argument("--threshold", type=float, default=0.5)
+    parser = _Parser(prog="jantaku tiles detect", epilog=DETECT_EPILOG,
+                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                     description="The tiles detected in an image, as JSON.")
+    parser.add_argument("image", type=Path, help="a PNG/JPEG frame")
+    parser.add_argument("--model", type=Path, metavar="M.onnx",
+                        help="a YOLOv8-style ONNX model (default: mahjong-detector's)")
+    parser.add_argument("--classes", metavar="1m,2m,...",
+                        help="comma-separated mjai names of the model's classes, in output order "
+                             "(required with --model)")
+    parser.add_argument("--threshold", type=float, default=0.5, metavar="T",
+                        help="drop detections below this confidence (default 0.5)")
     args = parser.parse_args(list(argv))
+
+    from drivers.tiles import camera_stack
+
+    try:
+        camera_stack.require(camera_stack.detector_modules(default_model=args.model is None),
+                             "camera detection")
+    except camera_stack.CameraStackMissing as exc:
+        print(f"jantaku tiles detect: {exc}", file=sys.stderr)
+        return 2
+    from PIL import Image, UnidentifiedImageError
 
     from drivers.tiles.detector import load_detector
     from drivers.tiles.errors import DetectorError
-
-    try:
-        from PIL import Image, UnidentifiedImageError
-    except ImportError as exc:  # pragma: no cover - Pillow comes with the detector
-        print(f"jantaku tiles detect: {exc}", file=sys.stderr)
-        return 2
     try:
         classes = None if args.classes is None else args.classes.split(",")
         detector = load_detector(args.model, classes)
@@ -164,8 +214,12 @@ def _detect(argv: Sequence[str]) -> int:
 def main(argv: Sequence[str]) -> int:
     args = list(argv)
     commands = {"enroll": _enroll, "detect": _detect}
+    if args and args[0] in ("-h", "--help"):
+        sys.stdout.write(HELP)
+        return 0
     if not args or args[0] not in commands:
-        print("usage: jantaku tiles {enroll,detect} ...  (jantaku tiles enroll --help)",
-              file=sys.stderr)
-        return 0 if args and args[0] in ("-h", "--help") else 2
+        got = f"unknown subcommand {args[0]!r}" if args else "missing subcommand"
+        print(f"jantaku tiles: {got}; usage: jantaku tiles {{enroll,detect}} ... "
+              "(jantaku tiles --help)", file=sys.stderr)
+        return 2
     return commands[args[0]](args[1:])

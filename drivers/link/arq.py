@@ -19,20 +19,35 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from enum import Enum, StrEnum
+from typing import assert_never
 
+from drivers.link.compat import firmware_refusal
 from drivers.link.errors import UnsupportedCommandError
 from drivers.link.frame import Decoder, ErrorSpan, Frame, encode_frame
 from drivers.link.messages import (
     Ack,
+    BreakOpened,
+    Buzzer,
     Capability,
     Command,
+    Dice,
     Direction,
+    Fault,
     Heartbeat,
     Hello,
+    HonbaDisplay,
+    IndicatorTurned,
+    Led,
     Message,
     Nak,
     NakReason,
+    PressStart,
+    ScoreDisplay,
+    SeatButton,
+    StartPressed,
     TableEvent,
+    WallManifest,
+    WallRaised,
     Welcome,
     direction_of,
 )
@@ -137,10 +152,12 @@ class Connected:
 
 @dataclass(frozen=True, slots=True)
 class Incompatible:
-    """The controller answered our hello with version 0: no common protocol version."""
+    """The controller answered our hello with version 0 (no common protocol version), or with
+    a firmware this host refuses (``reason``, docs/firmware.md)."""
 
     offered: tuple[int, int]
     firmware: str
+    reason: str = ""  # set when the firmware itself is refused (drivers.link.compat)
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,9 +182,24 @@ class _Pending:
     retries: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class RxPosition:
+    """What a receiver has made durable of its peer's stream: the peer's boot id and the seq of
+    the last frame from it that was delivered *and* kept (the host: committed to its log). A
+    restarted host starts from it, so its ``hello`` tells the controller what is already safe."""
+
+    peer_boot_id: int
+    seq: int
+
+
 class Endpoint:
     """One end of the table link. ``accept`` may refuse a sequenced message (it is then answered
-    with NAK ``rejected`` instead of being delivered)."""
+    with NAK ``rejected`` instead of being delivered).
+
+    ``defer_ack`` (the host, docs §7.7): a delivered frame is acknowledged only when
+    :meth:`confirm` says it is durable; until then a resend of it is neither delivered again nor
+    acknowledged, and ``hello.rx_last`` names the last *confirmed* seq. ``resume`` is the position
+    a previous process made durable (``hello`` reports it at once)."""
 
     def __init__(
         self,
@@ -179,6 +211,8 @@ class Endpoint:
         firmware: str = "",
         versions: tuple[int, int] = PROTOCOL_VERSIONS,
         accept: Callable[[Message], bool] | None = None,
+        defer_ack: bool = False,
+        resume: RxPosition | None = None,
     ) -> None:
         if not 1 <= boot_id <= 0xFFFFFFFF:
             raise ValueError(f"boot_id must be 1..2**32-1, got {boot_id!r}")
@@ -206,6 +240,12 @@ class Endpoint:
         # sequencing: survives detach/attach, reset when the peer's boot id changes
         self._tx_seq = 0
         self._rx_last: int | None = None
+        self._defer_ack = defer_ack
+        self._rx_durable: int | None = None  # with defer_ack: the last confirmed seq
+        self._awaiting: int | None = None  # with defer_ack: delivered, not yet confirmed
+        if resume is not None:
+            self.peer_boot_id = resume.peer_boot_id
+            self._rx_last = self._rx_durable = resume.seq & 0xFF
         self._queue: deque[tuple[int, TableEvent | Command]] = deque()
         self._outstanding: _Pending | None = None
         self._handles = itertools.count(1)
@@ -234,6 +274,11 @@ class Endpoint:
     def pending(self) -> int:
         """Sequenced messages not yet acknowledged (outstanding + queued)."""
         return len(self._queue) + (self._outstanding is not None)
+
+    @property
+    def awaiting(self) -> int | None:
+        """With ``defer_ack``: the seq delivered but not yet confirmed durable (None: none)."""
+        return self._awaiting
 
     @property
     def counters(self) -> LinkCounters:
@@ -292,6 +337,17 @@ class Endpoint:
         self._pump(now)
         return handle
 
+    def confirm(self, peer_boot_id: int, seq: int, now: float) -> None:
+        """With ``defer_ack``: frame ``seq`` from the controller boot ``peer_boot_id`` is durable;
+        acknowledge it now (when connected; otherwise the next ``hello`` says so). A confirmation
+        for a controller that has rebooted since, or for a seq not awaited, changes nothing."""
+        if self._awaiting != seq or peer_boot_id != self.peer_boot_id:
+            return
+        self._awaiting = None
+        self._rx_durable = seq
+        if self._connected:
+            self._write(encode_frame(Ack(), seq), now)
+
     def receive(self, data: bytes, now: float) -> None:
         if not self._attached:
             return
@@ -333,8 +389,8 @@ class Endpoint:
 
     def _send_hello(self, now: float) -> None:
         lo, hi = self.versions
-        self._write(encode_frame(Hello(lo, hi, self.boot_id, self.peer_boot_id, self._rx_last)),
-                    now)
+        rx_last = self._rx_durable if self._defer_ack else self._rx_last
+        self._write(encode_frame(Hello(lo, hi, self.boot_id, self.peer_boot_id, rx_last)), now)
         self._last_hello = now
 
     def _lose(self, reason: LossReason) -> None:
@@ -415,41 +471,55 @@ class Endpoint:
     def _on_frame(self, frame: Frame, now: float) -> None:
         self._count("frames_rx")
         message = frame.message
-        if isinstance(message, Hello):
-            if self.role is Role.CONTROLLER:
-                self._on_hello(message, now)
-            return
-        if isinstance(message, Welcome):
-            if self.role is Role.HOST and self._attached and not self._connected:
-                self._on_welcome(message, now)
-            return
-        if not self._connected:
-            if direction_of(message.TYPE) is not Direction.CONTROL:
-                self._count("ignored")
-            return
-        self._last_rx = now
-        if isinstance(message, Heartbeat):
-            return
+        match message:
+            case Hello():
+                if self.role is Role.CONTROLLER:
+                    self._on_hello(message, now)
+            case Welcome():
+                if self.role is Role.HOST and self._attached and not self._connected:
+                    self._on_welcome(message, now)
+            case Heartbeat() | Ack() | Nak() | StartPressed() | WallRaised() | Dice() \
+                    | BreakOpened() | IndicatorTurned() | WallManifest() | SeatButton() | Fault() \
+                    | HonbaDisplay() | ScoreDisplay() | Buzzer() | Led() | PressStart():
+                if not self._connected:
+                    if direction_of(message.TYPE) is not Direction.CONTROL:
+                        self._count("ignored")
+                    return
+                self._last_rx = now
+                self._on_session_frame(message, frame.seq, now)
+            case _:
+                assert_never(message)
+
+    def _on_session_frame(self, message: Heartbeat | Ack | Nak | TableEvent | Command, seq: int,
+                          now: float) -> None:
+        """A frame of the connected session: the link's own control, or data to deliver."""
         pending = self._outstanding
-        if isinstance(message, Ack):
-            if pending is not None and frame.seq == pending.seq:
-                self._settle(now, rejected=False)
-            return
-        if isinstance(message, Nak):
-            self._count("naks_rx")
-            if pending is None:
+        match message:
+            case Heartbeat():
                 return
-            if message.reason is NakReason.REJECTED:
-                if frame.seq == pending.seq:
-                    self._settle(now, rejected=True)
-            else:
-                # the receiver rate-limits its corrupt NAKs (nak_holdoff), which bounds these
-                self._retransmit(now)
-            return
-        self._on_data(message, frame.seq, now)
+            case Ack():
+                if pending is not None and seq == pending.seq:
+                    self._settle(now, rejected=False)
+            case Nak():
+                self._count("naks_rx")
+                if pending is None:
+                    return
+                if message.reason is NakReason.REJECTED:
+                    if seq == pending.seq:
+                        self._settle(now, rejected=True)
+                else:
+                    # the receiver rate-limits its corrupt NAKs (nak_holdoff), which bounds these
+                    self._retransmit(now)
+            case _:
+                self._on_data(message, seq, now)
 
     def _on_data(self, message: TableEvent | Command, seq: int, now: float) -> None:
         wanted = Direction.EVENT if self.role is Role.HOST else Direction.COMMAND
+        if self._awaiting is not None:
+            # not durable yet: a resend of it waits for its ack like the original (§7.7); another
+            # seq cannot come from a stop-and-wait sender before that ack, and is not taken
+            self._count("duplicates" if seq == self._awaiting else "ignored")
+            return
         if seq == self._rx_last:
             self._count("duplicates")
             self._write(encode_frame(Ack(), seq), now)
@@ -462,7 +532,10 @@ class Endpoint:
         self._rx_last = seq
         self._count("delivered")
         self._out.append(Delivered(message, seq))
-        self._write(encode_frame(Ack(), seq), now)
+        if self._defer_ack:
+            self._awaiting = seq
+        else:
+            self._write(encode_frame(Ack(), seq), now)
 
     def _on_hello(self, hello: Hello, now: float) -> None:
         lo, hi = self.versions
@@ -489,10 +562,15 @@ class Endpoint:
         if not lo <= welcome.version <= hi:
             self._out.append(Incompatible(self.versions, welcome.firmware))
             return
+        refusal = firmware_refusal(welcome.firmware)
+        if refusal is not None:
+            self._out.append(Incompatible(self.versions, welcome.firmware, refusal))
+            return
         if welcome.boot_id != self.peer_boot_id:
-            # a rebooted controller: its sequence numbers start afresh
+            # a rebooted controller: its sequence numbers start afresh (what was delivered from
+            # the old boot is still confirmed by the daemon, but no longer acknowledged)
             self.peer_boot_id = welcome.boot_id
-            self._rx_last = None
+            self._rx_last = self._rx_durable = self._awaiting = None
         self.version = welcome.version
         self.capabilities = welcome.capabilities
         self.firmware = welcome.firmware

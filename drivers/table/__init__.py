@@ -13,17 +13,22 @@ from __future__ import annotations
 import os
 from urllib.parse import parse_qs, urlsplit
 
-from drivers.link.arq import LinkTimings
-from drivers.table.link import LinkChange, LinkState, LinkStatus, TableLink
+from drivers.link.arq import LinkTimings, RxPosition
+from drivers.table.link import Delivery, LinkChange, LinkState, LinkStatus, TableLink
 
-__all__ = ["LinkChange", "LinkState", "LinkStatus", "TableLink", "open_table_link"]
+__all__ = ["Delivery", "LinkChange", "LinkState", "LinkStatus", "RxPosition", "TableLink",
+           "open_table_link"]
 
 ENV_VAR = "JANTAKU_TABLE"
 
 
-def open_table_link(url: str | None = None, *, timings: LinkTimings | None = None) -> TableLink:
-    """A not-yet-entered TableLink for ``url`` (use ``async with``). Raises ValueError naming
-    the URL and the accepted forms."""
+def open_table_link(
+    url: str | None = None, *, timings: LinkTimings | None = None,
+    resume: RxPosition | None = None,
+) -> TableLink:
+    """A not-yet-entered TableLink for ``url`` (use ``async with``); ``resume``: what an earlier
+    process made durable of the table's events (its ``hello`` reports it). Raises ValueError
+    naming the URL and the accepted forms."""
     url = url if url is not None else os.environ.get(ENV_VAR, "")
     parts = urlsplit(url)
     query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
@@ -34,13 +39,13 @@ def open_table_link(url: str | None = None, *, timings: LinkTimings | None = Non
             from drivers.table.session import LinkSession
 
             return LinkSession(SerialTransport(parts.path, int(query.get("baud", "115200"))),
-                               timings=timings)
+                               timings=timings, resume=resume)
         if parts.scheme == "usb" and parts.netloc:
             from drivers.table.session import LinkSession
             from drivers.table.usb import UsbTransport
 
             vid, pid = (int(x, 16) for x in parts.netloc.split(":"))
-            return LinkSession(UsbTransport(vid, pid), timings=timings)
+            return LinkSession(UsbTransport(vid, pid), timings=timings, resume=resume)
         if parts.scheme == "gpio" and {"relay", "wall"} <= set(query):
             from drivers.table.gpio import GpioTableLink
 

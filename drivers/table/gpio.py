@@ -23,7 +23,7 @@ from gpiozero import DigitalInputDevice, OutputDevice
 from drivers.link.arq import LinkCounters
 from drivers.link.errors import LinkClosedError, UnsupportedCommandError
 from drivers.link.messages import Command, Dice, PressStart, StartPressed, TableEvent, WallRaised
-from drivers.table.link import LinkChange, LinkState, LinkStatus
+from drivers.table.link import Delivery, LinkChange, LinkState, LinkStatus
 
 
 class GpioTableLink:
@@ -98,6 +98,14 @@ class GpioTableLink:
                 self._events.put_nowait(None)
                 return
             yield item
+
+    async def deliveries(self) -> AsyncIterator[Delivery | LinkChange]:
+        """The events with no receipt: GPIO edges have no sequence numbers to acknowledge."""
+        async for item in self.events():
+            yield item if isinstance(item, LinkChange) else Delivery(item, None)
+
+    def confirm(self, delivery: Delivery) -> None:
+        """Nothing to acknowledge on a GPIO table."""
 
     async def send(self, command: Command, *, timeout: float | None = None) -> None:
         """Only ``press_start`` is possible: the relay closes the start button for a pulse."""

@@ -3,6 +3,8 @@
     async with open_table_link("serial:///dev/serial/by-id/usb-jantaku-ctl") as link:
         async for event in link.events():      # TableEvent messages and LinkChange
             ...
+        async for item in link.deliveries():   # Delivery and LinkChange: ack when you say so
+            ...; link.confirm(item)             # (the daemon: once its input is committed)
         await link.send(HonbaDisplay(1, 0))    # returns once the table acknowledged it
         link.state                              # status, capabilities, counters
 """
@@ -15,7 +17,7 @@ from enum import StrEnum
 from types import TracebackType
 from typing import Protocol, Self
 
-from drivers.link.arq import LinkCounters
+from drivers.link.arq import LinkCounters, RxPosition
 from drivers.link.messages import Capability, Command, TableEvent
 
 
@@ -37,6 +39,16 @@ class LinkChange:
 
 
 @dataclass(frozen=True, slots=True)
+class Delivery:
+    """A table event from :meth:`TableLink.deliveries`, not yet acknowledged to the table.
+    ``receipt``: the controller's boot id and the frame's seq -- store it with the event and pass
+    it back as ``resume`` after a restart (None: a link without sequence numbers, GPIO)."""
+
+    event: TableEvent
+    receipt: RxPosition | None
+
+
+@dataclass(frozen=True, slots=True)
 class LinkState:
     status: LinkStatus
     transport: str
@@ -45,6 +57,8 @@ class LinkState:
     firmware: str = ""
     counters: LinkCounters = field(default_factory=LinkCounters)
     opens: int = 0  # how many times the transport was opened (1 + reconnects)
+    reason: str | None = None  # why the status is what it is (lost: the cause; incompatible:
+    # what the table runs and what to do about it)
 
     @property
     def connected(self) -> bool:
@@ -59,7 +73,18 @@ class TableLink(Protocol):
         tb: TracebackType | None,
     ) -> None: ...
 
-    def events(self) -> AsyncIterator[TableEvent | LinkChange]: ...
+    def events(self) -> AsyncIterator[TableEvent | LinkChange]:
+        """Table events, each acknowledged as it is handed out, and link changes."""
+        ...
+
+    def deliveries(self) -> AsyncIterator[Delivery | LinkChange]:
+        """Table events, each acknowledged only when :meth:`confirm` is called for it (the table
+        sends nothing more until then: stop-and-wait), and link changes."""
+        ...
+
+    def confirm(self, delivery: Delivery) -> None:
+        """``delivery`` is durable on the host: acknowledge it to the table."""
+        ...
 
     async def send(self, command: Command, *, timeout: float | None = None) -> None: ...
 

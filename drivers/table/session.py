@@ -2,9 +2,12 @@
 machine) over a reopenable :class:`Transport`, and reconnects with backoff when the transport
 fails. Timings come from :class:`LinkTimings`; nothing here reads a constant timing of its own.
 
-Tasks per connection: a reader (bytes in -> endpoint -> outputs dispatched at once, so an event
-is on the events queue before its ACK is written) and a ticker (the only writer: sends what the
-endpoint produced, wakes at the endpoint's next deadline or when kicked).
+Tasks per connection: a reader (bytes in -> endpoint -> outputs dispatched at once) and a ticker
+(the only writer: sends what the endpoint produced, wakes at the endpoint's next deadline or when
+kicked). A table event is acknowledged only when its consumer confirms it (``deliveries()`` +
+``confirm``: the daemon confirms once the event's input is committed to its log; ``events()``
+confirms as it hands the event out), so an acknowledged event is never only in memory
+(docs/protocol/table-link.md §7.7).
 """
 
 from __future__ import annotations
@@ -30,10 +33,11 @@ from drivers.link.arq import (
     Lost,
     Rejected,
     Role,
+    RxPosition,
 )
 from drivers.link.errors import CommandRejectedError, LinkClosedError, UnsupportedCommandError
 from drivers.link.messages import REQUIRED_CAPABILITY, Command, TableEvent
-from drivers.table.link import LinkChange, LinkState, LinkStatus
+from drivers.table.link import Delivery, LinkChange, LinkState, LinkStatus
 from drivers.table.transport import Transport, TransportError
 
 log = logging.getLogger("jantaku.table")
@@ -53,17 +57,22 @@ class LinkSession:
         timings: LinkTimings | None = None,
         boot_id: int | None = None,
         versions: tuple[int, int] = PROTOCOL_VERSIONS,
+        resume: RxPosition | None = None,
     ) -> None:
         self._transport = transport
         self.timings = timings or LinkTimings()
         self._endpoint = Endpoint(Role.HOST, boot_id=boot_id or new_boot_id(),
-                                  timings=self.timings, versions=versions)
-        self._events: asyncio.Queue[TableEvent | LinkChange | None] = asyncio.Queue()
+                                  timings=self.timings, versions=versions, defer_ack=True,
+                                  resume=resume)
+        # bounded by the protocol: one unconfirmed delivery at a time (stop-and-wait), and
+        # link changes
+        self._events: asyncio.Queue[Delivery | LinkChange | None] = asyncio.Queue()
         self._futures: dict[int, asyncio.Future[None]] = {}
         self._tx = bytearray()
         self._kick = asyncio.Event()
         self._connected = asyncio.Event()
         self._status = LinkStatus.CONNECTING
+        self._reason: str | None = None  # why the status is what it is (lost, incompatible)
         self._attempt = 0
         self._opens = 0
         self._runner: asyncio.Task[None] | None = None
@@ -104,14 +113,34 @@ class LinkSession:
         self._events.put_nowait(None)
 
     async def events(self) -> AsyncIterator[TableEvent | LinkChange]:
-        """Table events in the order the table sent them, each exactly once, and link changes.
-        Ends when the session is closed. One consumer."""
+        """Table events in the order the table sent them, each exactly once and acknowledged as
+        it is handed out, and link changes. Ends when the session is closed. One consumer."""
+        async for item in self.deliveries():
+            if isinstance(item, Delivery):
+                self.confirm(item)
+                yield item.event
+            else:
+                yield item
+
+    async def deliveries(self) -> AsyncIterator[Delivery | LinkChange]:
+        """Table events in order, each exactly once, acknowledged to the table only when
+        :meth:`confirm` is called for it; and link changes. Ends when the session is closed."""
         while True:
             item = await self._events.get()
             if item is None:
                 self._events.put_nowait(None)
                 return
             yield item
+
+    def confirm(self, delivery: Delivery) -> None:
+        """``delivery`` is safe (logged): acknowledge it to the table now, or, if the link is
+        down, in the next ``hello`` (``rx_last``)."""
+        if delivery.receipt is None or self._closed:
+            return
+        receipt = delivery.receipt
+        self._endpoint.confirm(receipt.peer_boot_id, receipt.seq,
+                               asyncio.get_running_loop().time())
+        self._service()
 
     async def send(self, command: Command, *, timeout: float | None = None) -> None:
         """Queue ``command`` and wait until the table acknowledged it. While the link is down it
@@ -139,7 +168,7 @@ class LinkSession:
     def state(self) -> LinkState:
         e = self._endpoint
         return LinkState(self._status, self._transport.name, e.version, e.capabilities,
-                         e.firmware, e.counters, self._opens)
+                         e.firmware, e.counters, self._opens, self._reason)
 
     async def wait_connected(self) -> LinkState:
         """Wait until the handshake has completed (again)."""
@@ -152,6 +181,7 @@ class LinkSession:
         if status is self._status:
             return
         self._status = status
+        self._reason = reason
         if status is LinkStatus.CONNECTED:
             self._connected.set()
         else:
@@ -168,7 +198,9 @@ class LinkSession:
         for out in outputs:
             if isinstance(out, Delivered):
                 if not isinstance(out.message, Command):  # the endpoint refuses commands
-                    self._events.put_nowait(out.message)
+                    boot = self._endpoint.peer_boot_id or 0
+                    self._events.put_nowait(
+                        Delivery(out.message, RxPosition(boot, out.seq)))
             elif isinstance(out, Acked | Rejected):
                 future = self._futures.pop(out.handle, None)
                 if future is None or future.done():
@@ -184,9 +216,9 @@ class LinkSession:
             elif isinstance(out, Lost):
                 self._set_status(LinkStatus.LOST, out.reason.value)
             elif isinstance(out, Incompatible):
-                self._set_status(LinkStatus.INCOMPATIBLE,
-                                 f"table firmware {out.firmware!r} supports none of protocol "
-                                 f"versions {out.offered[0]}..{out.offered[1]}")
+                self._set_status(LinkStatus.INCOMPATIBLE, out.reason or (
+                    f"table firmware {out.firmware!r} supports none of protocol "
+                    f"versions {out.offered[0]}..{out.offered[1]}"))
             elif isinstance(out, Garbled):
                 log.debug(json.dumps({"event": "table_link_garbled",
                                       "reason": out.span.reason.value,

@@ -16,13 +16,16 @@ import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
-from drivers.tiles.detector import Detection, TileDetector
+from drivers.tiles.detection import Detection, TileDetector
 from drivers.tiles.errors import FrameSourceError, SensorConfigError
-from drivers.tiles.frames import FrameSource
 from drivers.tiles.places import Place
 from drivers.tiles.voting import VoteRule, ZoneVotes
 from rules.tiles import Kind
+
+if TYPE_CHECKING:  # frames need numpy: the camera extra, loaded only where a camera runs
+    from drivers.tiles.frames import FrameSource
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,13 +19,13 @@ from __future__ import annotations
 import importlib
 import importlib.util
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, Literal, Protocol
+from typing import Any, Final, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
+from drivers.tiles.detection import Detection, TileDetector
 from drivers.tiles.errors import DetectorError
 from rules.tiles import Kind, TileError
 
@@ -37,24 +37,8 @@ _DEFAULT_NAMES: Final = {"tou": "E", "nan": "S", "sha": "W", "pe": "N",
 
 Preprocess = Literal["gray-autocontrast", "rgb"]
 
-
-@dataclass(frozen=True, slots=True)
-class Detection:
-    kind: Kind
-    confidence: float
-    box: tuple[int, int, int, int]  # x1, y1, x2, y2 in frame pixels
-
-    @property
-    def center(self) -> tuple[float, float]:
-        return (self.box[0] + self.box[2]) / 2, (self.box[1] + self.box[3]) / 2
-
-    def as_json(self) -> dict[str, object]:
-        return {"tile": self.kind.mjai, "confidence": round(self.confidence, 3),
-                "box": list(self.box)}
-
-
-class TileDetector(Protocol):
-    def detect(self, frame: Frame) -> list[Detection]: ...
+__all__ = ["Detection", "OnnxTileDetector", "TileDetector", "default_model", "load_detector",
+           "parse_classes"]
 
 
 def _letterbox(frame: Frame, size: int, preprocess: Preprocess) -> tuple[NDArray[np.float32],

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from drivers.tiles.detector import Detection
+from drivers.tiles.detection import Detection
 from rules.tiles import Kind
 
 

@@ -1,13 +1,15 @@
 """Game records in and out: mjai and tenhou.net/6 importers, exporters, replay and verification.
 
 ``import_record(text, ruleset)`` detects the format when it is not given: one JSON object with a
-``log`` list is tenhou.net/6; JSON Lines whose objects carry a ``type`` are mjai.
+``log`` list is tenhou.net/6 (also with ``//`` comments, or one such object per line); JSON Lines
+whose objects carry a ``type`` are mjai.
 """
 
 from __future__ import annotations
 
 import json
 
+from rules.records.json_text import has_line_comment, strip_line_comments
 from rules.records.mjai import import_mjai
 from rules.records.model import FORMATS, ImportedRecord, RecordError, RecordFormat
 from rules.records.tenhou6 import import_tenhou6
@@ -23,6 +25,15 @@ def detect_format(text: str) -> RecordFormat:
         whole = json.loads(stripped)
     except json.JSONDecodeError:
         whole = None
+        if has_line_comment(stripped):
+            bare = strip_line_comments(stripped).lstrip()
+            try:
+                whole = json.loads(bare)
+            except json.JSONDecodeError:
+                # JSON with comments is tenhou.net/6's habit (mjai is JSON Lines): let its
+                # importer say what is wrong with it
+                if bare.startswith("{") and "\n{" not in bare:
+                    return "tenhou6"
     if isinstance(whole, dict) and "log" in whole:
         return "tenhou6"
     if isinstance(whole, dict) and "type" in whole:
@@ -43,6 +54,8 @@ def detect_format(text: str) -> RecordFormat:
         ) from None
     if isinstance(head, dict) and isinstance(head.get("type"), str):
         return "mjai"
+    if isinstance(head, dict) and "log" in head:
+        return "tenhou6"  # one tenhou.net/6 hand object per line (mjx, converters)
     raise RecordError("not a game record: neither tenhou.net/6 JSON ('log') nor mjai ('type')")
 
 

@@ -136,7 +136,7 @@ class HandBuilder:
 
     # --- helpers -----------------------------------------------------------------------------
     def issue(self, reason: str) -> None:
-        self.issues.append(ImportIssue(self.hand, self.where, reason))
+        self.issues.append(ImportIssue(self.hand, self.where, reason, len(self.out)))
 
     def _new(self, name: TileName) -> Tile | None:
         kind, red = name
@@ -434,6 +434,11 @@ class HandBuilder:
         """The kind of a draw that a record leaves unnamed (mjai ``ryukyoku`` without reason):
         ``(None, None)`` for an exhaustive draw."""
         seat = self.last_actor
+        if sum(self.kans_by) >= 4 and max(self.kans_by) < 4:
+            # Before the wall count: four kans by more than one seat abort the hand on the
+            # discard after the fourth, even when that discard is also the last one (the kans'
+            # replacement draws are what emptied the wall).
+            return "four_kans", None
         if self.draws >= DRAWS_PER_HAND:
             return None, None
         if self.after_draw and seat is not None and not self.calls_made:
@@ -453,6 +458,4 @@ class HandBuilder:
             return "four_winds", None
         if all(self.riichi):
             return "four_riichi", None
-        if sum(self.kans_by) >= 4 and max(self.kans_by) < 4:
-            return "four_kans", None
         return "triple_ron", None

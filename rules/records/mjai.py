@@ -39,20 +39,28 @@ from rules.ruleset import Ruleset
 from rules.seats import SEATS, Seat, Wind
 from rules.tiles import TileError, parse_mjai
 
-#: mjai ``ryukyoku.reason`` values (the original mjai's, after Tenhou's XML) → abort kinds.
+#: mjai ``ryukyoku.reason`` values → abort kinds (None: an exhaustive draw). The original
+#: mjai's (after Tenhou's XML) and the names other engines and converters write; a reason is
+#: looked up folded (lower case, letters and digits only: ``kyushu_kyuhai`` = ``kyushukyuhai``).
 REASONS: dict[str, AbortKind | None] = {
-    "fanpai": None,
-    "exhaustive": None,
-    "yao9": "nine_terminals",
-    "kyushukyuhai": "nine_terminals",
-    "kaze4": "four_winds",
-    "suufonrenda": "four_winds",
-    "reach4": "four_riichi",
-    "suuchariichi": "four_riichi",
-    "kan4": "four_kans",
-    "suukaikan": "four_kans",
-    "ron3": "triple_ron",
-    "sanchaho": "triple_ron",
+    **dict.fromkeys(
+        ("fanpai", "exhaustive", "exhaustivedraw", "ryukyoku", "howanpai", "kouhaiheikyoku",
+         "normal", "draw"), None),
+    **dict.fromkeys(
+        ("yao9", "kyushukyuhai", "kyuushukyuuhai", "kyushu", "nineterminals",
+         "kyuushuukyuuhai"), "nine_terminals"),
+    **dict.fromkeys(
+        ("kaze4", "suufonrenda", "sufonrenda", "suufuurenda", "sufuurenda", "sufuurenta",
+         "suufuurenta", "fourwinds"), "four_winds"),
+    **dict.fromkeys(
+        ("reach4", "suuchariichi", "suucharichi", "sucharichi", "suuchareach", "fourriichi",
+         "fourreach"), "four_riichi"),
+    **dict.fromkeys(
+        ("kan4", "suukaikan", "sukaikan", "suukansansen", "sukansansen", "suukansanra",
+         "fourkans"), "four_kans"),
+    **dict.fromkeys(
+        ("ron3", "sanchaho", "sanchahou", "sanchahoo", "sanchahora", "tripleron"),
+        "triple_ron"),
 }
 REASON_OF: dict[AbortKind, str] = {
     "nine_terminals": "yao9",
@@ -62,6 +70,37 @@ REASON_OF: dict[AbortKind, str] = {
     "triple_ron": "ron3",
 }
 NAGASHI_REASON = "nm"
+NAGASHI_ALIASES = frozenset(("nm", "nagashimangan", "nagashi"))
+
+
+def reason_key(reason: str) -> str:
+    """``reason`` folded for lookup: ``Kyushu_Kyuhai`` → ``kyushukyuhai``."""
+    return "".join(ch for ch in reason.lower() if ch.isalnum())
+#: Keys each event may carry (both dialects); any other key is an import issue, since a
+#: misspelt field (``uradora_marker``) would otherwise be dropped without a word. ``meta`` is
+#: the review metadata Mortal and mjai.app attach to a player's own decisions.
+KNOWN_KEYS: dict[str, frozenset[str]] = {
+    kind: frozenset(("type", "meta", *keys.split()))
+    for kind, keys in {
+        "start_game": "names id kyoku_first aka_flag seed uri",
+        "start_kyoku": "bakaze dora_marker kyoku honba kyotaku oya scores tehais",
+        "tsumo": "actor pai",
+        "dahai": "actor pai tsumogiri",
+        "reach": "actor",
+        "reach_accepted": "actor deltas scores",
+        "chi": "actor target pai consumed",
+        "pon": "actor target pai consumed",
+        "daiminkan": "actor target pai consumed",
+        "ankan": "actor consumed",
+        "kakan": "actor pai consumed",
+        "dora": "dora_marker",
+        "hora": "actor target pai deltas scores ura_markers uradora_markers hora_tehais yakus "
+                "fu fan hora_points",
+        "ryukyoku": "reason tehais tenpais deltas scores",
+        "end_kyoku": "",
+        "end_game": "scores",
+    }.items()
+}
 _HAND_EVENTS = frozenset(
     {
         "tsumo", "dahai", "reach", "reach_accepted", "chi", "pon", "daiminkan", "ankan", "kakan",
@@ -143,7 +182,8 @@ class _Reader:
         self.meta: dict[str, Any] = {}
         self.riichi_next: set[Seat] = set()
         self.wins: list[RecordedWin] = []
-        self.ura: list[TileName] | None = None
+        # Each hora's ura list as written (None: the hora has no ura key at all).
+        self.ura: list[list[TileName] | None] = []
         self.ended: tuple[ResultKind, str, dict[str, Any]] | None = None
 
     def tile(self, text: Any) -> TileName:
@@ -222,7 +262,7 @@ class _Reader:
         self.b.deal(hands, dora)
         self.riichi_next = set()
         self.wins = []
-        self.ura = None
+        self.ura = []
         self.ended = None
 
     def close_hand(self, line: int) -> None:
@@ -230,8 +270,8 @@ class _Reader:
         if b is None:
             return
         b.where = line
-        if self.ura is not None and self.wins:
-            b.ura(self.ura)
+        if self.wins:
+            self.reveal_ura(b)
         if self.ended is None:
             b.issue("the hand has no result (no hora or ryukyoku before it ends)")
             kind: ResultKind = "unknown"
@@ -252,8 +292,38 @@ class _Reader:
         )
         self.b = None
 
+    def reveal_ura(self, b: HandBuilder) -> None:
+        """The ura indicators of the hand's win(s). Every hora of a multiple ron shows the same
+        indicators, but Mortal, libriichi and mjai.app write ``ura_markers: []`` for a winner
+        without riichi: the first non-empty list is the hand's, and an empty one is no ura
+        reveal at all (an UraRevealed nobody is owed is out of phase)."""
+        lists = [u for u in self.ura if u]
+        if lists:
+            if any(u != lists[0] for u in lists[1:]):
+                b.issue("the hora events list different ura indicators; the first list is used")
+            b.ura(lists[0])
+            return
+        riichi = [int(w.winner) for w in self.wins if b.riichi[w.winner]]
+        if riichi and self.ruleset.dora.ura:
+            if all(u is None for u in self.ura):
+                what = "the record has no ura_markers / uradora_markers"
+            else:
+                what = "the record's ura indicator list is empty"
+            b.issue(f"riichi win by seat {riichi[0]} but {what}: no ura dora counted")
+
     def event(self, line: int, ev: Mapping[str, Any]) -> None:
         kind = ev.get("type")
+        known = KNOWN_KEYS.get(kind) if isinstance(kind, str) else None
+        if known is not None:
+            for key in sorted(set(ev) - known):
+                hand = None if self.b is None else self.b.hand
+                if kind == "start_kyoku":  # the hand it starts
+                    hand = len(self.hands) + (self.b is not None)
+                elif kind == "start_game":
+                    hand = None
+                self.issues.append(ImportIssue(
+                    hand, line, f"{kind}: unknown key {key!r} ignored "
+                    f"(known: {', '.join(sorted(known - {'type'}))})"))
         if kind == "start_game":
             names = ev.get("names")
             if isinstance(names, list) and len(names) == 4:
@@ -323,9 +393,11 @@ class _Reader:
             b.tsumo(actor)
         else:
             b.ron(actor)
+        ura: list[TileName] | None = None
         for key in ("uradora_markers", "ura_markers"):
-            if key in ev and ev[key] is not None and self.ura is None:
-                self.ura = self.tiles(ev[key], None, f"hora.{key}")
+            if key in ev and ev[key] is not None and ura is None:
+                ura = self.tiles(ev[key], None, f"hora.{key}")
+        self.ura.append(ura)
         yakus = ev.get("yakus")
         yaku: list[tuple[str, int]] = []
         if isinstance(yakus, list):
@@ -363,19 +435,21 @@ class _Reader:
         if reason is not None and not isinstance(reason, str):  # found by bench/fuzz.py
             b.issue(f"ryukyoku reason {reason!r} is not a string; classified from the tiles")
             reason = None
-        if isinstance(reason, str) and reason not in REASONS and reason != NAGASHI_REASON:
+        key = reason_key(reason) if isinstance(reason, str) else None
+        nagashi = key in NAGASHI_ALIASES
+        if key is not None and key not in REASONS and not nagashi:
             b.issue(f"unknown ryukyoku reason {reason!r}; classified from the tiles")
-            reason = None
-        if reason is None:
+            key = None
+        if key is None:
             abort, seat = b.guess_abort()
-        elif reason == NAGASHI_REASON:
+        elif nagashi:
             abort, seat = None, None
         else:
-            abort = REASONS[reason]
+            abort = REASONS[key]
             seat = b.last_actor if abort == "nine_terminals" else None
         if abort is not None:
             b.abort(abort, seat)
-            text = reason if isinstance(reason, str) else REASON_OF[abort]
+            text = reason if isinstance(reason, str) and key is not None else REASON_OF[abort]
             self.ended = ("abortive", text, {"abort_kind": abort, "deltas": deltas})
             return
         tenpai = b.tenpai_seats()
@@ -385,8 +459,8 @@ class _Reader:
                 f"{[int(s) for s in tenpai]}"
             )
         b.exhaustive(tenpai)
-        kind: ResultKind = "nagashi" if reason == NAGASHI_REASON else "exhaustive"
-        text = reason if isinstance(reason, str) else "ryukyoku"
+        kind: ResultKind = "nagashi" if nagashi else "exhaustive"
+        text = reason if isinstance(reason, str) and key is not None else "ryukyoku"
         self.ended = (kind, text, {"deltas": deltas, "tenpai": told})
 
 
@@ -415,13 +489,13 @@ def import_mjai(
     r = _Reader(ruleset, aka)
     for line, ev in items:
         if not isinstance(ev, dict) or not isinstance(ev.get("type"), str):
-            r.issues.append(ImportIssue(None, line, "not an mjai event (no 'type')"))
+            r.issues.append(ImportIssue(None, line, "not an mjai event (no 'type')", len(r.inputs)))
             continue
         try:
             r.event(line, ev)
         except (_Bad, ValueError) as exc:
             hand = None if r.b is None else r.b.hand
-            r.issues.append(ImportIssue(hand, line, str(exc)))
+            r.issues.append(ImportIssue(hand, line, str(exc), len(r.inputs)))
     r.close_hand(len(items) + 1)
     if not r.hands or r.first_dealer is None:
         raise RecordError("not an mjai record: no readable hand")

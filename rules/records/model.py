@@ -12,6 +12,7 @@ python-chess's PGN reader; only a file that is not a record at all raises :class
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -33,11 +34,14 @@ class RecordError(ValueError):
 class ImportIssue:
     """One problem found while importing. ``hand`` is the 0-based hand number in the record
     (``None``: the file as a whole); ``index`` is the position inside it (tenhou.net/6: the move
-    number in the hand; mjai: the line number in the file)."""
+    number in the hand; mjai: the line number in the file); ``input`` is the index, in
+    :attr:`ImportedRecord.inputs`, of the input the problem comes before (the one a replay's
+    violations name as ``input_index``)."""
 
     hand: int | None
     index: int | None
     reason: str
+    input: int | None = None
 
     def __str__(self) -> str:
         where = []
@@ -45,10 +49,13 @@ class ImportIssue:
             where.append(f"hand {self.hand + 1}")
         if self.index is not None:
             where.append(f"at {self.index}")
+        if self.input is not None:
+            where.append(f"input {self.input}")
         return (", ".join(where) + ": " if where else "") + self.reason
 
     def to_json(self) -> dict[str, Any]:
-        return {"hand": self.hand, "index": self.index, "reason": self.reason}
+        return {"hand": self.hand, "index": self.index, "input_index": self.input,
+                "reason": self.reason}
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,3 +149,6 @@ class ImportedRecord:
     final_scores: Scores | None = None  # the record's end-of-game points, when it has them
     title: str = ""
     notes: tuple[str, ...] = field(default=())  # harmless oddities (e.g. red codes, no aka)
+    # Record-level values an exporter writes back as they came (tenhou.net/6: ver, ref, dan,
+    # rate, sx, lobby, ratingc, rule): they are not the engine's to compute.
+    source_meta: Mapping[str, Any] = field(default_factory=dict, compare=False)

@@ -7,17 +7,22 @@ violations raised while the hand was played. Nothing from the record's own resul
 they stay in :class:`~rules.records.model.RecordedHand` for :func:`verify`, which lists every
 difference between the two (deltas per hand, han/fu per win, scores at each hand's start,
 final points).
+
+Where the engine goes apart from the record (a renchan it does not give, a game it ends early, a
+hand it cannot end because it refused an input, a wrong delta), the replay takes the record's next
+hand start (dealer, round, honba, deposits, scores) and goes on from there (:class:`Resync`):
+:func:`verify` reports that difference once and checks the remaining hands on their own.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from rules.events import GameEnded, HandEnded, HandStarted, Violation
+from rules.events import Event, HandEnded, HandStarted, Violation
 from rules.game_flow import standings
-from rules.inputs import HandStart, Input, RefereeOverride
+from rules.inputs import GameStart, HandStart, Input, RefereeOverride
 from rules.records.model import ImportedRecord, RecordedHand, Scores
 from rules.reducer import new_table, reduce
 from rules.table_state import TableState
@@ -104,6 +109,7 @@ class ReplayResult:
     inputs: int
     state: TableState = field(repr=False, compare=False)
     event_log: tuple[dict[str, Any], ...] = field(default=(), repr=False, compare=False)
+    resyncs: tuple[Resync, ...] = ()  # where the replay took the record's hand start (C20)
 
 
 def _scores(value: Any) -> Scores | None:
@@ -141,32 +147,99 @@ def _win_open(state: TableState) -> bool:
     return state.hand is not None and state.hand.step == "won"
 
 
-def replay(record: ImportedRecord, *, keep_events: bool = False) -> ReplayResult:
-    """Fold the record's inputs through the reducer (``keep_events``: keep every event's JSON
-    form in :attr:`ReplayResult.event_log`, as the daemon's event log would hold them)."""
-    state = new_table()
-    inputs: list[Input] = list(record.inputs)
-    hands: list[ReplayedHand] = []
-    current: dict[str, Any] | None = None
-    all_violations: list[dict[str, Any]] = []
-    starts = [h.first_input for h in record.hands]
-    record_hand: int | None = None
-    n_events = 0
-    log: list[dict[str, Any]] = []
-    index = 0
-    while index < len(inputs):
-        inp = inputs[index]
-        if isinstance(inp, HandStart):
-            record_hand = starts.index(index) if index in starts else None
-        state, events = reduce(state, inp)
-        n_events += len(events)
-        if keep_events:
-            log.extend(ev.to_json() for ev in events)
+#: Violations of a record's hand start that mean the engine and the record went apart.
+_APART = frozenset({"progress_mismatch", "hand_in_progress", "game_over"})
+
+
+@dataclass(frozen=True, slots=True)
+class Resync:
+    """The replay took the record's hand start after the engine went apart from it (C20): a
+    renchan the engine did not give, a game it ended, a hand it could not end (a rejected
+    input), a different delta. ``record`` and ``engine`` hold the values that differed
+    (``open_hand``: the engine's hand was still being played)."""
+
+    hand: int | None
+    input_index: int
+    record: dict[str, Any]
+    engine: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"hand": self.hand, "input_index": self.input_index, "record": self.record,
+                "engine": self.engine}
+
+
+def _plain(v: Any) -> Any:
+    return list(v) if isinstance(v, tuple) else int(v) if isinstance(v, int) else v
+
+
+def _hand_start(state: TableState, inp: HandStart, index: int, hand: int | None
+                ) -> tuple[TableState, list[Event], Resync | None]:
+    """Feed a record's hand start; where the engine went apart from the record, reseat the
+    table at the record's values (dealer, round, honba, deposits, scores) and start the hand
+    from there, so one disagreement costs one difference, not the rest of the game."""
+    new, events = reduce(state, inp)
+    if not any(isinstance(e, Violation) and e.code in _APART for e in events):
+        return new, list(events), None
+    before: list[Event] = []
+    s = state
+    if _win_open(s):  # the win closes as the record's next hand start would close it
+        s, closing = reduce(s, RefereeOverride(action="confirm_win", by="record"))
+        before = list(closing)
+    p = s.progress
+    assert p is not None
+    given = {"dealer": inp.dealer, "round_wind": inp.round_wind, "honba": inp.honba,
+             "deposits": inp.deposits, "scores": inp.scores}
+    have = {"dealer": p.dealer, "round_wind": p.round_wind, "honba": p.honba,
+            "deposits": p.deposits, "scores": p.scores}
+    differ = [k for k, v in given.items() if v is not None and v != have[k]]
+    engine = {k: _plain(have[k]) for k in differ}
+    record = {k: _plain(given[k]) for k in differ}
+    if s.hand is not None and s.hand.step != "ended":
+        engine["open_hand"], record["open_hand"] = True, False
+    if p.finished or s.game_over:
+        engine["game_over"], record["game_over"] = True, False
+    dealer = inp.dealer if inp.dealer is not None else p.dealer
+    p = replace(
+        p,
+        dealer=dealer,
+        round_wind=inp.round_wind if inp.round_wind is not None else p.round_wind,
+        hand_in_round=(dealer - p.first_dealer) % 4,
+        honba=inp.honba if inp.honba is not None else p.honba,
+        deposits=inp.deposits if inp.deposits is not None else p.deposits,
+        scores=inp.scores if inp.scores is not None else p.scores,
+        finished=False,
+        end_reason="",
+    )
+    hand_state = s.hand if s.hand is None or s.hand.step == "ended" else None
+    s, events = reduce(replace(s, progress=p, hand=hand_state, game_over=False), inp)
+    return s, before + list(events), Resync(hand, index, record, engine)
+
+
+class _Hands:
+    """The hands as the engine plays them, gathered from its events."""
+
+    def __init__(self, keep_events: bool) -> None:
+        self.hands: list[ReplayedHand] = []
+        self.current: dict[str, Any] | None = None
+        self.violations: list[dict[str, Any]] = []
+        self.events = 0
+        self.log: list[dict[str, Any]] = []
+        self.keep = keep_events
+
+    def close(self) -> None:
+        if self.current is not None:
+            self.current["violations"] = tuple(self.current["violations"])
+            self.hands.append(ReplayedHand(**self.current))
+            self.current = None
+
+    def take(self, events: Sequence[Event], index: int, record_hand: int | None) -> None:
+        self.events += len(events)
+        if self.keep:
+            self.log.extend(ev.to_json() for ev in events)
         for ev in events:
             if isinstance(ev, HandStarted):
-                if current is not None:
-                    hands.append(ReplayedHand(**current))
-                current = {
+                self.close()
+                self.current = {
                     "record": record_hand,
                     "round_wind": int(ev.round_wind),
                     "dealer": int(ev.dealer),
@@ -179,33 +252,61 @@ def replay(record: ImportedRecord, *, keep_events: bool = False) -> ReplayResult
             elif isinstance(ev, Violation):
                 j = ev.to_json()
                 j["input_index"] = index
-                all_violations.append(j)
-                if current is not None:
-                    current["violations"].append(j)
-            elif isinstance(ev, HandEnded) and current is not None:
-                st = ev.settlement
-                out = ev.outcome
-                current["result"] = str(st.get("kind", out.get("kind", "unknown")))
-                if out.get("kind") == "abortive" or st.get("kind") == "abortive":
-                    current["abort_kind"] = out.get("abort_kind") or "triple_ron"
-                current["deltas"] = _scores(st.get("deltas")) or (0, 0, 0, 0)
-                current["scores_after"] = _scores(list(ev.scores))
-                current["wins"] = _wins(st)
-                current["tenpai"] = tuple(int(s) for s in st.get("tenpai", ()))
-                current["violations"] = tuple(current["violations"])
-                hands.append(ReplayedHand(**current))
-                current = None
-            elif isinstance(ev, GameEnded):
-                pass
+                j["record_hand"] = None if self.current is None else self.current["record"]
+                self.violations.append(j)
+                if self.current is not None:
+                    self.current["violations"].append(j)
+            elif isinstance(ev, HandEnded) and self.current is not None:
+                self._ended(ev)
+
+    def _ended(self, ev: HandEnded) -> None:
+        current = self.current
+        assert current is not None
+        st, out = ev.settlement, ev.outcome
+        current["result"] = str(st.get("kind", out.get("kind", "unknown")))
+        if out.get("kind") == "abortive" or st.get("kind") == "abortive":
+            current["abort_kind"] = out.get("abort_kind") or "triple_ron"
+        current["deltas"] = _scores(st.get("deltas")) or (0, 0, 0, 0)
+        current["scores_after"] = _scores(list(ev.scores))
+        current["wins"] = _wins(st)
+        current["tenpai"] = tuple(int(s) for s in st.get("tenpai", ()))
+        self.close()
+
+
+def replay(record: ImportedRecord, *, keep_events: bool = False,
+           ruleset: str | None = None) -> ReplayResult:
+    """Fold the record's inputs through the reducer (``keep_events``: keep every event's JSON
+    form in :attr:`ReplayResult.event_log`, as the daemon's event log would hold them).
+    ``ruleset``: how the game start names the ruleset for the reducer to load, when it is not a
+    builtin name (a venue's TOML path: the importer only knows the ruleset's name)."""
+    state = new_table()
+    inputs: list[Input] = [
+        replace(i, ruleset=ruleset) if ruleset is not None and isinstance(i, GameStart) else i
+        for i in record.inputs
+    ]
+    acc = _Hands(keep_events)
+    resyncs: list[Resync] = []
+    starts = {h.first_input: h.number for h in record.hands}
+    record_hand: int | None = None
+    index = 0
+    while index < len(inputs):
+        inp = inputs[index]
+        if isinstance(inp, HandStart):
+            record_hand = starts.get(index)
+            state, events, resync = _hand_start(state, inp, index, record_hand)
+            if resync is not None:
+                resyncs.append(resync)
+        else:
+            state, out = reduce(state, inp)
+            events = list(out)
+        acc.take(events, index, record_hand)
         index += 1
         if index == len(inputs) == len(record.inputs) and _win_open(state):
             # A record's last hand ends with its wins: nobody else called ron. Within a record
             # the next hand_start closes a win; after the last one a referee's confirmation
             # does, as at a table at the end of a session.
             inputs.append(RefereeOverride(action="confirm_win", by="record"))
-    if current is not None:
-        current["violations"] = tuple(current["violations"])
-        hands.append(ReplayedHand(**current))
+    acc.close()
     p, rs = state.progress, state.ruleset
     final: Scores | None = None
     table: Scores | None = None
@@ -217,17 +318,18 @@ def replay(record: ImportedRecord, *, keep_events: bool = False) -> ReplayResult
         points = tuple(s.points for s in final_standings.seats)
         final = _scores(list(points)) if p.finished else table
     return ReplayResult(
-        hands=tuple(hands),
+        hands=tuple(acc.hands),
         final_scores=final,
         scores=table,
         deposits=0 if p is None else p.deposits,
         finished=bool(p is not None and p.finished),
         standings=st_json,
-        violations=tuple(all_violations),
-        events=n_events,
+        violations=tuple(acc.violations),
+        events=acc.events,
         inputs=len(inputs),
         state=state,
-        event_log=tuple(log),
+        event_log=tuple(acc.log),
+        resyncs=tuple(resyncs),
     )
 
 
@@ -265,8 +367,14 @@ def verify(record: ImportedRecord, result: ReplayResult) -> list[Difference]:
     for h in result.hands:
         if h.record is not None and h.record not in by_record:
             by_record[h.record] = h
+    resynced = {r.hand: r for r in result.resyncs}
     for rh in record.hands:
         got = by_record.get(rh.number)
+        resync = resynced.get(rh.number)
+        if resync is not None:
+            # Once, here: the hand then starts at the record's values and is checked as such.
+            diffs.append(Difference(rh.number, rh.label, "hand start (the replay takes the "
+                                    "record's)", resync.record, resync.engine))
         if got is None:
             diffs.append(Difference(rh.number, rh.label, "hand", "played", "never started"))
             continue

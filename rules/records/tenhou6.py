@@ -25,10 +25,11 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, assert_never
 
 from rules.inputs import AbortKind, GameStart, HandStart, Input
 from rules.records.builder import HandBuilder, KanDoraTiming, TileName
+from rules.records.json_text import has_line_comment, objects_per_line, strip_line_comments
 from rules.records.model import (
     ImportedRecord,
     ImportIssue,
@@ -314,196 +315,261 @@ def record_rounds(rule: Mapping[str, Any]) -> int | None:
     return None
 
 
-def load_json(source: str | bytes | Mapping[str, Any]) -> Mapping[str, Any]:
+_SAME_GAME_KEYS = ("name", "rule")  # a title may name the hand
+
+
+def load_json(source: str | bytes | Mapping[str, Any]) -> tuple[Mapping[str, Any], list[str]]:
+    """The record as one JSON object, and notes on what it took. Accepted beyond strict JSON:
+    ``//`` comments (removed outside strings), and one tenhou.net/6 object per line (mjx and
+    many converters write a hand per line): their ``log`` lists are joined in order, the other
+    keys come from the first line, ``sc`` from the last."""
     if isinstance(source, Mapping):
-        return source
+        return source, []
+    text = source.decode("utf-8") if isinstance(source, bytes) else source
+    notes: list[str] = []
     try:
-        data = json.loads(source)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise RecordError(f"not a tenhou.net/6 record: not valid JSON ({exc})") from exc
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        lines = objects_per_line(text)
+        if lines is not None:
+            return _join_lines(lines)
+        if not has_line_comment(text):
+            raise RecordError(f"not a tenhou.net/6 record: not valid JSON ({exc})") from exc
+        try:
+            data = json.loads(strip_line_comments(text))
+        except json.JSONDecodeError as exc2:
+            raise RecordError(
+                f"not a tenhou.net/6 record: not valid JSON, even without its // comments "
+                f"({exc2})"
+            ) from exc2
+        notes.append("// comments in the JSON were ignored")
     if not isinstance(data, dict):
         raise RecordError("not a tenhou.net/6 record: the top level is not a JSON object")
-    return data
+    return data, notes
+
+
+def _join_lines(lines: list[tuple[int, Any]]) -> tuple[Mapping[str, Any], list[str]]:
+    first = lines[0][1]
+    for number, obj in lines:
+        if not isinstance(obj, dict) or not isinstance(obj.get("log"), list):
+            raise RecordError(
+                f"not a tenhou.net/6 record: line {number} is not a tenhou.net/6 object "
+                "with a 'log' list (one hand object per line expected)"
+            )
+        for key in _SAME_GAME_KEYS:
+            if key in obj and key in first and obj[key] != first[key]:
+                raise RecordError(
+                    f"not one tenhou.net/6 game: line {number}'s {key!r} differs from line "
+                    f"{lines[0][0]}'s (one game per file)"
+                )
+    data = dict(first)
+    data["log"] = [hand for _, obj in lines for hand in obj["log"]]
+    last_sc = next((obj["sc"] for _, obj in reversed(lines) if "sc" in obj), None)
+    if last_sc is not None:
+        data["sc"] = last_sc
+    return data, [f"one tenhou.net/6 object per line: {len(lines)} lines joined into one game"]
+
+
+#: Top-level keys an exporter writes back as they came (C22: Tenhou's viewer and review tools
+#: read them): the log version, the game's reference, the players' ranks and ratings, sexes.
+KEPT_KEYS = ("ver", "ref", "dan", "rate", "sx", "lobby", "ratingc")
+
+
+@dataclass(slots=True)
+class _Context:
+    """What every hand of one record is imported with (the lists are appended to)."""
+
+    aka: bool
+    timing: KanDoraTiming | None
+    fourteenth: Literal["jump", "draw"]
+    ura_counts: bool  # the ruleset scores ura dora: a riichi win needs the ura indicators
+    issues: list[ImportIssue]
+    notes: set[str]
+    inputs: list[Input]
+
+
+@dataclass(frozen=True, slots=True)
+class _Place:
+    """Where one hand sits (its first entry and scores) and where its inputs start."""
+
+    number: int
+    kyoku: int
+    honba: int | None
+    deposits: int | None
+    scores: Scores | None
+    first: int
+
+    @property
+    def dealer(self) -> Seat:
+        return Seat(self.kyoku % 4)
+
+    @property
+    def wind(self) -> Wind:
+        return Wind(self.kyoku // 4 % 4)
+
+
+def _rule(data: Mapping[str, Any], issues: list[ImportIssue]) -> Mapping[str, Any]:
+    raw = data.get("rule", {})
+    if isinstance(raw, Mapping):
+        return raw
+    issues.append(ImportIssue(None, None, (
+        f"'rule' is not an object ({raw!r}): red fives and the game length are not known from "
+        "the record (red fives assumed on, the length as the ruleset says)")))
+    return {}
+
+
+def _names(data: Mapping[str, Any], rule: Mapping[str, Any]) -> tuple[str, str, str, str]:
+    raw = data.get("name", ["", "", "", ""])
+    if isinstance(raw, list) and len(raw) == 3:
+        raise RecordError("three-player (sanma) records are not supported")
+    if isinstance(rule.get("disp"), str) and "三" in rule["disp"]:
+        raise RecordError("three-player (sanma) records are not supported")
+    names = tuple(str(n) for n in raw) if isinstance(raw, list) else ()
+    return (names[0], names[1], names[2], names[3]) if len(names) == 4 else ("", "", "", "")
+
+
+def _final(sc: Any) -> Scores | None:
+    # finite: a NaN/inf score is refused like any other unreadable value (found by bench/fuzz.py)
+    if not (isinstance(sc, list) and len(sc) == 8 and all(
+        isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in sc
+    )):
+        return None
+    points = [sc[0], sc[2], sc[4], sc[6]]
+    # Tenhou's own logs give the final points in hundreds (its XML "owari"); converted records
+    # in points. A game's points sum to about 100,000 either way.
+    scale = 100 if abs(sum(points) - 1000) < abs(sum(points) - 100000) else 1
+    return (int(points[0] * scale), int(points[1] * scale), int(points[2] * scale),
+            int(points[3] * scale))
+
+
+def _place(h: int, entry: list[Any], first: int) -> _Place:
+    meta = entry[0]
+    if not isinstance(meta, list) or len(meta) != 3 or not isinstance(meta[0], int):
+        raise _Bad(f"bad [kyoku, honba, deposits] entry {meta!r}")
+    if not 0 <= meta[0] < 16:
+        raise _Bad(f"kyoku {meta[0]} out of range")
+    return _Place(
+        number=h,
+        kyoku=meta[0],
+        honba=meta[1] if isinstance(meta[1], int) else None,
+        deposits=meta[2] if isinstance(meta[2], int) else None,
+        scores=_scores(entry[1], "scores"),
+        first=first,
+    )
 
 
 def import_tenhou6(source: str | bytes | Mapping[str, Any], ruleset: Ruleset) -> ImportedRecord:
     """Import a tenhou.net/6 record (text or parsed JSON). Raises :class:`RecordError` only for a
     file that is not a record; problems inside hands are collected in ``issues``."""
-    data = load_json(source)
+    data, read_notes = load_json(source)
     log = data.get("log")
     if not isinstance(log, list) or not log:
         raise RecordError("not a tenhou.net/6 record: no 'log' list of hands")
-    rule = data.get("rule") if isinstance(data.get("rule"), Mapping) else {}
-    assert isinstance(rule, Mapping)
-    names_raw = data.get("name", ["", "", "", ""])
-    if isinstance(names_raw, list) and len(names_raw) == 3:
-        raise RecordError("three-player (sanma) records are not supported")
-    if isinstance(rule.get("disp"), str) and "三" in rule["disp"]:
-        raise RecordError("three-player (sanma) records are not supported")
-    names = tuple(str(n) for n in names_raw) if isinstance(names_raw, list) else ()
-    if len(names) != 4:
-        names = ("", "", "", "")
-    aka = record_aka(rule)
-    rounds = record_rounds(rule)
+    issues: list[ImportIssue] = []
+    rule = _rule(data, issues)
+    names = _names(data, rule)
+    aka, rounds = record_aka(rule), record_rounds(rule)
     title_raw = data.get("title")
     title = " ".join(str(t) for t in title_raw if t) if isinstance(title_raw, list) else ""
     timing: KanDoraTiming | None = None
     if ruleset.dora.indicator and ruleset.dora.kan_dora:
         timing = KanDoraTiming(ruleset.dora.kan_dora_closed, ruleset.dora.kan_dora_open)
-    fourteenth = ruleset.wall.dealer_fourteenth
-
-    issues: list[ImportIssue] = []
-    notes: set[str] = set()
-    inputs: list[Input] = []
+    ctx = _Context(aka, timing, ruleset.wall.dealer_fourteenth,
+                   ruleset.dora.indicator and ruleset.dora.ura, issues, set(read_notes), [])
     hands: list[RecordedHand] = []
     start_scores: Scores | None = None
     for h, entry in enumerate(log):
         if not isinstance(entry, list) or len(entry) != 17:
-            issues.append(ImportIssue(h, None, "a hand must be a list of 17 entries"))
+            issues.append(ImportIssue(h, None, "a hand must be a list of 17 entries",
+                                      len(ctx.inputs)))
             continue
         try:
-            meta = entry[0]
-            if not isinstance(meta, list) or len(meta) != 3 or not isinstance(meta[0], int):
-                raise _Bad(f"bad [kyoku, honba, deposits] entry {meta!r}")
-            kyoku = meta[0]
-            if not 0 <= kyoku < 16:
-                raise _Bad(f"kyoku {kyoku} out of range")
-            honba = meta[1] if isinstance(meta[1], int) else None
-            deposits = meta[2] if isinstance(meta[2], int) else None
-            scores = _scores(entry[1], "scores")
+            place = _place(h, entry, len(ctx.inputs) + (h == 0))
         except _Bad as exc:
-            issues.append(ImportIssue(h, None, str(exc)))
+            issues.append(ImportIssue(h, None, str(exc), len(ctx.inputs)))
             continue
         if h == 0:
-            start_scores = scores
-            inputs.append(
-                GameStart(
-                    ruleset=ruleset.name,
-                    first_dealer=Seat.S0,
-                    names=(names[0], names[1], names[2], names[3]),
-                    scores=scores,
-                    aka=aka,
-                    rounds=rounds,
-                )
-            )
-        dealer = Seat(kyoku % 4)
-        wind = Wind(kyoku // 4 % 4)
-        first = len(inputs)
-        inputs.append(
-            HandStart(dealer=dealer, round_wind=wind, honba=honba, deposits=deposits, scores=scores)
-        )
-        hands.append(
-            _import_hand(
-                h,
-                entry,
-                aka,
-                timing,
-                fourteenth,
-                issues,
-                notes,
-                inputs,
-                dealer,
-                wind,
-                honba,
-                deposits,
-                scores,
-                kyoku,
-                first,
-            )
-        )
+            start_scores = place.scores
+            ctx.inputs.append(GameStart(ruleset=ruleset.name, first_dealer=Seat.S0, names=names,
+                                        scores=place.scores, aka=aka, rounds=rounds))
+        ctx.inputs.append(HandStart(dealer=place.dealer, round_wind=place.wind,
+                                    honba=place.honba, deposits=place.deposits,
+                                    scores=place.scores))
+        hands.append(_import_hand(ctx, place, entry))
     if not hands:
         raise RecordError("not a tenhou.net/6 record: no readable hand in 'log'")
-    if not any(isinstance(i, GameStart) for i in inputs):
+    if not any(isinstance(i, GameStart) for i in ctx.inputs):
         raise RecordError("not a tenhou.net/6 record: the first hand is unreadable")
-    final: Scores | None = None
-    sc = data.get("sc")
-    # finite: a NaN/inf score is refused like any other unreadable value (found by bench/fuzz.py)
-    if isinstance(sc, list) and len(sc) == 8 and all(
-        isinstance(v, int | float) and math.isfinite(v) for v in sc
-    ):
-        points = [sc[0], sc[2], sc[4], sc[6]]
-        # Tenhou's own logs give the final points in hundreds (its XML "owari"); converted
-        # records in points. A game's points sum to about 100,000 either way.
-        scale = 100 if abs(sum(points) - 1000) < abs(sum(points) - 100000) else 1
-        final = (
-            int(points[0] * scale),
-            int(points[1] * scale),
-            int(points[2] * scale),
-            int(points[3] * scale),
-        )
     return ImportedRecord(
         format="tenhou6",
         ruleset=ruleset.name,
-        names=(names[0], names[1], names[2], names[3]),
+        names=names,
         aka=aka,
         rounds=rounds,
         first_dealer=Seat.S0,
         start_scores=start_scores,
-        inputs=tuple(inputs),
+        inputs=tuple(ctx.inputs),
         hands=tuple(hands),
         issues=tuple(issues),
-        final_scores=final,
+        final_scores=_final(data.get("sc")),
         title=title,
-        notes=tuple(sorted(notes)),
+        notes=tuple(sorted(ctx.notes)),
+        source_meta={k: data[k] for k in KEPT_KEYS if k in data} | (
+            {"rule": dict(rule)} if rule else {}),
     )
 
 
-def _import_hand(
-    h: int,
-    entry: list[Any],
-    aka: bool,
-    timing: KanDoraTiming | None,
-    fourteenth: Literal["jump", "draw"],
-    issues: list[ImportIssue],
-    notes: set[str],
-    inputs: list[Input],
-    dealer: Seat,
-    wind: Wind,
-    honba: int | None,
-    deposits: int | None,
-    scores: Scores | None,
-    kyoku: int,
-    first: int,
-) -> RecordedHand:
-    def recorded(kind: ResultKind, text: str, **kw: Any) -> RecordedHand:
-        return RecordedHand(
-            number=h,
-            round_wind=wind,
-            dealer=dealer,
-            hand_in_round=kyoku % 4 + 1,
-            honba=honba,
-            deposits=deposits,
-            scores=scores,
-            result=kind,
-            result_text=text,
-            first_input=first,
-            end_input=len(inputs),
-            **kw,
-        )
+def _recorded(place: _Place, ctx: _Context, kind: ResultKind, text: str,
+              **kw: Any) -> RecordedHand:
+    return RecordedHand(
+        number=place.number,
+        round_wind=place.wind,
+        dealer=place.dealer,
+        hand_in_round=place.kyoku % 4 + 1,
+        honba=place.honba,
+        deposits=place.deposits,
+        scores=place.scores,
+        result=kind,
+        result_text=text,
+        first_input=place.first,
+        end_input=len(ctx.inputs),
+        **kw,
+    )
 
+
+def _import_hand(ctx: _Context, place: _Place, entry: list[Any]) -> RecordedHand:
+    h, aka, notes = place.number, ctx.aka, ctx.notes
     try:
         dora = [_tile(c, aka, notes) for c in entry[2]]
         ura = [_tile(c, aka, notes) for c in entry[3]] if isinstance(entry[3], list) else []
         haipai = [[_tile(c, aka, notes) for c in entry[4 + 3 * s]] for s in SEATS]
         takes = [[_parse_take(x, aka, notes) for x in entry[5 + 3 * s]] for s in SEATS]
         discards = [[_parse_discard(x, aka, notes) for x in entry[6 + 3 * s]] for s in SEATS]
-        order = _order(takes, discards, int(dealer))
+        order = _order(takes, discards, int(place.dealer))
     except (_Bad, TypeError, ValueError) as exc:
-        issues.append(ImportIssue(h, None, str(exc)))
-        return recorded("unknown", "unreadable")
+        ctx.issues.append(ImportIssue(h, None, str(exc), len(ctx.inputs)))
+        return _recorded(place, ctx, "unknown", "unreadable")
     if not dora:
-        issues.append(ImportIssue(h, None, "no dora indicator"))
-    b = HandBuilder(
-        aka=aka,
-        hand=h,
-        issues=issues,
-        out=inputs,
-        kan_dora=timing,
-        indicators=dora[1:],
-        dealer=dealer,
-        dealer_fourteenth=fourteenth,
-    )
+        ctx.issues.append(ImportIssue(h, None, "no dora indicator", len(ctx.inputs)))
+    b = HandBuilder(aka=aka, hand=h, issues=ctx.issues, out=ctx.inputs, kan_dora=ctx.timing,
+                    indicators=dora[1:], dealer=place.dealer, dealer_fourteenth=ctx.fourteenth)
     b.deal(haipai, dora[0] if dora else None)
+    _play(b, order, takes, discards)
+    b.where = len(order)
+    result = entry[16]
+    if not isinstance(result, list) or not result or not isinstance(result[0], str):
+        ctx.issues.append(ImportIssue(h, len(order), f"bad result entry {result!r}",
+                                      len(ctx.inputs)))
+        return _recorded(place, ctx, "unknown", "unreadable")
+    try:
+        return _result(ctx, place, b, result, ura)
+    except (_Bad, ValueError) as exc:
+        ctx.issues.append(ImportIssue(h, len(order), str(exc), len(ctx.inputs)))
+        return _recorded(place, ctx, "unknown", result[0])
+
+
+def _play(b: HandBuilder, order: list[Step], takes: list[list[_Take]],
+          discards: list[list[_Discard]]) -> None:
     ti = [0, 0, 0, 0]
     di = [0, 0, 0, 0]
     for n, (what, s) in enumerate(order):
@@ -519,67 +585,73 @@ def _import_hand(
             continue
         d = discards[s][di[s]]
         di[s] += 1
-        if d.kind == "discard":
-            b.discard(seat, d.tile, riichi=d.riichi, tsumogiri=d.tile is None)
-        elif d.kind == "ankan":
-            b.ankan(seat, d.consumed)
-        elif d.kind == "kakan":
-            assert d.tile is not None
-            b.kakan(seat, d.tile)
-    b.where = len(order)
+        match d.kind:
+            case "discard":
+                b.discard(seat, d.tile, riichi=d.riichi, tsumogiri=d.tile is None)
+            case "ankan":
+                b.ankan(seat, d.consumed)
+            case "kakan":
+                assert d.tile is not None
+                b.kakan(seat, d.tile)
+            case "skip":
+                pass
+            case _ as never:
+                assert_never(never)
 
-    result = entry[16]
-    if not isinstance(result, list) or not result or not isinstance(result[0], str):
-        issues.append(ImportIssue(h, None, f"bad result entry {result!r}"))
-        return recorded("unknown", "unreadable")
+
+def _result(ctx: _Context, place: _Place, b: HandBuilder, result: list[Any],
+            ura: list[TileName]) -> RecordedHand:
     word = result[0]
-    try:
-        if word == WIN_WORD:
-            wins: list[RecordedWin] = []
-            rest = result[1:]
-            for i in range(0, len(rest), 2):
-                deltas = _scores(rest[i], "win deltas") if rest[i] != [] else None
-                info = rest[i + 1] if i + 1 < len(rest) else None
-                wins.append(_recorded_win(info, deltas))
-            if not wins:
-                raise _Bad("a win result without winners")
-            for w in wins:
-                if w.loser is None:
-                    b.tsumo(w.winner)
-                else:
-                    b.ron(w.winner)
-            if ura:
-                b.ura(ura)
-            total: Scores | None = None
-            if all(w.deltas is not None for w in wins):
-                sums = [sum(w.deltas[s] for w in wins if w.deltas is not None) for s in range(4)]
-                total = (sums[0], sums[1], sums[2], sums[3])
-            return recorded("win", word, deltas=total, wins=tuple(wins))
-        if word in DRAW_WORDS or word == NAGASHI_WORD:
-            deltas = _scores(result[1], "draw deltas") if len(result) > 1 else None
-            tenpai = b.tenpai_seats()
-            told: tuple[Seat, ...] | None = None
-            if word == "全員聴牌":
-                told = SEATS
-            elif word == "全員不聴":
-                told = ()
-            elif word == "流局" and deltas is not None and any(deltas):
-                told = tuple(s for s in SEATS if deltas[s] > 0)
-            if told is not None and tuple(told) != tenpai:
-                b.issue(
-                    f"the record's tenpai seats {[int(s) for s in told]} differ from the tiles' "
-                    f"{[int(s) for s in tenpai]}"
-                )
-            b.exhaustive(tenpai)
-            kind: ResultKind = "nagashi" if word == NAGASHI_WORD else "exhaustive"
-            return recorded(kind, word, deltas=deltas, tenpai=told)
-        if word in ABORT_WORDS:
-            abort = ABORT_WORDS[word]
-            b.abort(abort, b.last_actor if abort == "nine_terminals" else None)
-            deltas = _scores(result[1], "draw deltas") if len(result) > 1 else None
-            return recorded("abortive", word, deltas=deltas, abort_kind=abort)
-    except (_Bad, ValueError) as exc:
-        issues.append(ImportIssue(h, len(order), str(exc)))
-        return recorded("unknown", word)
-    issues.append(ImportIssue(h, len(order), f"unknown result {word!r}"))
-    return recorded("unknown", word)
+    if word == WIN_WORD:
+        return _win(ctx, place, b, result, ura)
+    if word in DRAW_WORDS or word == NAGASHI_WORD:
+        deltas = _scores(result[1], "draw deltas") if len(result) > 1 else None
+        tenpai = b.tenpai_seats()
+        told: tuple[Seat, ...] | None = None
+        if word == "全員聴牌":
+            told = SEATS
+        elif word == "全員不聴":
+            told = ()
+        elif word == "流局" and deltas is not None and any(deltas):
+            told = tuple(s for s in SEATS if deltas[s] > 0)
+        if told is not None and tuple(told) != tenpai:
+            b.issue(
+                f"the record's tenpai seats {[int(s) for s in told]} differ from the tiles' "
+                f"{[int(s) for s in tenpai]}"
+            )
+        b.exhaustive(tenpai)
+        kind: ResultKind = "nagashi" if word == NAGASHI_WORD else "exhaustive"
+        return _recorded(place, ctx, kind, word, deltas=deltas, tenpai=told)
+    if word in ABORT_WORDS:
+        abort = ABORT_WORDS[word]
+        b.abort(abort, b.last_actor if abort == "nine_terminals" else None)
+        deltas = _scores(result[1], "draw deltas") if len(result) > 1 else None
+        return _recorded(place, ctx, "abortive", word, deltas=deltas, abort_kind=abort)
+    b.issue(f"unknown result {word!r}")
+    return _recorded(place, ctx, "unknown", word)
+
+
+def _win(ctx: _Context, place: _Place, b: HandBuilder, result: list[Any],
+         ura: list[TileName]) -> RecordedHand:
+    wins: list[RecordedWin] = []
+    rest = result[1:]
+    for i in range(0, len(rest), 2):
+        deltas = _scores(rest[i], "win deltas") if rest[i] != [] else None
+        info = rest[i + 1] if i + 1 < len(rest) else None
+        wins.append(_recorded_win(info, deltas))
+    if not wins:
+        raise _Bad("a win result without winners")
+    for w in wins:
+        if w.loser is None:
+            b.tsumo(w.winner)
+        else:
+            b.ron(w.winner)
+    if ura:
+        b.ura(ura)
+    elif ctx.ura_counts and any(b.riichi[w.winner] for w in wins):
+        b.issue("a riichi win but the record lists no ura indicators: no ura dora counted")
+    total: Scores | None = None
+    if all(w.deltas is not None for w in wins):
+        sums = [sum(w.deltas[s] for w in wins if w.deltas is not None) for s in range(4)]
+        total = (sums[0], sums[1], sums[2], sums[3])
+    return _recorded(place, ctx, "win", WIN_WORD, deltas=total, wins=tuple(wins))

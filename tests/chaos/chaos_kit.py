@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "daemon"))
 import daemon_kit
 
 from daemon.config import Config, parse_config
+from daemon.disclosure import public_event
 from daemon.eventlog import EventLog
 from daemon.service import Service
 from daemon.table import KIND_INPUT, TableCore
@@ -193,7 +194,9 @@ async def feed(service: Service, bodies: list[dict[str, Any]]) -> None:
 
 
 def event_collector(port: int, table: str, **kw: Any) -> daemon_kit.Collector:
-    return daemon_kit.Collector(port, [f"jantaku/v1/{table}/events"], **kw)
+    """The public feed and the full one (``private/events``, same seq)."""
+    base = f"jantaku/v1/{table}"
+    return daemon_kit.Collector(port, [f"{base}/events", f"{base}/private/events"], **kw)
 
 
 # --------------------------------------------------------------------------- the reference
@@ -237,7 +240,7 @@ def delivered(collector: daemon_kit.Collector) -> tuple[list[dict[str, Any]], in
     seen: dict[int, dict[str, Any]] = {}
     order: list[int] = []
     dups = 0
-    for body in collector.payloads("/events"):
+    for body in collector.payloads("/private/events"):
         seq = int(body["seq"])
         if seq in seen:
             dups += 1
@@ -245,6 +248,10 @@ def delivered(collector: daemon_kit.Collector) -> tuple[list[dict[str, Any]], in
             continue
         seen[seq] = body
         order.append(seq)
+    # the public feed is the projection of the full one, seq for seq (daemon/disclosure.py)
+    for body in collector.payloads("/events"):
+        full = seen.get(int(body["seq"]))
+        assert full is None or body == public_event(full), f"public event {body['seq']} differs"
     return [seen[s] for s in order], dups
 
 

@@ -7,12 +7,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from console_script import jantaku_command
 
 from rules.records.mjai import import_mjai
 from rules.records.tenhou6 import import_tenhou6
 from rules.ruleset import load_ruleset
 
-JANTAKU = "/work/main/.venv/bin/jantaku"
+JANTAKU = jantaku_command()
 DATA = Path(__file__).resolve().parent.parent / "data"
 LOGS = DATA / "game-logs"
 TENHOU = load_ruleset("tenhou")

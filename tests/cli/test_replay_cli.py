@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from console_script import jantaku_command
 
-JANTAKU = "/work/main/.venv/bin/jantaku"
+JANTAKU = jantaku_command()
 DATA = Path(__file__).resolve().parent.parent / "data"
 LOGS = DATA / "game-logs"
 
@@ -118,7 +119,7 @@ def test_verify_mismatch_exits_1_with_a_diff(tmp_path: Path) -> None:
 def test_a_defective_record_fails_verification() -> None:
     proc = run(str(LOGS / "mjai-reviewer/confusing_nakis_2.json"), "--verify")
     assert proc.returncode == 1
-    assert "import: hand 1, at 22: 5s: no 5s left" in proc.stdout
+    assert "import: hand 1, at 22, input 26: 5s: no 5s left" in proc.stdout
 
 
 @pytest.mark.parametrize(
@@ -180,3 +181,127 @@ def test_stripped_record_replays_to_the_same_json(tmp_path: Path) -> None:
         v for v in json.loads((LOGS / name).read_text(encoding="utf-8"))["sc"][0::2]
     ]
     assert bare["standings"] == full["standings"]
+
+
+def test_mortal_style_empty_ura_markers_verify_c17(tmp_path: Path) -> None:
+    """C17/B16 from outside: Mortal, libriichi and mjai.app write ``"ura_markers": []`` on every
+    win without riichi; such a log verifies, and the riichi winner of a double ron after a
+    non-riichi one keeps its four ura dora (mjai-reviewer ``suukantsu_1.json``)."""
+    from rules.records.export import to_mjai_events
+    from rules.records.tenhou6 import import_tenhou6
+    from rules.ruleset import load_ruleset
+
+    rec = import_tenhou6((LOGS / "mjai-reviewer/suukantsu_1.json").read_text(encoding="utf-8"),
+                         load_ruleset("tenhou"))
+    riichi: set[int] = set()
+    lines = []
+    for e in to_mjai_events(rec.inputs, rec.hands):
+        if e["type"] == "start_kyoku":
+            riichi = set()
+        elif e["type"] == "reach":
+            riichi.add(e["actor"])
+        elif e["type"] == "hora" and e["actor"] not in riichi:
+            e["ura_markers"] = []
+        lines.append(json.dumps(e))
+    path = tmp_path / "mortal.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    proc = run(str(path), "--verify")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "verified: every hand matches the record" in proc.stdout
+    assert "violation" not in proc.stdout.replace("violations 0", "")
+
+
+def test_tenhou6_one_hand_per_line_and_comments_verify_c18(tmp_path: Path) -> None:
+    """C18 from outside: the mjx layout (one tenhou.net/6 object per line) and a JSON file
+    with ``//`` comments both replay and verify; a file that is neither says why."""
+    data = json.loads((LOGS / "riichi-rs/random-games/2022081017gm-00e1-0000-2df24853.json")
+                      .read_text(encoding="utf-8"))
+    head = {k: v for k, v in data.items() if k != "log"}
+    per_line = tmp_path / "mjx.json"
+    per_line.write_text("".join(json.dumps({**head, "log": [h]}, ensure_ascii=False) + "\n"
+                                for h in data["log"]), encoding="utf-8")
+    proc = run(str(per_line), "--verify")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "verified" in proc.stdout
+    commented = tmp_path / "commented.json"
+    commented.write_text("// checked by the referee\n" + json.dumps(data, ensure_ascii=False),
+                         encoding="utf-8")
+    proc = run(str(commented), "--verify")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    broken = tmp_path / "broken.json"
+    broken.write_text('// a note\n{"log": [oops]}\n', encoding="utf-8")
+    proc = run(str(broken))
+    assert proc.returncode == 2 and "even without its // comments" in proc.stderr
+
+
+def test_resync_names_hand_and_input_index_c20(tmp_path: Path) -> None:
+    """C20 from outside: a refused abortive draw (a venue ruleset without them) is one
+    violation naming its hand and input index, in the text and in --json; the next hand starts
+    from the record and the rest verifies."""
+    rules = tmp_path / "tenhou-no-aborts.toml"
+    rules.write_text('extends = "tenhou"\n\n[draws]\nabortive = []\n', encoding="utf-8")
+    abort = json.loads((LOGS / "riichi-rs/notable-features/abort-four-wind.json")
+                       .read_text(encoding="utf-8"))
+    game = json.loads((LOGS / "riichi-rs/random-games/2022080600gm-00a9-0000-06406b7f.json")
+                      .read_text(encoding="utf-8"))
+    data = {k: v for k, v in game.items() if k != "sc"}
+    data["log"] = abort["log"] + game["log"][:3]
+    path = tmp_path / "excerpt.json"
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    proc = run(str(path), "--ruleset", str(rules), "--verify")
+    assert proc.returncode == 1
+    text = proc.stdout
+    assert text.count("violation abortive_not_in_ruleset") == 1
+    assert "(hand 1, input " in text
+    assert "the replay takes the record's hand start" in text
+    assert "3 difference(s) with the record" in text, text
+    proc = run(str(path), "--ruleset", str(rules), "--verify", "--json")
+    out = as_json(proc)
+    assert out["violations"] == 1
+    v = out["hands"][0]["violations"][0]
+    assert v["record_hand"] == 0 and isinstance(v["input_index"], int)
+    whats = [d["what"] for d in out["verify"]["differences"]]
+    assert whats == ["result", "hand start (the replay takes the record's)", "violations"]
+
+
+def test_many_records_at_once_c21(tmp_path: Path) -> None:
+    """C21: FILE|DIR ...: every record given (a folder: every .json, .jsonl, .json.gz under
+    it), one line per record and a summary line, exit 1 if any fails; --json: a list."""
+    folder = tmp_path / "records"
+    folder.mkdir()
+    good = LOGS / "riichi-rs/notable-features/ron-3.json"
+    (folder / "a.json").write_text(good.read_text(encoding="utf-8"), encoding="utf-8")
+    with gzip.open(folder / "b.json.gz", "wt", encoding="utf-8") as fh:
+        fh.write((LOGS / "mjai-reviewer/double_ron.json").read_text(encoding="utf-8"))
+    (folder / "c.jsonl").write_text((DATA / "mjai/mortal_riichi_ippatsu.jsonl")
+                                    .read_text(encoding="utf-8"), encoding="utf-8")
+    (folder / "notes.txt").write_text("not a record", encoding="utf-8")
+    proc = run(str(folder), "--verify")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = proc.stdout.splitlines()
+    assert len(lines) == 4
+    assert [ln.split(":")[0].rsplit("/", 1)[-1] for ln in lines[:3]] == [
+        "a.json", "b.json.gz", "c.jsonl"]
+    assert all("verified" in ln for ln in lines[:3])
+    assert lines[-1] == "3 record(s): 3 verified, 0 failed"
+
+    bad = tmp_path / "bad.json"
+    bad.write_text("{nope", encoding="utf-8")
+    wrong = tmp_path / "wrong.json"
+    data = json.loads((LOGS / "mjai-reviewer/rinshan.json").read_text(encoding="utf-8"))
+    data["log"][0][-1][1] = [-2000, -4000, -2000, 8000]
+    wrong.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    proc = run(str(folder), str(bad), str(wrong), "--verify")
+    assert proc.returncode == 1
+    lines = proc.stdout.splitlines()
+    assert len(lines) == 6
+    assert lines[3].startswith(f"{bad}: error: ")
+    assert lines[4] == f"{wrong}: 1 difference(s) with the record"
+    assert lines[-1] == "5 record(s): 3 verified, 2 failed"
+    proc = run(str(folder), str(bad), "--json", "--verify")
+    assert proc.returncode == 1
+    items = json.loads(proc.stdout)
+    assert isinstance(items, list) and len(items) == 4
+    assert all(set(i) == TOP_KEYS | {"verify"} for i in items[:3])
+    assert [i["verify"]["ok"] for i in items[:3]] == [True, True, True]
+    assert set(items[3]) == {"file", "error"} and "not a game record" in items[3]["error"]

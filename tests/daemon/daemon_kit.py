@@ -215,10 +215,14 @@ class Collector:
                 await asyncio.sleep(0.1)
 
     def payloads(self, topic_suffix: str) -> list[dict[str, Any]]:
+        """Payloads of topics ending with ``topic_suffix``; ``private/...`` topics only when the
+        suffix names them (``"/events"`` is the public feed, ``"/private/events"`` the full)."""
+        private = "/private/" in topic_suffix
         return [
             json.loads(m.payload)  # type: ignore[arg-type]
             for m in self.messages
             if str(m.topic).endswith(topic_suffix) and m.payload
+            and ("/private/" in str(m.topic)) == private
         ]
 
     async def wait_for(self, pred: Any, timeout: float = 20.0) -> None:

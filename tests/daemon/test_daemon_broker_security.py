@@ -33,6 +33,7 @@ PASSWORDS = {
     "tsec2": "table-secret-2",
     "referee.alice": "referee-secret",
     "tool.archive": "tool-secret",
+    "broadcast.delay": "delay-secret",
 }
 
 

@@ -42,7 +42,8 @@ async def emulator(tmp_path: Path) -> AsyncIterator[PtyTableController]:
 
 def _driver(emulator: PtyTableController) -> TableLinkDriver:
     return TableLinkDriver(
-        lambda: LinkSession(SerialTransport(str(emulator.path)), timings=FAST), DisplaysConfig()
+        lambda resume: LinkSession(SerialTransport(str(emulator.path)), timings=FAST,
+                                   resume=resume), DisplaysConfig()
     )
 
 

@@ -22,6 +22,7 @@ from rules.records import RecordError, detect_format, import_record
 from rules.records.export import to_mjai_events
 from rules.records.mjai import import_mjai
 from rules.records.model import ImportedRecord
+from rules.records.replay import replay, verify
 from rules.records.tenhou6 import import_tenhou6
 from rules.ruleset import load_ruleset
 from rules.seats import Seat
@@ -210,3 +211,118 @@ def test_an_mjai_array_is_accepted() -> None:
     text = json.dumps(events_of(MORTAL))
     assert detect_format(text) == "mjai"
     assert import_record(text, TENHOU).inputs == import_mjai(MORTAL, TENHOU).inputs
+
+
+def _empty_ura_without_riichi(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+    """As Mortal, libriichi and mjai.app write it: ``"ura_markers": []`` on every hora whose
+    winner did not declare riichi (and the list on a riichi winner's)."""
+    riichi: set[int] = set()
+    emptied = 0
+    for e in events:
+        if e["type"] == "start_kyoku":
+            riichi = set()
+        elif e["type"] == "reach":
+            riichi.add(e["actor"])
+        elif e["type"] == "hora" and e["actor"] not in riichi:
+            e["ura_markers"] = []
+            emptied += 1
+    return events, emptied
+
+
+@pytest.mark.parametrize("path", RECORDS, ids=lambda p: p.relative_to(LOGS).as_posix())
+def test_empty_ura_markers_on_a_win_without_riichi_verify(path: Path) -> None:
+    """C17/B16: an empty ``ura_markers`` is no ura reveal (not an UraRevealed out of phase), and
+    a double ron takes the ura from whichever hora lists them, not from the first only (a riichi
+    winner after a non-riichi one keeps its ura: mjai-reviewer ``suukantsu_1.json``, 裏ドラ 4)."""
+    rec = import_tenhou6(path.read_text(encoding="utf-8"), TENHOU)
+    events, _ = _empty_ura_without_riichi(to_mjai_events(rec.inputs, rec.hands))
+    back = import_mjai(lines(events), TENHOU)
+    assert back.issues == ()
+    result = replay(back)
+    assert result.violations == ()
+    expected = [str(d) for d in verify(rec, replay(rec))]  # confusing_nakis_1: its own delta
+    assert [str(d) for d in verify(back, result)] == expected
+
+
+def test_double_ron_ura_from_the_riichi_winner_b16() -> None:
+    rec = import_tenhou6((LOGS / "mjai-reviewer/suukantsu_1.json").read_text(encoding="utf-8"),
+                         TENHOU)
+    events, emptied = _empty_ura_without_riichi(to_mjai_events(rec.inputs, rec.hands))
+    last = max(i for i, e in enumerate(events) if e["type"] == "start_kyoku")
+    horas = [e for e in events[last:] if e["type"] == "hora"]
+    assert emptied >= 1 and horas[0]["ura_markers"] == [] and horas[1]["ura_markers"]
+    back = import_mjai(lines(events), TENHOU)
+    ura = [i for i in back.inputs if isinstance(i, UraRevealed)]
+    assert len(ura) == 1 and len(ura[0].tiles) == 5
+    wins = replay(back).hands[-1].wins
+    riichi_win = next(w for w in wins if w.winner == 0)
+    assert ("Ura Dora", 4) in riichi_win.yaku or riichi_win.han == 8
+
+
+def test_unknown_keys_and_missing_ura_are_import_issues_c19() -> None:
+    """C19: a misspelt key (``uradora_marker``) is named, not dropped in silence; a riichi win
+    with no ura data at all says that no ura dora was counted."""
+    evs = events_of(ORIGINAL)
+    hora = next(e for e in evs if e["type"] == "hora")
+    hora["uradora_marker"] = hora.pop("uradora_markers")
+    rec = _import(evs)
+    reasons = [i.reason for i in rec.issues]
+    assert any("unknown key 'uradora_marker'" in r for r in reasons), reasons
+    assert any("riichi win by seat 0" in r and "no ura" in r for r in reasons), reasons
+    unknown = next(i for i in rec.issues if "unknown key" in i.reason)
+    assert unknown.hand == 0 and unknown.index == evs.index(hora) + 1
+
+
+@pytest.mark.parametrize(
+    ("reason", "kind"),
+    [("kyushu_kyuhai", "nine_terminals"), ("kyuushu_kyuuhai", "nine_terminals"),
+     ("Kyushukyuhai", "nine_terminals"), ("sufuurenta", "four_winds"),
+     ("suufon_renda", "four_winds"), ("suucha_riichi", "four_riichi"),
+     ("suukansansen", "four_kans"), ("sanchaho", "triple_ron"), ("sanchahou", "triple_ron"),
+     ("exhaustive_draw", None), ("nagashimangan", None)],
+)
+def test_abort_reason_names_of_other_engines_b15(reason: str, kind: str | None) -> None:
+    """B15: the reason names other engines and converters write are aliases, folded (case,
+    underscores): no "unknown ryukyoku reason" issue, the named kind is used."""
+    from rules.records.mjai import NAGASHI_ALIASES, REASONS, reason_key
+
+    key = reason_key(reason)
+    assert key in REASONS or key in NAGASHI_ALIASES
+    assert (None if key in NAGASHI_ALIASES else REASONS[key]) == kind
+    if kind == "nine_terminals":
+        evs = events_of(MORTAL)
+        ryu = next(e for e in evs if e["type"] == "ryukyoku")
+        ryu["reason"] = reason
+        rec = _import(evs)
+        assert rec.issues == ()
+        assert rec.inputs[-1] == AbortiveDraw(kind="nine_terminals", seat=Seat.S0)
+
+
+def test_exhaustive_and_nagashi_aliases_b15() -> None:
+    for name, alias, result in (("mjai-reviewer/ryukyoku.json", "exhaustive_draw", "exhaustive"),
+                                ("riichi-rs/notable-features/abort-nagashi-mangan.json",
+                                 "nagashimangan", "nagashi")):
+        rec = import_tenhou6((LOGS / name).read_text(encoding="utf-8"), TENHOU)
+        events = to_mjai_events(rec.inputs, rec.hands)
+        for e in events:
+            if e["type"] == "ryukyoku" and e.get("reason") in ("fanpai", "nm"):
+                e["reason"] = alias if (e["reason"] == "nm") == (result == "nagashi") else (
+                    e["reason"])
+        back = import_mjai(lines(events), TENHOU)
+        assert back.issues == ()
+        assert result in [h.result for h in back.hands]
+        assert not any(isinstance(i, AbortiveDraw) for i in back.inputs)
+
+
+def test_four_kans_that_also_empty_the_wall_abort_b15() -> None:
+    """B15: the kind of an unnamed draw: four kans by two seats whose replacement draws emptied
+    the wall are the four-kan abort (Tenhou 四槓散了), tested before the wall count."""
+    from rules.records.builder import DRAWS_PER_HAND, HandBuilder
+
+    b = HandBuilder(aka=True, hand=0, issues=[], out=[])
+    b.draws = DRAWS_PER_HAND
+    b.calls_made = True
+    b.kans_by = [3, 1, 0, 0]
+    assert b.guess_abort() == ("four_kans", None)
+    b.kans_by = [4, 0, 0, 0]  # one seat's four kans (suukantsu in the making): no abort
+    assert b.guess_abort() == (None, None)

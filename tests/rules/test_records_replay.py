@@ -229,3 +229,70 @@ def test_a_last_win_that_does_not_score_ends_the_replay() -> None:
     assert [h.result for h in result.hands] == ["unfinished"]
     assert result.inputs == len(bare.inputs) + 1  # one confirmation, not a loop
     assert "the hand did not end" in str(verify(bare, result)[0])
+
+
+GAME = LOGS / "riichi-rs/random-games/2022080600gm-00a9-0000-06406b7f.json"
+
+
+def _winner_pays_less(data: dict[str, Any], hand: int, by: int) -> None:
+    """The record's scorer got hand ``hand`` wrong by ``by`` points (winner +by less, payer
+    less): its deltas and every later start score and ``sc`` carry the error, as a paper
+    score sheet would."""
+    result = data["log"][hand][16]
+    deltas = result[1]
+    win, pay = deltas.index(max(deltas)), deltas.index(min(deltas))
+    deltas[win] -= by
+    deltas[pay] += by
+    for entry in data["log"][hand + 1:]:
+        entry[1][win] -= by
+        entry[1][pay] += by
+    data["sc"][2 * win] -= by / 100 if abs(sum(data["sc"][0::2]) - 1000) < 10 else by
+    data["sc"][2 * pay] += by / 100 if abs(sum(data["sc"][0::2]) - 1000) < 10 else by
+
+
+def test_verify_resynchronises_after_a_wrong_delta_c20() -> None:
+    """C20: one wrong delta is one deltas difference and one resync at the next hand start;
+    every later hand is checked from the record's own values and matches (before, every later
+    hand's start scores differed and the engine raised a progress mismatch per hand)."""
+    data = json.loads(GAME.read_text(encoding="utf-8"))
+    assert len(data["log"]) >= 6
+    wins = [i for i, e in enumerate(data["log"]) if e[16][0] == "和了" and len(e[16]) == 3]
+    k = wins[1]
+    _winner_pays_less(data, k, 300)
+    rec = import_tenhou6(json.dumps(data, ensure_ascii=False), TENHOU)
+    result = replay(rec)
+    diffs = verify(rec, result)
+    assert [d.what for d in diffs] == ["deltas", "hand start (the replay takes the record's)"]
+    assert [d.hand for d in diffs] == [k, k + 1]
+    assert set(diffs[1].recorded) == {"scores"}
+    assert result.violations == ()
+    assert [r.hand for r in result.resyncs] == [k + 1]
+    assert result.resyncs[0].input_index == rec.hands[k + 1].first_input
+
+
+def test_verify_resynchronises_after_a_rejected_abortive_draw_c20(tmp_path: Path) -> None:
+    """C20: an abortive draw the ruleset lacks is refused, so the engine's hand never ends; the
+    next hand starts from the record and the rest of the game verifies: one violation, not one
+    per later input."""
+    no_aborts = tmp_path / "tenhou-no-aborts.toml"
+    no_aborts.write_text('extends = "tenhou"\n\n[draws]\nabortive = []\n', encoding="utf-8")
+    ruleset = load_ruleset(str(no_aborts))
+    abort = json.loads((LOGS / "riichi-rs/notable-features/abort-four-wind.json")
+                       .read_text(encoding="utf-8"))
+    game = json.loads(GAME.read_text(encoding="utf-8"))
+    data = {**game, "log": abort["log"] + game["log"][:4]}
+    data.pop("sc")
+    rec = import_tenhou6(json.dumps(data, ensure_ascii=False), ruleset)
+    result = replay(rec, ruleset=str(no_aborts))
+    assert [v["code"] for v in result.violations] == ["abortive_not_in_ruleset"]
+    assert result.violations[0]["record_hand"] == 0
+    assert result.violations[0]["input_index"] == rec.hands[0].end_input - 1
+    diffs = verify(rec, result)
+    by_what = [(d.hand, d.what) for d in diffs]
+    assert by_what == [(0, "result"), (1, "hand start (the replay takes the record's)"),
+                       (None, "violations")], by_what
+    assert diffs[1].computed["open_hand"] is True
+    assert result.hands[0].result == "unfinished"
+    assert [h.record for h in result.hands] == [0, 1, 2, 3, 4]
+    assert [h.result for h in result.hands[1:]] == [
+        {"和了": "win"}.get(e[16][0], "exhaustive") for e in game["log"][:4]]

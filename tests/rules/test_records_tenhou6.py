@@ -32,6 +32,7 @@ from rules.inputs import (
 )
 from rules.records import RecordError, detect_format, import_record
 from rules.records.model import ImportedRecord
+from rules.records.replay import replay, verify
 from rules.records.tenhou6 import import_tenhou6, record_aka, record_rounds
 from rules.ruleset import load_ruleset
 from rules.seats import Seat, Wind
@@ -382,3 +383,66 @@ def test_final_points_in_hundreds_or_points() -> None:
     assert imp(data).final_scores == tuple(points)
     data["sc"] = [v / 100 if i % 2 == 0 else v for i, v in enumerate(data["sc"])]
     assert imp(data).final_scores == tuple(points)
+
+
+GAME = "riichi-rs/random-games/2022081017gm-00e1-0000-2df24853.json"
+
+
+def _per_line(data: dict[str, Any]) -> str:
+    """The layout mjx and many converters write: one tenhou.net/6 object per hand and line."""
+    head = {k: v for k, v in data.items() if k != "log"}
+    return "".join(json.dumps({**head, "log": [hand]}, ensure_ascii=False) + "\n"
+                   for hand in data["log"])
+
+
+def test_one_hand_object_per_line_is_one_game_c18() -> None:
+    """C18: one tenhou.net/6 object per line (mjx): the hands join into one game, which
+    verifies exactly like the single-object file."""
+    data = load(GAME)
+    text = _per_line(data)
+    assert detect_format(text) == "tenhou6"
+    whole, joined = imp(data), import_record(text, TENHOU)
+    assert joined.inputs == whole.inputs and joined.hands == whole.hands
+    assert joined.final_scores == whole.final_scores and joined.issues == ()
+    assert any("one tenhou.net/6 object per line" in n for n in joined.notes)
+    assert [str(d) for d in verify(joined, replay(joined))] == []
+    other = json.loads(text.splitlines()[1])
+    other["name"] = ["a", "b", "c", "d"]
+    lines = text.splitlines()
+    lines[1] = json.dumps(other)
+    with pytest.raises(RecordError, match="line 2's 'name' differs"):
+        import_tenhou6("\n".join(lines), TENHOU)
+
+
+def test_json_with_line_comments_c18() -> None:
+    """C18: ``//`` comments outside strings are dropped; a ``//`` inside a string stays."""
+    data = load("mjai-reviewer/double_ron.json")
+    data["ref"] = "http://tenhou.net/0/?log=2020//x"
+    body = json.dumps(data, ensure_ascii=False, indent=1)
+    text = "// reviewed by the referee\n" + body.replace('"log":', '// the hands\n "log":', 1)
+    text = text.replace('"title":', '"title": // the room\n', 1)
+    assert detect_format(text) == "tenhou6"
+    rec = import_record(text, TENHOU)
+    assert rec.inputs == imp(data).inputs and rec.issues == ()
+    assert rec.source_meta["ref"] == "http://tenhou.net/0/?log=2020//x"
+    assert "// comments in the JSON were ignored" in rec.notes
+    with pytest.raises(RecordError, match="even without its // comments"):
+        import_tenhou6('// a note\n{"log": [oops]}', TENHOU)
+
+
+def test_rule_that_is_not_an_object_is_an_issue_c19() -> None:
+    data = load("mjai-reviewer/double_ron.json")
+    data["rule"] = "般南喰赤"
+    rec = imp(data)
+    assert any(i.hand is None and "'rule' is not an object" in i.reason for i in rec.issues)
+
+
+def test_riichi_win_without_ura_data_is_an_issue_c19() -> None:
+    """C19: a riichi win whose hand lists no ura indicators (entry 3 empty) is not silently
+    scored without ura; under a ruleset without ura (Classic) it is no issue."""
+    data = load("mjai-reviewer/double_ron.json")
+    data["log"][0][3] = []
+    rec = imp(data)
+    issue = next(i for i in rec.issues if "no ura indicators" in i.reason)
+    assert issue.hand == 0 and issue.index is not None
+    assert not any("ura" in i.reason for i in imp(data, "saikouisen-classic").issues)

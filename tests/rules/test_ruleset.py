@@ -16,7 +16,7 @@ def test_all_six_load() -> None:
     assert len(BUILTIN) == 6
     for r in rulesets:
         assert r.wall.dead_wall_tiles == 14
-        assert r.meta.notation in ("S", "M", "μ", "W", "T")
+        assert r.meta.notation in ("S", "C", "M", "μ", "W", "T")
         assert r.to_dict()["name"] == r.name
     assert load_ruleset("wmc").zung_jung is not None
     assert load_ruleset("wmc").wall.break_method == "two_rolls"
@@ -33,7 +33,7 @@ def test_extends_resolves_overrides_and_inherits() -> None:
     assert classic.riichi.deposit == base.riichi.deposit == 1000
     assert classic.wall == base.wall
     assert classic.furiten == base.furiten
-    assert classic.meta.notation == "S"
+    assert (classic.meta.notation, classic.meta.base_notation) == ("C", "S")  # C-sum, else S
     assert classic.meta.title != base.meta.title
 
 

@@ -1,4 +1,4 @@
-"""Tile-scored hands from real Tenhou records (``../shared/data/game-logs/``, tenhou.net/6 JSON),
+"""Tile-scored hands from real Tenhou records (``tests/data/game-logs/``, tenhou.net/6 JSON),
 settled under the ``tenhou`` ruleset: han, fu, yakuman and the yaku must match what the record
 shows, and the score changes must equal its result array exactly.
 
@@ -8,7 +8,7 @@ honba and deposits at the start of the hand, and how many riichi sticks were put
 (the record's deltas include the sticks the winner collects, but not the sticks paid). The
 situation flags (riichi, ippatsu, rinshan, chankan, haitei) are facts of the play. Yaku names
 are compared through a table from Tenhou's Japanese names to the ``mahjong`` package's.
-Provenance and licences: ``../shared/data/game-logs/README.md`` (mjai-reviewer: Apache-2.0;
+Provenance and licences: ``tests/data/game-logs/README.md`` (mjai-reviewer: Apache-2.0;
 riichi-rs: LGPL-2.1).
 """
 

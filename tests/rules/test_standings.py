@@ -108,3 +108,19 @@ def test_negative_shares_keep_the_larger_part_nearest_the_first_dealer() -> None
     # Places 2-4 share 10 − 10 − 31 = −31 pt: −10.4 each, 0.2 back to S2 (the first dealer).
     assert [s.uma_pt for s in st.seats] == [30.0, -10.4, -10.2, -10.4]
     assert round(sum(s.uma_pt for s in st.seats), 6) == -1.0
+
+
+def test_sticks_never_break_the_tie_they_are_shared_over_m_6_2_6() -> None:
+    """M 6-2-6: three tied for first with one leftover stick. The stick is split 400/300/300,
+    but the rank and the uma are decided on the points before the sticks: all three share first
+    place and its uma (16.8/16.6/16.6), and the stick shares come on top."""
+    st = compute_standings(M, (30000, 30000, 30000, 8000), Seat.S0, deposits=1)
+    assert [s.deposit_bonus for s in st.seats] == [400, 300, 300, 0]
+    assert [s.points for s in st.seats] == [30400, 30300, 30300, 8000]
+    assert [s.rank for s in st.seats] == [1, 1, 1, 4]
+    assert [s.uma_pt for s in st.seats] == [16.8, 16.6, 16.6, -30.0]
+    assert pts(st) == [17.2, 16.9, 16.9, -52.0]
+    # Two tied for first with one stick: 500 each, both share (50 + 10) / 2.
+    st = compute_standings(M, (35000, 35000, 20000, 9000), Seat.S1, deposits=1)
+    assert [s.rank for s in st.seats] == [1, 1, 3, 4]
+    assert [s.uma_pt for s in st.seats] == [30.0, 30.0, -10.0, -30.0]

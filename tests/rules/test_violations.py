@@ -31,9 +31,10 @@ from rules.inputs import (
     WinShown,
 )
 from rules.reducer import new_table, reduce
+from rules.ruleset import load_ruleset
 from rules.seats import Seat
 from rules.tiles import Tile
-from rules.violations import CATALOGUE
+from rules.violations import CATALOGUE, article_for
 from rules.wall import Break, Layer, Position, Wall
 
 
@@ -535,7 +536,21 @@ def test_kan_after_riichi(ruleset: str, hand: str, ok: bool) -> None:
         assert h.codes(h.send(inp)) == []
     else:
         v = rejected(h, inp, "kan_after_riichi")
-        assert v["article"] in ("S §43-11", "μ §51(10)", "RULESETS.md §7", "M 4-5-2, 4-8-8")
+        # Each rulebook's own article; Classic cites its summary, not S §43-11 (which permits
+        # the ankan the Classic rules forbid).
+        assert v["article"] == {
+            "saikouisen": "S §43-11", "saikouisen-classic": "C-sum (no ankan after riichi)",
+            "mu": "μ §51(10)", "tenhou": "RULESETS.md §7", "mleague": "M 4-5-2, 4-8-8",
+        }[ruleset]
+
+
+def test_classic_cites_its_summary_else_saikouisen_c_sum_s_43_11() -> None:
+    """Classic's "no ankan after riichi" is C-sum's difference (S §43-11 permits the ankan);
+    where the summary is silent, Classic cites the Saikouisen article it inherits."""
+    classic = load_ruleset("saikouisen-classic")
+    assert article_for(classic, "kan_after_riichi") == "C-sum (no ankan after riichi)"
+    assert article_for(load_ruleset("saikouisen"), "kan_after_riichi") == "S §43-11"
+    assert article_for(classic, "fifth_kan") == "S §43-5,6"
 
 
 # --- riichi --------------------------------------------------------------------------------------

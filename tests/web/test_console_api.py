@@ -106,7 +106,10 @@ async def test_login_sessions_csrf_and_refusals_change_nothing(tmp_path: Path) -
             "name": "manual_result",
             "args": {"kind": "ron", "wins": [{"winner": 1, "loser": 1, "han": 2, "fu": 30}],
                      "reason": "x"}})
-        assert status == 422 and "would refuse" in body["error"]["message"]
+        # in plain words: what was wrong, what to do, and the engine's code
+        message = body["error"]["message"]
+        assert status == 422 and "a loser other than the winner" in message, message
+        assert "preview again" in message and "[referee_bad_args]" in message
         status, body = await c.post("/console/api/preview", {
             "name": "manual_result",
             "args": {"kind": "ron", "wins": [{"winner": 1, "loser": 2}], "reason": "x"},

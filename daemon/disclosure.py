@@ -1,0 +1,107 @@
+"""What the public may see: one pure projection of events and retained payloads (docs/mqtt.md,
+"What is public").
+
+At a real table the public (spectators, the venue network, an undelayed broadcast) sees what a
+spectator standing behind no player sees: discards, calls, riichi sticks, indicators, scores,
+the hands shown at a win. Concealed until shown: the tile a seat draws, the concealed hands, a
+seat's furiten (S §51, M 5-5) and its waits, the wall's contents and the ura indicators (turned
+only for a riichi winner: S §24-7, M 2-6-3). The rules engine reports all of it (it must check
+it), so everything the daemon publishes passes through here first:
+
+* ``events`` gets :func:`public_event` of every event envelope (same ``seq``); the full envelope
+  goes to ``private/events``, which only the referee and broadcast-delay roles may read;
+* ``state`` gets :func:`public_state` of the snapshot; the full one is ``private/state``;
+* ``health`` gets :func:`public_health` (its ``last_event`` names a type).
+
+An event type this module does not know is concealed (a new engine event stays private until it
+is classified here; tests/daemon/test_hostile_disclosure.py fails on an unclassified one).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+#: event types that carry no concealed fact
+PUBLIC: Final = frozenset({
+    "game_started", "hand_started", "wall_known", "dice_rolled", "break_checked",
+    "wall_fallback", "dora_revealed", "indicator_corrected", "deal_done", "haitei_reached",
+    "discard", "call", "kan", "call_cancelled", "riichi_declared", "riichi_accepted",
+    "dead_hand", "win_declared", "ron_head_bumped", "win_shown", "ura_revealed",
+    "win_awaiting_confirmation", "hand_ended", "game_ended", "referee", "violation_accepted",
+    "scores_corrected", "seats_swapped", "dead_hand_lifted", "undone",
+})
+#: event types shown with some fields blanked (``None``): which fields are concealed
+REDACTED: Final[dict[str, tuple[str, ...]]] = {
+    # the drawn tile: only the drawer sees it (its position in the wall is on the table)
+    "draw": ("tile",),
+    # expected/actual may name concealed tiles, waits or the drawn tile
+    # (tile_not_in_hand, riichi_furiten, wrong_tile_drawn, kuikae ...)
+    "violation": ("expected", "actual"),
+    # the daemon's own notes quote the input they could not use
+    "daemon_bad_input": ("error",),
+    "daemon_engine_error": ("error",),
+}
+#: the type a wholly concealed event has on ``events`` (furiten, and any type not listed above)
+CONCEALED: Final = "concealed"
+
+
+def public_type(event_type: str) -> str:
+    if event_type in PUBLIC or event_type in REDACTED or event_type.startswith("clock_"):
+        return event_type
+    return CONCEALED
+
+
+def public_data(data: dict[str, Any]) -> dict[str, Any]:
+    """An event's ``data`` as the public may see it."""
+    kind = str(data.get("type", ""))
+    shown = public_type(kind)
+    if shown == CONCEALED:
+        return {"type": CONCEALED}
+    hidden = REDACTED.get(kind, ())
+    if not hidden:
+        return data
+    return {k: (None if k in hidden else v) for k, v in data.items()}
+
+
+def public_event(envelope: dict[str, Any]) -> dict[str, Any]:
+    """An ``events`` envelope as the public may see it: same ``seq``, ``id``, ``ts`` and input,
+    concealed fields ``None``, a wholly concealed event as ``{"type": "concealed"}``."""
+    data = envelope.get("data")
+    if not isinstance(data, dict):
+        return envelope
+    shown = public_data(data)
+    if shown is data:
+        return envelope
+    return {**envelope, "type": shown["type"], "data": shown}
+
+
+def public_snapshot(snap: dict[str, Any]) -> dict[str, Any]:
+    """The rules engine's table snapshot without the seats' furiten and the violations' values."""
+    out = dict(snap)
+    seats = snap.get("seats")
+    if isinstance(seats, list):
+        out["seats"] = [
+            {**s, "furiten": None} if isinstance(s, dict) and "furiten" in s else s
+            for s in seats
+        ]
+    violations = snap.get("open_violations")
+    if isinstance(violations, list):
+        out["open_violations"] = [
+            public_data(v) if isinstance(v, dict) else v for v in violations
+        ]
+    return out
+
+
+def public_state(payload: dict[str, Any]) -> dict[str, Any]:
+    """The retained ``state`` payload (``state`` holds the snapshot) as the public may see it."""
+    snap = payload.get("state")
+    if not isinstance(snap, dict):
+        return payload
+    return {**payload, "state": public_snapshot(snap)}
+
+
+def public_health(payload: dict[str, Any]) -> dict[str, Any]:
+    last = payload.get("last_event")
+    if not isinstance(last, dict) or not isinstance(last.get("type"), str):
+        return payload
+    return {**payload, "last_event": {**last, "type": public_type(last["type"])}}

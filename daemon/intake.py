@@ -1,0 +1,287 @@
+"""The input intake: a bounded queue between the drivers and the event log, and the group-commit
+loop that empties it (docs/daemon.md, "The input path").
+
+* **Group commit.** The submissions waiting when a commit starts (at most :data:`MAX_GROUP`) are
+  logged and applied in one transaction (:meth:`daemon.table.TableCore.submit_group`), then all
+  of them are answered: a driver acknowledges a table event, a command handler replies, only
+  after its input is committed.
+* **Back-pressure.** The queue is bounded (:data:`QUEUE_SIZE`): :meth:`Intake.submit` waits for
+  room, so a table link stops taking events (the controller retransmits; nothing is dropped).
+* **A log that cannot be written** (a full disk, an I/O error): the group is kept in memory and
+  retried (:data:`RETRY_S`, growing with what arrived meanwhile) until it commits; nothing of it
+  is applied before, no acknowledgement goes out, the fault is in :attr:`Intake.fault` (health,
+  status, the JSON log), and the daemon keeps running.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import sqlite3
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from daemon.commands import EngineRefused
+from daemon.errors import EventLogError
+from daemon.eventlog import LinkPosition
+from daemon.table import (
+    Applied,
+    CommandStamp,
+    GroupItem,
+    Pending,
+    Refused,
+    Repeated,
+    TableCore,
+)
+
+log = logging.getLogger("jantaku.intake")
+
+#: submissions waiting for the log at most (then producers wait: back-pressure)
+QUEUE_SIZE: Final = 1024
+#: submissions in one group commit at most
+MAX_GROUP: Final = 256
+#: the wait between two attempts to write a group the log refused (doubling up to the max)
+RETRY_S: Final = (0.1, 2.0)
+#: how often a persisting fault is logged again
+FAULT_LOG_EVERY_S: Final = 10.0
+
+#: errors after which the same group is tried again (the log's filesystem, not the input)
+_RETRYABLE: Final = (sqlite3.OperationalError, sqlite3.DatabaseError, OSError)
+
+
+class RepeatedCommand(Exception):
+    """The command ``(user, id)`` was logged already: ``reply`` is its first reply."""
+
+    def __init__(self, reply: dict[str, Any]) -> None:
+        super().__init__("repeated command")
+        self.reply = reply
+
+
+class InputRefused(EventLogError):
+    """The intake cannot take this input (its queue is full, or the body is not JSON)."""
+
+
+@dataclass(slots=True)
+class Submission:
+    item: GroupItem
+    done: asyncio.Future[Any]
+    withdrawn: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class LogFault:
+    """The event log refuses writes since ``since_wall_ns`` (``retries`` attempts so far)."""
+
+    error: str
+    since_wall_ns: int
+    since_mono: float
+    retries: int = 0
+    waiting: int = 0  # submissions held (not logged, not acknowledged)
+
+
+@dataclass(slots=True)
+class _Counters:
+    groups: int = 0
+    inputs: int = 0
+    faults: int = 0
+    largest_group: int = 0
+    recovered_after_s: list[float] = field(default_factory=list)
+
+
+class Intake:
+    def __init__(
+        self,
+        core: TableCore,
+        db: Callable[[Callable[[list[GroupItem]], list[Applied | Repeated | Refused | None]],
+                      list[GroupItem]], Awaitable[list[Applied | Repeated | Refused | None]]],
+        boot: str,
+        *,
+        mono_ns: Callable[[], int] = time.monotonic_ns,
+        wall_ns: Callable[[], int] = time.time_ns,
+        on_applied: Callable[[list[Applied]], Awaitable[None]] | None = None,
+        queue_size: int = QUEUE_SIZE,
+    ) -> None:
+        self.core = core
+        self._db = db
+        self.boot = boot
+        self._mono_ns, self._wall_ns = mono_ns, wall_ns
+        self._on_applied = on_applied
+        self.queue: asyncio.Queue[Submission] = asyncio.Queue(queue_size)
+        self.fault: LogFault | None = None
+        self.counters = _Counters()
+        self._writing = False
+        self._held = 0
+
+    # ------------------------------------------------------------------ producers
+    def pending(
+        self, kind: str, source: str, body: dict[str, Any], mono_ns: int | None = None, *,
+        link: LinkPosition | None = None, command: CommandStamp | None = None,
+    ) -> Pending:
+        """An input stamped now (or at ``mono_ns``, when the driver saw it). Raises
+        :class:`InputRefused` for a body that is not JSON."""
+        try:
+            json.dumps(body)
+        except (TypeError, ValueError) as exc:
+            raise InputRefused(f"input from {source} is not JSON: {exc}") from None
+        now_mono, wall = self._mono_ns(), self._wall_ns()
+        if mono_ns is not None:  # seen earlier by the driver: date it then
+            wall -= max(0, now_mono - mono_ns)
+        mono = mono_ns if mono_ns is not None else now_mono
+        return Pending(kind, source, body, mono, wall, self.boot, link, command)
+
+    def put(
+        self, kind: str, source: str, body: dict[str, Any], mono_ns: int | None = None, *,
+        link: LinkPosition | None = None, command: CommandStamp | None = None,
+    ) -> asyncio.Future[Applied]:
+        """Queue an input without waiting for room (callbacks that cannot wait: a button press).
+        The future fails with :class:`InputRefused` when the queue is full."""
+        fut: asyncio.Future[Applied] = asyncio.get_running_loop().create_future()
+        try:
+            item = self.pending(kind, source, body, mono_ns, link=link, command=command)
+            sub = Submission(item, fut)
+            self.queue.put_nowait(sub)
+        except InputRefused as exc:
+            fut.set_exception(exc)
+        except asyncio.QueueFull:
+            log.error(json.dumps({"event": "input_refused", "table": self.core.table_id,
+                                  "source": source, "reason": "queue_full",
+                                  "type": body.get("type")}))
+            fut.set_exception(InputRefused(
+                f"input from {source} refused: {self.queue.maxsize} inputs are waiting for the"
+                " event log"))
+        return fut
+
+    async def submit(
+        self, kind: str, source: str, body: dict[str, Any], mono_ns: int | None = None, *,
+        link: LinkPosition | None = None, command: CommandStamp | None = None,
+    ) -> Applied:
+        """Queue an input, waiting for room (back-pressure), and wait until it is committed and
+        applied. Raises :class:`RepeatedCommand` for a command logged already."""
+        item = self.pending(kind, source, body, mono_ns, link=link, command=command)
+        sub = self._submission(item)
+        await self.queue.put(sub)
+        result: Applied = await sub.done
+        return result
+
+    def _submission(self, item: GroupItem) -> Submission:
+        return Submission(item, asyncio.get_running_loop().create_future())
+
+    async def enqueue(self, item: GroupItem) -> Submission:
+        """Queue a prepared item (waiting for room); the caller awaits ``.done``."""
+        sub = self._submission(item)
+        await self.queue.put(sub)
+        return sub
+
+    async def mark_link(self, position: LinkPosition) -> None:
+        """Commit a link position alone (a table event consumed without an input of its own)."""
+        sub = await self.enqueue(position)
+        await sub.done
+
+    def withdraw(self, sub: Submission) -> bool:
+        """Take back a submission not logged yet (a command whose caller stops waiting): True if
+        it will never be applied, False if it is being written now (wait for ``done``)."""
+        if sub.done.done() or self._writing:
+            return False
+        sub.withdrawn = True
+        return True
+
+    @property
+    def waiting(self) -> int:
+        return self.queue.qsize() + self._held
+
+    # ------------------------------------------------------------------ the loop
+    async def run(self) -> None:
+        while True:
+            batch = [await self.queue.get()]
+            self._grow(batch)
+            await self._commit(batch)
+
+    def _grow(self, batch: list[Submission]) -> None:
+        while not self.queue.empty() and len(batch) < MAX_GROUP:
+            batch.append(self.queue.get_nowait())
+
+    async def _commit(self, batch: list[Submission]) -> None:
+        delay = RETRY_S[0]
+        while True:
+            live = [s for s in batch if not s.withdrawn]
+            for s in batch:
+                if s.withdrawn:
+                    self.queue.task_done()
+            batch = live
+            if not batch:
+                return
+            self._held = len(batch)
+            self._writing = True
+            try:
+                results = await self._db(self.core.submit_group, [s.item for s in batch])
+            except _RETRYABLE as exc:
+                self._writing = False
+                self._failed(exc, len(batch))
+                await asyncio.sleep(delay)
+                delay = min(RETRY_S[1], delay * 2)
+                self._grow(batch)
+                continue
+            except Exception as exc:  # a bug or a bad item, not the disk: refuse, keep going
+                self._writing = False
+                log.exception("group of %d inputs refused", len(batch))
+                self._finish(batch, [exc] * len(batch))
+                return
+            self._writing = False
+            self._recovered()
+            self._finish(batch, results)
+            applied = [r for r in results if isinstance(r, Applied)]
+            self.counters.groups += 1
+            self.counters.inputs += len(applied)
+            self.counters.largest_group = max(self.counters.largest_group, len(batch))
+            if applied and self._on_applied is not None:
+                await self._on_applied(applied)
+            return
+
+    def _finish(self, batch: list[Submission],
+                results: list[Applied | Repeated | Refused | None] | list[Exception]) -> None:
+        self._held = 0
+        for sub, result in zip(batch, results, strict=True):
+            if not sub.done.done():
+                if isinstance(result, Repeated):
+                    sub.done.set_exception(RepeatedCommand(result.reply))
+                elif isinstance(result, Refused):
+                    sub.done.set_exception(EngineRefused(result.violations))
+                elif isinstance(result, Exception):
+                    sub.done.set_exception(result)
+                else:
+                    sub.done.set_result(result)
+            self.queue.task_done()
+
+    # ------------------------------------------------------------------ the fault
+    def _failed(self, exc: BaseException, held: int) -> None:
+        now = time.monotonic()
+        fault = self.fault
+        if fault is None:
+            self.counters.faults += 1
+            self.fault = LogFault(str(exc) or repr(exc), self._wall_ns(), now, 1, held)
+            self._log_fault("event_log_unwritable", logging.ERROR)
+            return
+        self.fault = LogFault(str(exc) or repr(exc), fault.since_wall_ns, fault.since_mono,
+                              fault.retries + 1, held + self.queue.qsize())
+        if fault.retries % max(1, int(FAULT_LOG_EVERY_S / RETRY_S[1])) == 0:
+            self._log_fault("event_log_unwritable", logging.ERROR)
+
+    def _recovered(self) -> None:
+        if self.fault is None:
+            return
+        self._log_fault("event_log_writable", logging.WARNING)
+        self.counters.recovered_after_s.append(time.monotonic() - self.fault.since_mono)
+        self.fault = None
+
+    def _log_fault(self, event: str, level: int) -> None:
+        fault = self.fault
+        assert fault is not None
+        cs = self.core.state
+        log.log(level, json.dumps({
+            "event": event, "table": self.core.table_id, "hand": cs.hand, "seq": cs.event_seq,
+            "error": fault.error, "retries": fault.retries, "waiting": self.waiting,
+            "for_s": round(time.monotonic() - fault.since_mono, 1),
+        }))

@@ -1,0 +1,191 @@
+"""The entry points ``reduce`` and ``new_table``, and the dispatch: one ``match`` over the input
+classes, each phase's handler per class, ``assert_never`` at the end."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import assert_never
+
+from rules.events import Event
+from rules.inputs import (
+    AbortiveDraw,
+    Ankan,
+    BreakOpened,
+    Call,
+    DealDone,
+    Discard,
+    Draw,
+    ExhaustiveDraw,
+    GameStart,
+    HandInput,
+    HandStart,
+    IndicatorShown,
+    Input,
+    Kakan,
+    PlayInput,
+    RefereeOverride,
+    RinshanDraw,
+    Ron,
+    Tsumo,
+    UraRevealed,
+    WallRaised,
+    WinShown,
+    input_type,
+)
+from rules.inputs import DiceRolled as DiceInput
+from rules.reducer.calls import on_ankan, on_call, on_kakan
+from rules.reducer.draws import on_abortive, on_exhaustive
+from rules.reducer.output import Dead, Out, Rejected
+from rules.reducer.referee import on_referee
+from rules.reducer.sealing import end_hand, seal, try_finalize
+from rules.reducer.setup import (
+    on_break_opened,
+    on_deal_done,
+    on_dice,
+    on_game_start,
+    on_hand_start,
+    on_indicator,
+    on_wall_raised,
+)
+from rules.reducer.turns import on_discard, on_draw, on_rinshan
+from rules.reducer.wins import on_ron, on_tsumo, on_ura, on_win_shown
+from rules.ruleset import Ruleset
+from rules.table_state import HandState, TableState
+
+MAX_OPEN_VIOLATIONS = 64
+
+
+def new_table() -> TableState:
+    """A table with no game yet: it waits for GameStart."""
+    return TableState()
+
+
+def reduce(state: TableState, inp: Input) -> tuple[TableState, tuple[Event, ...]]:
+    """Fold one input into the table state. Never raises."""
+    seq = state.seq + 1
+    try:
+        kind = input_type(inp)
+    except KeyError:
+        kind = type(inp).__name__
+    out = Out(state.ruleset, seq, kind)
+    base = replace(state, seq=seq)
+    try:
+        new = _dispatch(base, inp, out)
+    except Rejected:
+        # Only the refusal stands: anything noted on the way belonged to an input that did
+        # not happen (except a win the input sealed before it was refused).
+        last = out.violations[-1:]
+        out.violations = out.violations[:out.kept_violations] + last
+        out.events = [*out.events[:out.kept_events], *last]
+        new = out.kept if out.kept is not None else base
+    except Exception as exc:  # a table must keep running (engineering.md "Bad input")
+        # A value the engine cannot use (e.g. a malformed referee argument that slipped past
+        # the codec): refuse it, keep running (engineering.md "Bad input").
+        out.violations = []
+        out.events = []
+        out.violation("internal_error", None, "an input the engine can apply",
+                      f"{type(exc).__name__}: {exc}")
+        new = base
+    if out.violations:
+        keep = (*new.open_violations, *out.violations)[-MAX_OPEN_VIOLATIONS:]
+        new = replace(new, open_violations=keep)
+    return new, tuple(out.events)
+
+
+def _dispatch(t: TableState, inp: Input, out: Out) -> TableState:
+    match inp:
+        case GameStart():
+            return on_game_start(t, inp, out)
+        case RefereeOverride():
+            return on_referee(t, inp, out)
+        case HandStart() | WallRaised() | DiceInput() | BreakOpened() | IndicatorShown() \
+                | UraRevealed() | DealDone() | Draw() | Discard() | Call() | Ankan() | Kakan() \
+                | RinshanDraw() | Tsumo() | Ron() | WinShown() | ExhaustiveDraw() \
+                | AbortiveDraw():
+            return _play(t, inp, out)
+        case _:
+            assert_never(inp)
+
+
+def _play(t: TableState, inp: PlayInput, out: Out) -> TableState:
+    """An input of the game: a hand's start or an input within the hand."""
+    rs, progress = t.ruleset, t.progress
+    if rs is None or progress is None or t.game is None:
+        raise out.reject("no_game", None, "game_start", input_type(inp))
+    h = t.hand
+    if h is not None and h.step == "won" and isinstance(inp, IndicatorShown):
+        if any(w.win.chankan for w in h.wins):
+            # S §43-8, M 4-5-5: a robbed kan turns no indicator.
+            raise out.reject("indicator_after_chankan", None, "no kan indicator", "one")
+        if h.dora_due:
+            # An owed kan indicator may still be turned at the win (after_discard timing:
+            # "after the kan player's next discard or win").
+            return try_finalize(replace(t, hand=on_indicator(rs, h, inp, out)), out)
+    if h is not None and h.step == "won" and not isinstance(inp, Ron | WinShown | UraRevealed):
+        if isinstance(inp, Call | Ankan | Kakan) and any(w.loser is not None for w in h.wins):
+            raise out.reject("call_loses_to_ron", inp.seat, "ron", inp.kind if isinstance(
+                inp, Call) else input_type(inp))
+        if t.game is not None and t.game.confirm_wins:
+            # The venue wants every win confirmed: nothing but the referee ends it.
+            raise out.reject("out_of_phase", h.wins[0].seat, "confirm_win or reject_win",
+                             input_type(inp))
+        t = seal(t, h, out, closing=input_type(inp))
+        out.keep(t)
+        h, rs, progress = t.hand, t.ruleset, t.progress
+        assert rs is not None and progress is not None
+    if isinstance(inp, HandStart):
+        return on_hand_start(t, rs, progress, inp, out)
+    if h is None or h.step == "ended":
+        raise out.reject("out_of_phase", None, "hand_start", input_type(inp))
+    try:
+        new_h = _hand_input(rs, t, h, inp, out)
+    except Dead as dead:
+        # The input is refused (the tile goes back) but the seat's hand is dead.
+        return replace(t, hand=dead.hand)
+    if new_h.outcome is not None and new_h.step == "ended" and h.outcome is None:
+        return end_hand(t, new_h, new_h.outcome, out)
+    t = replace(t, hand=new_h)
+    if (new_h.step == "won" and h.step != "won") or isinstance(inp, Ron | WinShown | UraRevealed):
+        return try_finalize(t, out)
+    return t
+
+
+def _hand_input(rs: Ruleset, t: TableState, h: HandState, inp: HandInput, out: Out
+                ) -> HandState:
+    match inp:
+        case WallRaised():
+            return on_wall_raised(h, inp, out)
+        case DiceInput():
+            return on_dice(rs, h, inp, out)
+        case BreakOpened():
+            return on_break_opened(rs, h, inp, out)
+        case IndicatorShown():
+            return on_indicator(rs, h, inp, out)
+        case DealDone():
+            return on_deal_done(rs, h, inp, out)
+        case Draw():
+            return on_draw(rs, h, inp, out)
+        case RinshanDraw():
+            return on_rinshan(rs, h, inp, out)
+        case Discard():
+            return on_discard(rs, t, h, inp, out)
+        case Call():
+            return on_call(rs, h, inp, out)
+        case Ankan():
+            return on_ankan(rs, h, inp, out)
+        case Kakan():
+            return on_kakan(rs, h, inp, out)
+        case Tsumo():
+            return on_tsumo(rs, t, h, inp, out)
+        case Ron():
+            return on_ron(rs, t, h, inp, out)
+        case WinShown():
+            return on_win_shown(h, inp, out)
+        case UraRevealed():
+            return on_ura(rs, h, inp, out)
+        case ExhaustiveDraw():
+            return on_exhaustive(rs, t, h, inp, out)
+        case AbortiveDraw():
+            return on_abortive(rs, t, h, inp, out)
+        case _:
+            assert_never(inp)

@@ -1,0 +1,260 @@
+"""Turns: draws (live wall and rinshan) and discards, with the riichi declaration's checks."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from rules.events import (
+    Discarded,
+    Drew,
+    HaiteiReached,
+    RiichiDeclared,
+)
+from rules.inputs import (
+    Discard,
+    Draw,
+    RinshanDraw,
+)
+from rules.reducer.hand_ops import (
+    check_free,
+    close_kan_window,
+    from_manifest,
+    kill,
+    locate,
+    pass_discard,
+    seat_waits,
+    set_seat,
+)
+from rules.reducer.output import Dead, Out
+from rules.ruleset import Ruleset
+from rules.seats import Seat
+from rules.table_state import (
+    LOC_HAND,
+    LOC_RIVER,
+    HandState,
+    LastDiscard,
+    RiverTile,
+    SeatState,
+    TableState,
+)
+from rules.tiles import Kind, Tile
+from rules.wall import (
+    Wall,
+)
+
+
+def on_draw(rs: Ruleset, h: HandState, inp: Draw, out: Out) -> HandState:
+    s = inp.seat
+    if h.step == "setup":
+        raise out.reject("out_of_phase", s, "deal_done", "draw")
+    if h.step == "rinshan":
+        if s == h.turn:
+            raise out.reject("must_draw_rinshan", s, "rinshan_draw", "draw")
+        raise out.reject("draw_out_of_turn", s, int(h.turn), int(s))
+    if h.step == "discard":
+        code = "draw_twice" if s == h.turn else (
+            "early_draw" if s == h.turn.plus(1) else "draw_out_of_turn")
+        out.violation(code, s, int(h.turn) if code != "draw_twice" else "a discard",
+                      int(s) if code != "draw_twice" else "a second draw")
+        # The tile goes back (M 3-4-8) and the seat's hand is dead (S §55-3, M 7-2, μ §70).
+        dead = kill(rs, h, s, code, out)
+        raise Dead(dead)
+    if s != h.turn:
+        out.violation("draw_out_of_turn", s, int(h.turn), int(s))
+        raise Dead(kill(rs, h, s, "draw_out_of_turn", out))
+    if h.live_left() <= 0:
+        raise out.reject("out_of_phase", s, "exhaustive_draw (no live tile left)", "draw")
+    tile = inp.tile
+    if tile is not None:
+        check_free(h, [tile], s, out)
+    if h.wall is not None:
+        want = h.wall[h.next_live]
+        if tile is None:
+            tile = from_manifest(h, want)
+        elif tile != want:
+            out.violation("wrong_tile_drawn", s, want.id, tile.id)
+    if inp.position is not None and h.brk is not None:
+        want_pos = Wall(h.brk).position(h.next_live)
+        if inp.position != want_pos:
+            out.violation("wrong_tile_drawn", s, want_pos.to_json(), inp.position.to_json())
+    h = pass_discard(rs, h, out, None)
+    h = _after_discard_dora_check(h, out)
+    st = h.seats[s]
+    concealed = None if st.concealed is None or tile is None else tuple(
+        sorted((*st.concealed, tile), key=lambda x: x.id))
+    if st.concealed is not None and tile is None:
+        concealed = None
+    st = replace(st, concealed=concealed, count=st.count + 1, drawn=tile, has_drawn=True,
+                 rinshan=False, kuikae=())
+    h = set_seat(h, s, st)
+    if tile is not None:
+        h = locate(h, [tile], LOC_HAND + s)
+    h = replace(h, next_live=h.next_live + 1, step="discard", turn=s, pre_call=None,
+                pre_call_seat=None)
+    out.emit(Drew(seat=s, tile=tile, position=inp.position, rinshan=False,
+                  live_left=h.live_left()))
+    if h.live_left() == 0:
+        out.emit(HaiteiReached(seat=s))
+    return h
+
+
+def _after_discard_dora_check(h: HandState, out: Out) -> HandState:
+    """An after-discard kan indicator still owed when play moves on is missing."""
+    changed = False
+    dues = []
+    for d in h.dora_due:
+        if d.timing == "after_discard" and d.discarded and not d.late:
+            out.violation("indicator_missing", d.seat, "the kan indicator", "none")
+            dues.append(replace(d, late=True))
+            changed = True
+        else:
+            dues.append(d)
+    return replace(h, dora_due=tuple(dues)) if changed else h
+
+
+def on_rinshan(rs: Ruleset, h: HandState, inp: RinshanDraw, out: Out) -> HandState:
+    s = inp.seat
+    if h.step != "rinshan":
+        raise out.reject("rinshan_without_kan", s, "a kan first", "rinshan_draw")
+    if s != h.turn:
+        raise out.reject("draw_out_of_turn", s, int(h.turn), int(s))
+    if h.rinshan_taken >= len(Wall.RINSHAN):
+        raise out.reject("fifth_kan", s, len(Wall.RINSHAN), h.rinshan_taken + 1)
+    tile = inp.tile
+    index = Wall.RINSHAN[h.rinshan_taken]
+    if tile is not None:
+        check_free(h, [tile], s, out)
+    if h.wall is not None:
+        want = h.wall[index]
+        if tile is None:
+            tile = from_manifest(h, want)
+        elif tile != want:
+            out.violation("wrong_tile_drawn", s, want.id, tile.id)
+    dues = []
+    for d in h.dora_due:
+        if d.timing == "now" and not d.late:
+            # S §43-10,13,15 / M 4-5-5: the indicator comes before the replacement draw.
+            out.violation("indicator_missing", s, "the kan indicator before the rinshan draw",
+                          "rinshan_draw")
+            dues.append(replace(d, late=True))
+        else:
+            dues.append(d)
+    h = close_kan_window(rs, replace(h, dora_due=tuple(dues)))
+    st = h.seats[s]
+    concealed = None if st.concealed is None or tile is None else tuple(
+        sorted((*st.concealed, tile), key=lambda x: x.id))
+    h = set_seat(h, s, replace(st, concealed=concealed, count=st.count + 1, drawn=tile,
+                                has_drawn=True, rinshan=True, kuikae=()))
+    if tile is not None:
+        h = locate(h, [tile], LOC_HAND + s)
+    # The replacement tile is drawn: a daiminkan can no longer be undone by a ron on its tile.
+    h = replace(h, rinshan_taken=h.rinshan_taken + 1, step="discard", pre_call=None,
+                pre_call_seat=None)
+    out.emit(Drew(seat=s, tile=tile, position=None if h.brk is None else
+                  Wall(h.brk).position(index), rinshan=True, live_left=h.live_left()))
+    return h
+
+
+def on_discard(rs: Ruleset, t: TableState, h: HandState, inp: Discard, out: Out) -> HandState:
+    s = inp.seat
+    if h.step == "setup":
+        raise out.reject("out_of_phase", s, "deal_done", "discard")
+    if s != h.turn:
+        raise out.reject("discard_out_of_turn", s, int(h.turn), int(s))
+    if h.step == "rinshan":
+        raise out.reject("must_draw_rinshan", s, "rinshan_draw", "discard")
+    short = h.step == "draw"
+    st = h.seats[s]
+    tile = inp.tile
+    if tile is not None:
+        if st.concealed is not None and tile not in st.concealed:
+            raise out.reject("tile_not_in_hand", s, [x.id for x in st.concealed], tile.id)
+        check_free(h, [tile], s, out, (LOC_HAND + s,))
+    if st.count <= 0:
+        raise out.reject("tile_not_in_hand", s, "a tile in hand", "an empty hand")
+    if inp.riichi:
+        _check_riichi(rs, h, st, s, tile, out)
+    if st.riichi == "accepted" and not short:
+        drawn = st.drawn
+        if (tile is not None and drawn is not None and tile != drawn) or inp.tsumogiri is False:
+            raise out.reject("riichi_discard_not_drawn", s,
+                             None if drawn is None else drawn.id,
+                             None if tile is None else tile.id)
+    if short:
+        # M 3-4-7: the discard stands; the seat plays short (少牌) with a dead hand.
+        out.violation("discard_without_draw", s, "draw", "discard")
+        h = pass_discard(rs, h, out, None)
+        h = kill(rs, h, s, "discard_without_draw", out)
+        st = h.seats[s]
+    if tile is not None and tile.kind in st.kuikae and rs.calls.kuikae == "forbidden":
+        out.violation("kuikae", s, [Kind(k).mjai for k in st.kuikae], tile.mjai(False))
+        h = kill(rs, h, s, "kuikae", out)
+        st = h.seats[s]
+    if rs.dora.indicator and not h.indicators and st.discards == 0 and s == h.dealer:
+        out.violation("indicator_missing", s, "the dora indicator before the first discard",
+                      "none")
+    houtei = h.live_left() == 0
+    tsumogiri = inp.tsumogiri
+    if tsumogiri is None and tile is not None and st.drawn is not None:
+        tsumogiri = tile == st.drawn
+    concealed = st.concealed
+    if concealed is not None:
+        concealed = None if tile is None else tuple(x for x in concealed if x != tile)
+    first = st.discards == 0
+    double = bool(inp.riichi and first and not h.interrupted and rs.riichi.double_riichi)
+    st = replace(
+        st,
+        concealed=concealed,
+        count=st.count - 1,
+        river=(*st.river, RiverTile(tile=tile, riichi=inp.riichi, tsumogiri=tsumogiri)),
+        discards=st.discards + 1,
+        drawn=None,
+        has_drawn=False,
+        rinshan=False,
+        kuikae=(),
+        furiten_temp=False,  # S §51(2): the same-go-around furiten ends at one's discard
+        ippatsu=False,
+        riichi="declared" if inp.riichi else st.riichi,
+        double_riichi=double or st.double_riichi,
+    )
+    h = set_seat(h, s, st)
+    if tile is not None:
+        h = locate(h, [tile], LOC_RIVER + s)
+    first_discards = h.first_discards
+    if first and not h.interrupted and len(first_discards) < 4:
+        first_discards = (*first_discards, tile)
+    dues = tuple(replace(d, discarded=True) if d.seat == s and d.timing == "after_discard"
+                 else d for d in h.dora_due)
+    h = replace(h, last=LastDiscard(seat=s, tile=tile, riichi=inp.riichi, houtei=houtei),
+                discard_log=(*h.discard_log, (s, tile)),
+                step="draw", turn=s.plus(1), first_discards=first_discards, dora_due=dues,
+                pre_call=None, pre_call_seat=None, kan_window=None, robbed=False)
+    out.emit(Discarded(seat=s, tile=tile, riichi=inp.riichi, tsumogiri=tsumogiri,
+                       houtei=houtei))
+    if inp.riichi:
+        out.emit(RiichiDeclared(seat=s, double=double))
+    return h
+
+
+def _check_riichi(rs: Ruleset, h: HandState, st: SeatState, s: Seat, tile: Tile | None,
+                  out: Out) -> None:
+    if not rs.riichi.enabled:
+        raise out.reject("riichi_not_in_ruleset", s, "no riichi", "riichi")
+    if st.dead is not None:
+        raise out.reject("dead_hand_call", s, "no riichi with a dead hand", "riichi")
+    if st.riichi != "none":
+        raise out.reject("riichi_twice", s, "one riichi", "a second riichi")
+    if any(m.is_open for m in st.melds):
+        raise out.reject("riichi_open_hand", s, "a closed hand", "open melds")
+    if h.live_left() < rs.riichi.min_live_tiles:
+        raise out.reject("riichi_too_late", s, f">= {rs.riichi.min_live_tiles} live tiles",
+                         h.live_left())
+    if rs.riichi.requires_deposit_points and h.scores[s] < rs.riichi.deposit:
+        raise out.reject("riichi_no_points", s, f">= {rs.riichi.deposit}", h.scores[s])
+    if not rs.riichi.furiten_riichi and rs.furiten.enabled and st.concealed is not None \
+            and tile is not None:
+        after = replace(st, concealed=tuple(x for x in st.concealed if x != tile))
+        w = seat_waits(after)
+        river = {r.tile.kind for r in st.river if r.tile is not None} | {tile.kind}
+        if w and any(k in river for k in w):
+            raise out.reject("riichi_furiten", s, "not furiten", [Kind(k).mjai for k in w])

@@ -1,0 +1,237 @@
+"""Wins: tsumo, ron (chankan, a ron against a call shown, multiple ron), the shown hand, ura
+indicators."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from rules import hand_shape
+from rules.events import (
+    AwaitingConfirmation,
+    CallCancelled,
+    UraShown,
+    WinDeclared,
+    WinShownEv,
+)
+from rules.inputs import (
+    Ron,
+    Tsumo,
+    UraRevealed,
+    WinShown,
+)
+from rules.outcome import Win
+from rules.reducer.hand_ops import check_free, locate, seat_waits, ura_indices
+from rules.reducer.output import Out
+from rules.ruleset import Ruleset
+from rules.seats import Seat
+from rules.table_state import (
+    LOC_HAND,
+    LOC_MELD,
+    LOC_RIVER,
+    LOC_URA,
+    HandState,
+    PendingWin,
+    TableState,
+)
+from rules.tiles import Tile
+
+
+def on_tsumo(rs: Ruleset, t: TableState, h: HandState, inp: Tsumo, out: Out) -> HandState:
+    s = inp.seat
+    st = h.seats[s]
+    if h.step != "discard" or s != h.turn or not st.has_drawn:
+        raise out.reject("tsumo_not_in_turn", s, int(h.turn), int(s))
+    if st.dead is not None:
+        raise out.reject("dead_hand_call", s, "no win with a dead hand", "tsumo")
+    if st.concealed is not None and not hand_shape.is_complete(
+            hand_shape.counts_of(st.concealed)):
+        raise out.reject("false_win", s, "a complete hand", [x.mjai(False)
+                                                              for x in st.concealed])
+    first = st.discards == 0 and not h.interrupted
+    win_tile = st.drawn
+    if win_tile is None and st.concealed and first and s == h.dealer:
+        # [I] a tenhou from a record that does not say which of the dealer's 14 came last:
+        # the winning tile does not change the yakuman.
+        win_tile = st.concealed[-1]
+    win = Win(
+        winner=s,
+        loser=None,
+        hand=(),
+        win_tile=win_tile,
+        riichi=st.riichi == "accepted",
+        double_riichi=st.double_riichi and st.riichi == "accepted",
+        ippatsu=st.ippatsu,
+        haitei=h.live_left() == 0 and not st.rinshan,
+        rinshan=st.rinshan,
+        tenhou=first and s == h.dealer,
+        chiihou=first and s != h.dealer,
+        pao=st.pao,
+        pao_yaku=st.pao_yaku,
+    )
+    out.emit(WinDeclared(seat=s, kind="tsumo", loser=None, tile=win_tile))
+    if t.game is not None and t.game.confirm_wins:
+        out.emit(AwaitingConfirmation(seats=(s,)))
+    return replace(h, step="won", wins=(PendingWin(s, None, win_tile, win),), win_base=h)
+
+
+def on_ron(rs: Ruleset, t: TableState, h: HandState, inp: Ron, out: Out) -> HandState:
+    s = inp.seat
+    chankan = False
+    if h.step == "won":
+        if not h.wins or h.wins[0].loser is None:
+            raise out.reject("no_discard_to_claim", s, "a discard", "a tsumo is declared")
+        if any(w.seat == s for w in h.wins):
+            raise out.reject("no_discard_to_claim", s, "one ron per seat", "a second ron")
+        base = h.win_base
+        assert base is not None
+        loser = h.wins[0].loser
+        tile = h.wins[0].tile
+        chankan = h.wins[0].win.chankan
+        ref = base
+    elif h.kan_window is not None and h.step == "rinshan":
+        kan_seat, kan_tile, is_ankan, before = h.kan_window
+        if s == kan_seat:
+            raise out.reject("ron_own_discard", s, "another seat's kan", "own")
+        st = h.seats[s]
+        if (
+            is_ankan
+            and st.concealed is not None
+            and kan_tile is not None
+            and not hand_shape.is_kokushi(hand_shape.counts_of((*st.concealed, kan_tile)))
+        ):
+            raise out.reject("chankan_of_ankan", s, "kokushi", "another hand")
+        loser, tile, chankan, ref, base = kan_seat, kan_tile, True, before, h
+    elif h.pre_call is not None and h.pre_call_seat is not None and h.step in (
+            "discard", "rinshan") and h.turn == h.pre_call_seat:
+        # W 鸣牌优先-4, S §40-3: ron keeps priority over a call until the caller discards.
+        caller = h.pre_call_seat
+        kind = h.seats[caller].melds[-1].kind if h.seats[caller].melds else "call"
+        prev = h.pre_call
+        if prev.last is None or s == prev.last.seat:
+            raise out.reject("no_discard_to_claim", s, "a discard", "none")
+        out.emit(CallCancelled(seat=caller, kind=kind, by_ron=s))
+        h = prev
+        loser, tile, ref, base = prev.last.seat, prev.last.tile, prev, prev
+    else:
+        last = h.last
+        if last is None:
+            raise out.reject("no_discard_to_claim", s, "a discard", "none")
+        if last.passed or h.step != "draw":
+            raise out.reject("call_after_draw", s, "ron before the next draw", "after it")
+        if s == last.seat:
+            raise out.reject("ron_own_discard", s, "another seat's discard", "own")
+        loser, tile, ref, base = last.seat, last.tile, h, h
+    assert loser is not None
+    if s == loser:
+        raise out.reject("ron_own_discard", s, "another seat's discard", "own")
+    st = ref.seats[s]
+    if st.dead is not None:
+        raise out.reject("dead_hand_call", s, "no win with a dead hand", "ron")
+    if st.concealed is not None and tile is not None:
+        if not hand_shape.is_complete(hand_shape.counts_of((*st.concealed, tile))):
+            raise out.reject("false_win", s, "a complete hand",
+                             [x.mjai(False) for x in (*st.concealed, tile)])
+        if rs.furiten.enabled:
+            w = seat_waits(st) or ()
+            own = {r.tile.kind.value for r in st.river if r.tile is not None}
+            why = None
+            if any(k in own for k in w):
+                why = "own_discard"
+            elif st.furiten_riichi:
+                why = "riichi_passed"
+            elif st.furiten_temp:
+                why = "passed"
+            if why is not None:
+                raise out.reject("furiten_ron", s, "not furiten", why)
+    houtei = bool(ref.last is not None and ref.last.houtei and not chankan)
+    responsible = None if chankan or tile is None else _responsible(ref, s, tile)
+    win = Win(
+        winner=s,
+        loser=loser,
+        hand=(),
+        win_tile=tile,
+        riichi=st.riichi == "accepted",
+        double_riichi=st.double_riichi and st.riichi == "accepted",
+        ippatsu=st.ippatsu,
+        houtei=houtei,
+        chankan=chankan,
+        pao=st.pao,
+        pao_yaku=st.pao_yaku,
+        responsible=responsible,
+    )
+    out.emit(WinDeclared(seat=s, kind="chankan" if chankan else "ron", loser=loser, tile=tile))
+    if h.step == "won":
+        wins = (*h.wins, PendingWin(s, loser, tile, win))
+        h2 = replace(h, wins=wins)
+    else:
+        h2 = replace(h, step="won", wins=(PendingWin(s, loser, tile, win),), win_base=base)
+    if chankan:
+        h2 = replace(h2, robbed=True, kan_window=None)
+    if t.game is not None and t.game.confirm_wins:
+        out.emit(AwaitingConfirmation(seats=tuple(w.seat for w in h2.wins)))
+    return h2
+
+
+def _responsible(h: HandState, winner: Seat, tile: Tile) -> Seat | None:
+    """The seat that first discarded the winning kind in this go-around, counted from the
+    winner's own last discard (WMC same-turn immunity, 跟张免责: [RM08], [WDs]; the ZJ payment
+    uses it, the riichi ones ignore it). ``None`` when the discards' tiles are not known."""
+    log = h.discard_log
+    start = max((i for i, (s, _) in enumerate(log) if s == winner), default=0)
+    for seat, t in log[start:]:
+        if t is None:
+            return None
+        if t.kind == tile.kind:
+            return seat
+    return None
+
+
+def on_win_shown(h: HandState, inp: WinShown, out: Out) -> HandState:
+    s = inp.seat
+    if h.step != "won" or not any(w.seat == s for w in h.wins):
+        raise out.reject("out_of_phase", s, "a declared win", "win_shown")
+    pw = next(w for w in h.wins if w.seat == s)
+    hand = tuple(sorted(inp.hand, key=lambda x: x.id))
+    if inp.win_tile not in hand:
+        raise out.reject("bad_input", s, "the winning tile within the hand", inp.win_tile.id)
+    if not hand_shape.is_complete(hand_shape.counts_of(hand)):
+        raise out.reject("false_win", s, "a complete hand", [x.mjai(False) for x in hand])
+    base = h.win_base or h
+    st = base.seats[s]
+    if st.concealed is not None:
+        known = sorted(x.id for x in (*st.concealed, *(
+            (pw.tile,) if pw.loser is not None and pw.tile is not None else ())))
+        if known != [x.id for x in hand]:
+            out.violation("win_shown_mismatch", s, known, [x.id for x in hand])
+    out.emit(WinShownEv(seat=s, hand=hand, win_tile=inp.win_tile))
+    if inp.melds:
+        if len(inp.melds) != len(st.melds) or any(
+                len(m) != (4 if k.is_kan else 3) for m, k in zip(inp.melds, st.melds,
+                                                                    strict=False)):
+            raise out.reject("bad_input", s, f"tiles for {len(st.melds)} melds",
+                             [len(m) for m in inp.melds])
+        check_free(h, [x for m in inp.melds for x in m], s, out,
+                    (LOC_MELD + s, LOC_HAND + s, LOC_RIVER + s.plus(1), LOC_RIVER + s.plus(2),
+                     LOC_RIVER + s.plus(3)))
+    elif not all(m.tiles for m in st.melds):
+        raise out.reject("bad_input", s, "the tiles of the melds the engine did not see",
+                         "none")
+    shown = (*tuple(x for x in h.shown if x[0] != s), (s, hand, inp.win_tile, inp.melds))
+    return replace(h, shown=shown)
+
+
+def on_ura(rs: Ruleset, h: HandState, inp: UraRevealed, out: Out) -> HandState:
+    if h.step != "won":
+        raise out.reject("out_of_phase", None, "ura after a win", "ura")
+    if not (rs.dora.indicator and rs.dora.ura):
+        raise out.reject("indicator_not_in_ruleset", None, 0, len(inp.tiles))
+    idx = ura_indices(rs, len(h.indicators))
+    if len(inp.tiles) > len(idx):
+        raise out.reject("indicator_not_in_ruleset", None, len(idx), len(inp.tiles))
+    check_free(h, inp.tiles, None, out)
+    if h.wall is not None:
+        for i, tile in zip(idx, inp.tiles, strict=False):
+            if h.wall[i] != tile:
+                out.violation("indicator_wrong_tile", None, h.wall[i].id, tile.id)
+    out.emit(UraShown(tiles=inp.tiles))
+    return locate(replace(h, ura=inp.tiles), inp.tiles, LOC_URA)
