@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from rules.conditions import Condition, conditions
 from rules.events import encode, mjai_of, outcome_to_json
 from rules.game_flow import standings
 from rules.outcome import Meld
@@ -46,6 +47,8 @@ def table_view(t: TableState) -> dict[str, Any]:
         h.scores if h is not None else None
     )
     out["seats"] = [_seat(t, s, dealer, scores, aka) for s in SEATS]
+    for s, c in zip(SEATS, _conditions(t), strict=True):
+        out["seats"][s]["conditions"] = None if c is None else c.to_json()
     out["dealer"] = None if dealer is None else int(dealer)
     out["round"] = None
     if p is not None and dealer is not None:
@@ -84,6 +87,14 @@ def table_view(t: TableState) -> dict[str, Any]:
 def public_view(view: Mapping[str, Any]) -> dict[str, Any]:
     """The view as anyone may see it: without its ``private`` part."""
     return {k: v for k, v in view.items() if k != "private"}
+
+
+def _conditions(t: TableState) -> tuple[Condition | None, ...]:
+    """Rank-up conditions while a hand is played (from its scores, honba and sticks)."""
+    rs, p, h = t.ruleset, t.progress, t.hand
+    if rs is None or p is None or h is None or h.step in ("ended", "setup") or t.game_over:
+        return (None, None, None, None)
+    return conditions(rs, h.scores, h.dealer, p.first_dealer, h.honba, h.deposits)
 
 
 def _status(t: TableState) -> str:

@@ -76,6 +76,7 @@ def _seat(view: Mapping[str, Any], s: Mapping[str, Any], clocks: Mapping[str, An
         "hand": None,
         "waits": None,
         "hand_count": s["count"] or 0,
+        "conditions": s.get("conditions"),
         "clock": _clock(clocks, s["seat"]),
     }
     if hands and private.get("concealed_mjai") is not None:

@@ -120,9 +120,10 @@ def _check_dom_matches(driver: Any, view: dict[str, Any]) -> None:
     dora = [e.get_attribute("data-tile") for e in driver.find_elements(
         By.CSS_SELECTOR, "#dora .tiles .tile")]
     assert dora == view["dora_indicators"]
-    honba = driver.find_element(By.ID, "honba").text
+    # textContent: after a hand the centre box gives way to the result card (hidden, still true)
+    honba = driver.find_element(By.ID, "honba").get_attribute("textContent") or ""
     assert honba.endswith(str(view["round"]["honba"]))
-    wall = driver.find_element(By.ID, "wall").text
+    wall = driver.find_element(By.ID, "wall").get_attribute("textContent") or ""
     if view["wall_remaining"] is not None:
         assert wall.endswith(str(view["wall_remaining"]))
 

@@ -101,7 +101,7 @@ function roundLabel(r) {
 }
 
 function condText(c) {
-  // c: {target_rank, ron, tsumo, direct} — each {points, label} or null (docs/overlay.md)
+  // c: {target, target_rank, ron, tsumo, direct}: each {han, fu, limit, points, label} or null
   const parts = [];
   if (c.ron) parts.push(`${T.ron} ${c.ron.label}`);
   if (c.tsumo) parts.push(`${T.tsumo} ${c.tsumo.label}`);
