@@ -24,6 +24,7 @@ from daemon.web.view import overlay_view
 if TYPE_CHECKING:
     from daemon.config import WebConfig
     from daemon.service import Service
+    from daemon.web.console import Console
 
 log = logging.getLogger("jantaku.web")
 CLOCK_TICK_S = 0.2
@@ -66,8 +67,29 @@ async def run_web(service: Service, cfg: WebConfig, table: str) -> None:
         # due the spectator feed shows the table as it was at start, without hands.
         spectator = ViewHub(current_view(service, table))
         delay = DelayLine(cfg.spectator_delay_seconds)
+    tables: ViewHub | None = None
+    board_task: asyncio.Task[None] | None = None
+    if cfg.scoreboard:
+        from daemon.web.scoreboard import SCHEMA, follow
+
+        tables = ViewHub({"schema": SCHEMA, "tables": []})
+        board_task = asyncio.create_task(
+            follow(service.config.mqtt, tables, cfg.scoreboard_tables,
+                   f"jantaku-{table}-scoreboard"),
+            name="scoreboard",
+        )
+    try:
+        await _serve(service, cfg, table, hub, console, spectator, delay, tables)
+    finally:
+        if board_task is not None:
+            board_task.cancel()
+
+
+async def _serve(service: Service, cfg: WebConfig, table: str, hub: ViewHub, console: Console,
+                 spectator: ViewHub | None, delay: DelayLine | None,
+                 tables: ViewHub | None) -> None:
     async with serve(hub, cfg.host, cfg.port, console=console, ssl_context=_ssl_context(cfg),
-                     spectator=spectator) as port:
+                     spectator=spectator, tables=tables) as port:
         scheme = "https" if cfg.tls_cert is not None else "http"
         log.info("web server up", extra={"fields": {
             "overlay": f"{scheme}://{cfg.host}:{port}/overlay/",
