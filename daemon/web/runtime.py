@@ -22,13 +22,13 @@ from daemon.web.view import overlay_view
 
 if TYPE_CHECKING:
     from daemon.config import WebConfig
-    from daemon.service import Service
+    from daemon.port import TablePort
 
 log = logging.getLogger("jantaku.web")
 CLOCK_TICK_S = 0.2
 
 
-def current_view(service: Service, table: str, *, hands: bool = False) -> dict[str, Any]:
+def current_view(service: TablePort, table: str, *, hands: bool = False) -> dict[str, Any]:
     state = service.core.state
     clocks = dc.view_json(state.clocks, time.monotonic_ns())
     return overlay_view(state.table, table=table, clocks=clocks, seq=state.event_seq,
@@ -43,7 +43,7 @@ def _ssl_context(cfg: WebConfig) -> ssl.SSLContext | None:
     return ctx
 
 
-async def run_web(service: Service, cfg: WebConfig, table: str) -> None:
+async def run_web(service: TablePort, cfg: WebConfig, table: str) -> None:
     """Serve the overlay and the console until cancelled."""
     from daemon.web.console import Console
     from daemon.web.console_auth import ConsoleSettings

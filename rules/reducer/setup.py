@@ -3,7 +3,6 @@ fallbacks, dora indicators (kan indicators too), the deal."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from rules.events import (
@@ -17,6 +16,7 @@ from rules.events import (
     WallFallback,
     WallKnown,
 )
+from rules.evolve import replace
 from rules.game_flow import GameProgress, start_game
 from rules.inputs import (
     BreakOpened,

@@ -21,7 +21,7 @@ from test_console_kit import (
 )
 
 from daemon.web.console_actions import ConsoleError, seat_draw, seat_name, split_name
-from daemon.web.console_auth import ConsoleSettings
+from daemon.web.console_auth import ConsoleSettings, LoginRefused
 
 
 class Client:
@@ -157,6 +157,35 @@ async def test_failed_logins_are_rate_limited(tmp_path: Path) -> None:
         assert status == 429 and "too many failed logins" in body["error"]["message"]
         t.clock.offset += 61
         assert (await c.login())[0] == 200
+
+
+async def test_a_stranger_cannot_lock_the_referee_out(tmp_path: Path) -> None:
+    """Failed logins are throttled per (user, address), with growing delays: wrong passwords
+    for "alice" from another device slow that device only (issue 15)."""
+    settings = ConsoleSettings(max_failures=3, lockout=300.0)
+    async with running_table(tmp_path, settings) as t:
+        sessions = t.console.sessions
+        stranger, referee = ("ip:10.0.0.66", "user:alice"), ("ip:10.0.0.2", "user:alice")
+        waits = []
+        for _ in range(12):
+            sessions.failed(stranger)
+            try:
+                sessions.check_allowed(stranger)
+            except LoginRefused as exc:
+                waits.append(round(exc.retry_after or 0))
+                t.clock.offset += exc.retry_after or 0
+        assert waits[:4] == [1, 2, 4, 8] and waits[-1] == 300, waits  # growing, capped
+        sessions.check_allowed(referee)  # the referee's own device is not locked out
+        # over HTTP from two source addresses: 127.0.0.2 guesses, 127.0.0.1 is the referee
+        far = aiohttp.TCPConnector(local_addr=("127.0.0.2", 0))
+        async with aiohttp.ClientSession(connector=far,
+                                         cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:
+            c = Client(http, t)
+            codes = [(await c.login(password="guess"))[0] for _ in range(6)]
+            assert codes[:3] == [401, 401, 401] and 429 in codes, codes
+        async with _session(t) as http:
+            c = Client(http, t)
+            assert (await c.login())[0] == 200
 
 
 async def test_preview_is_what_the_command_does(tmp_path: Path) -> None:

@@ -27,6 +27,7 @@ from test_console_kit import REFEREE_PASSWORD, Table, TableThread
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "console"
+DOC_IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
 
 pytestmark = pytest.mark.skipif(
     not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()),
@@ -84,10 +85,14 @@ class Page:
         el.clear()
         el.send_keys(text)
 
-    def shot(self, name: str) -> None:
+    def shot(self, name: str, *, doc_as: str | None = None) -> None:
         self.shot_no += 1
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        self.d.save_screenshot(str(ARTIFACTS / f"{self.shot_no:02d}-{name}.png"))
+        path = ARTIFACTS / f"{self.shot_no:02d}-{name}.png"
+        self.d.save_screenshot(str(path))
+        if doc_as is not None:  # the README's screenshot (docs/images/README.md)
+            DOC_IMAGES.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, DOC_IMAGES / doc_as)
 
     def reply(self) -> str:
         el = self.css("#reply")
@@ -172,7 +177,7 @@ def test_console_runs_a_table(tmp_path: Path) -> None:
         want = 5800 if dealer == 1 else 3900
         assert p.preview_cell(1, 3) == f"+{want}" and p.preview_cell(2, 3) == f"-{want}"
         assert svc.core.state.input_seq == 1  # no hand_start: the preview logged nothing
-        p.shot("ron-preview")
+        p.shot("ron-preview", doc_as="console.png")
         # a double ron is previewed under the ruleset: M-League head-bumps (M 5-1-3) -- from
         # the discarder (seat 2) seat 0 comes before seat 1, so seat 1 loses the ron
         p.click("#r-second")
