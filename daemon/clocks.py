@@ -10,7 +10,8 @@ pause/resume, and the daemon's restart marker.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
+from enum import Enum
 from typing import Any, assert_never
 
 from rules import inputs as ri
@@ -103,37 +104,45 @@ def apply_record(
     return _step(clocks, inp)
 
 
-def event_json(event: rt.TimerEvent) -> dict[str, Any]:
-    """The MQTT form of a clock event (``type`` prefixed ``clock_``; times in nanoseconds)."""
-    if isinstance(event, rt.TurnEnded):
-        return {
-            "type": "clock_turn_ended",
-            "seat": int(event.seat),
-            "reason": event.reason.value,
-            "charged_ns": event.charged_ns,
-            "counted": event.counted,
-        }
-    if isinstance(event, rt.Penalty):
-        return {
-            "type": "clock_penalty",
-            "seat": int(event.seat),
-            "kind": event.kind.value,
-            "overtime_ns": event.overtime_ns,
-            "points": event.points,
-        }
-    if isinstance(event, rt.SevereOvertime):
-        return {"type": "clock_severe_overtime", "seat": int(event.seat), "points": event.points}
-    if isinstance(event, rt.DuplicateDiscard):
-        return {
-            "type": "clock_duplicate_discard",
-            "seat": int(event.seat),
-            "source": event.source.value,
-        }
-    return {
-        "type": "clock_rejected",
-        "input": type(event.input).__name__.lower(),
-        "reason": event.reason,
-    }
+#: the MQTT event type of each clock event class (``clock_`` + its name); the JSON Schema of their
+#: ``data`` is generated from these classes (daemon/schema_gen.py)
+CLOCK_TYPES: dict[type, str] = {
+    rt.TurnEnded: "clock_turn_ended",
+    rt.Penalty: "clock_penalty",
+    rt.SevereOvertime: "clock_severe_overtime",
+    rt.DuplicateDiscard: "clock_duplicate_discard",
+    rt.Rejected: "clock_rejected",
+}
+#: fields that are not published: the event's time is the envelope's ``ts``; whether a
+#: duplicate was the expected other half of a pair decides whether it is published at all
+CLOCK_HIDDEN = frozenset({"t_ns", "paired"})
+
+
+def clock_field(value: Any) -> Any:
+    """A clock event field as JSON: enums by value, seats as integers, an input by its kind."""
+    if isinstance(value, Seat):
+        return int(value)
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, bool | int | str) or value is None:
+        return value
+    return type(value).__name__.lower()  # Rejected.input: the clock input's kind
+
+
+def event_json(event: rt.TimerEvent) -> dict[str, Any] | None:
+    """The MQTT form of a clock event (times in nanoseconds), or ``None`` for the second report
+    of a button/sensor pair: one discard reported by both is no news (docs/timers.md)."""
+    if isinstance(event, rt.DuplicateDiscard) and event.paired:
+        return None
+    out: dict[str, Any] = {"type": CLOCK_TYPES[type(event)]}
+    for f in fields(event):
+        if f.name not in CLOCK_HIDDEN:
+            out[f.name] = clock_field(getattr(event, f.name))
+    return out
+
+
+def events_json(events: tuple[rt.TimerEvent, ...]) -> list[dict[str, Any]]:
+    return [body for body in map(event_json, events) if body is not None]
 
 
 def view_json(clocks: Clocks, t_ns: int) -> dict[str, Any]:

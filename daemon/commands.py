@@ -205,7 +205,7 @@ def action(cmd: Command) -> Action:
             "first_dealer": a["first_dealer"],
             "names": list(a["names"]),
         }
-        for key in ("scores", "aka", "rounds", "confirm_wins"):
+        for key in ("scores", "aka", "rounds", "confirm_wins", "auto_hands"):
             if key in a:
                 body[key] = a[key]
         return Action("input", body)

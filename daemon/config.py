@@ -108,6 +108,9 @@ class MqttConfig:
     tls: TlsConfig | None = None
     #: Seconds between health publications (retained ``health``).
     health_interval: float = 10.0
+    #: Least seconds between two publications of the retained ``state`` (0: every change). The
+    #: latest state is always published: a change inside the interval goes out at its end.
+    state_interval: float = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +191,10 @@ class WebConfig:
     lockout_seconds: float = 5 * 60.0
     #: > 0: also serve the spectator feed (players' hands) this many seconds behind the table
     spectator_delay_seconds: float = 0.0
+    #: also serve the multi-table scoreboard from the venue broker (docs/overlay.md)
+    scoreboard: bool = False
+    #: the tables on it, in this order (empty: every table on the broker, by id)
+    scoreboard_tables: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -346,6 +353,7 @@ def _mqtt(sec: _Section) -> MqttConfig:
                 raise sec.error(f"mqtt.tls.{name}: no such file {p}")
         tls = TlsConfig(ca=ca, cert=cert, key=key, insecure=insecure)
     health = sec.float_("health_interval", 1.0, 3600.0, 10.0)
+    state_interval = sec.float_("state_interval", 0.0, 60.0, 0.5)
     sec.done()
     return MqttConfig(
         host=host,
@@ -358,6 +366,7 @@ def _mqtt(sec: _Section) -> MqttConfig:
         password=password,
         tls=tls,
         health_interval=health,
+        state_interval=state_interval,
     )
 
 
@@ -496,6 +505,17 @@ def _referee(sec: _Section | None) -> RefereeConfig:
 MIN_SPECTATOR_DELAY_S = 10.0
 
 
+def _table_ids(sec: _Section, key: str) -> tuple[str, ...]:
+    raw = sec.get(
+        key,
+        lambda v: isinstance(v, list)
+        and all(isinstance(x, str) and TABLE_ID.fullmatch(x) for x in v),
+        "a list of table ids (1..32 of a-z 0-9 _ -)",
+        [],
+    )
+    return tuple(raw)
+
+
 def _web(sec: _Section | None) -> WebConfig | None:
     if sec is None:
         return None
@@ -512,6 +532,8 @@ def _web(sec: _Section | None) -> WebConfig | None:
         max_login_failures=sec.int_("max_login_failures", 1, 1000, d.max_login_failures),
         lockout_seconds=sec.float_("lockout_seconds", 1.0, 86400.0, d.lockout_seconds),
         spectator_delay_seconds=sec.float_("spectator_delay_seconds", 0.0, 3600.0, 0.0),
+        scoreboard=sec.bool_("scoreboard", False),
+        scoreboard_tables=_table_ids(sec, "scoreboard_tables"),
     )
     sec.done()
     if (cfg.tls_cert is None) != (cfg.tls_key is None):

@@ -161,6 +161,7 @@ class TableLinkDriver:
         return {
             "kind": "table",
             "status": state.status.value,
+            "reason": state.reason,
             "transport": state.transport,
             "version": state.version,
             "firmware": state.firmware,
@@ -304,7 +305,8 @@ class ClockDisplayDriver:
     async def run(self, sink: InputSink) -> None:
         import time
 
-        from drivers.display.serial import DisplayError, SerialDisplay
+        from drivers.display.errors import DisplayError
+        from drivers.display.serial import SerialDisplay
         from drivers.table.serial import SerialTransport
 
         async with SerialDisplay(SerialTransport(str(self.path), self.baud)) as display:

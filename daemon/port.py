@@ -40,3 +40,8 @@ class TablePort(Protocol):
     async def handle_command(self, incoming: Incoming) -> Reply | None:
         """Check and run one referee command (daemon/commands.py); its reply."""
         ...
+
+    @property
+    def sensorless(self) -> bool:
+        """No table data link: the referee records every hand's result (docs/console.md)."""
+        ...

@@ -27,11 +27,12 @@ import sqlite3
 import time
 from collections.abc import Callable, Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ParamSpec, Protocol, TypeVar
 
 from daemon import clocks as dc
 from daemon import commands as dcmd
+from daemon.clock_sync import read_clock
 from daemon.config import Config
 from daemon.engine import Engine
 from daemon.errors import CommandError
@@ -193,6 +194,11 @@ class Service:
         self._stop = asyncio.Event()
         self.command_stats = dcmd.CommandStats()
         self.supervisor = Supervisor(fatal=self._fatal, stopping=self._stop.is_set)
+        # The retained state: the snapshot last published, when, and a pending late publication.
+        self._state_sent: dict[str, Any] | None = None
+        self._state_sent_mono = float("-inf")
+        self._state_later: asyncio.TimerHandle | None = None
+        self._scores_sent: dict[str, Any] | None = None
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self.ready = asyncio.Event()
         self._ready_task: asyncio.Task[None] | None = None
@@ -250,6 +256,11 @@ class Service:
 
     def timers_state(self) -> dc.Clocks:
         return self.core.state.clocks
+
+    @property
+    def sensorless(self) -> bool:
+        """No table data link: the referee records every hand's result (docs/console.md)."""
+        return self.config.devices.table.kind == "none"
 
     def stop(self) -> None:
         self._stop.set()
@@ -314,6 +325,10 @@ class Service:
         return name == "inputs" and self.stats.db_error is not None
 
     async def _shutdown(self, stop: asyncio.Task[Any]) -> None:
+        # First: a start that fails (a task ends before the broker answered) must not tell
+        # systemd READY=1 after STOPPING=1 while the bounded waits below run.
+        if self._ready_task is not None:
+            self._ready_task.cancel()
         self.notifier.stopping("stopping")
         stop.cancel()
         # let queued inputs be logged first: nothing accepted is dropped
@@ -331,8 +346,6 @@ class Service:
         mqtt = self._tasks.get("mqtt")
         if mqtt is not None:
             await asyncio.wait([mqtt], timeout=6.0)
-        if self._ready_task is not None:
-            self._ready_task.cancel()
         for task in self._tasks.values():
             task.cancel()
         _, stuck = await asyncio.wait(self._tasks.values(), timeout=5.0)
@@ -382,40 +395,65 @@ class Service:
     def _refresh_retained(self) -> None:
         cs = self.core.state
         snap = self.core.snapshot()
+        self._refresh_state()
+        seats = snap.get("seats") if isinstance(snap.get("seats"), list) else []
+        scores = {
+            "names": [s.get("name", "") for s in seats] if seats else None,
+            "scores": [s.get("score") for s in seats] if seats else None,
+            "dealer": snap.get("dealer"),
+            "round_wind": snap.get("round_wind"),
+            "honba": snap.get("honba"),
+            "deposits": snap.get("deposits"),
+        }
+        if scores != self._scores_sent:  # as the state: only when a number changed
+            self._scores_sent = scores
+            self.link.set_retained(
+                self.topics.scores,
+                _dump({"schema": SCHEMA_SCORES, "table": self.table_id, "seq": cs.event_seq,
+                       "game": cs.game or None, "hand": cs.hand, **scores}),
+            )
+        self._refresh_timers()
+
+    def _refresh_state(self) -> None:
+        """Publish the retained ``state`` when the snapshot changed (an input that changed
+        nothing, a clock event, is no reason), at most once per ``mqtt.state_interval``: a
+        change inside the interval goes out at its end, as the latest snapshot then."""
+        if _content(self.core.snapshot()) == _content(self._state_sent):
+            return
+        wait = self._state_sent_mono + self.config.mqtt.state_interval - time.monotonic()
+        if wait > 0:
+            if self._state_later is None:
+                loop = asyncio.get_running_loop()
+                self._state_later = loop.call_later(wait, self._publish_state_late)
+            return
+        self._publish_state()
+
+    def _publish_state_late(self) -> None:
+        self._state_later = None
+        if _content(self.core.snapshot()) != _content(self._state_sent):
+            self._publish_state()
+
+    def _publish_state(self) -> None:
+        cs = self.core.state
+        snap = self.core.snapshot()
         last = self.stats.last_event
-        ts = last["ts"] if last is not None else None
-        common = {"table": self.table_id, "seq": cs.event_seq, "game": cs.game or None}
         self.link.set_retained(
             self.topics.state,
             _dump(
                 {
                     "schema": SCHEMA_STATE,
-                    **common,
+                    "table": self.table_id,
+                    "seq": cs.event_seq,
+                    "game": cs.game or None,
                     "hand": cs.hand,
                     "input_seq": cs.input_seq,
-                    "ts": ts,
+                    "ts": last["ts"] if last is not None else None,
                     "state": snap,
                 }
             ),
         )
-        seats = snap.get("seats") if isinstance(snap.get("seats"), list) else []
-        self.link.set_retained(
-            self.topics.scores,
-            _dump(
-                {
-                    "schema": SCHEMA_SCORES,
-                    **common,
-                    "hand": cs.hand,
-                    "names": [s.get("name", "") for s in seats] if seats else None,
-                    "scores": [s.get("score") for s in seats] if seats else None,
-                    "dealer": snap.get("dealer"),
-                    "round_wind": snap.get("round_wind"),
-                    "honba": snap.get("honba"),
-                    "deposits": snap.get("deposits"),
-                }
-            ),
-        )
-        self._refresh_timers()
+        self._state_sent = snap
+        self._state_sent_mono = time.monotonic()
 
     def _refresh_timers(self) -> None:
         now = self._mono_ns()
@@ -456,6 +494,7 @@ class Service:
             "links": links,
             "commands": {**self.command_stats.to_json(), **self.link.command_health()},
             "tasks": self.supervisor.health(),
+            "clock": read_clock().as_json(),  # a warning while NTP has not synced (no RTC)
         }
 
     def log_health(self) -> dict[str, Any]:
@@ -559,6 +598,9 @@ class Service:
         with the traceback and a counter in ``health`` (issue 15)."""
         name = self.topics.command_name(incoming.topic)
         if name is None:
+            self.command_stats.unanswered += 1
+            log.warning("not a command topic, no reply: %s",
+                        incoming.topic.encode("ascii", "backslashreplace").decode()[:120])
             return None
         env = dcmd.peek(incoming.payload)
         reply_topic, topic_problem = self._reply_topic(incoming, env)
@@ -615,6 +657,10 @@ class Service:
         previous = await self.db(self.eventlog.command_reply, cmd.user, cmd.id)
         if previous is not None:
             return {**previous, "repeated": True}
+        if cmd.name == "new_game" and "auto_hands" not in cmd.args and self.sensorless:
+            # No data link: nothing starts a hand, so the game's hands begin by themselves
+            # (a logged GameStart field: a replay of the log sees the same, docs/console.md).
+            cmd = replace(cmd, args={**cmd.args, "auto_hands": True})
         act = dcmd.action(cmd)
         if act.kind == KIND_INPUT:
             try:
@@ -705,6 +751,13 @@ class Service:
             return
         if n:
             log.info("forgot %d referee command ids past the freshness window", n)
+
+
+def _content(snapshot: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A snapshot without its input counter: what a viewer of the state could see change."""
+    if snapshot is None:
+        return None
+    return {k: v for k, v in snapshot.items() if k != "seq"}
 
 
 def _dump(body: dict[str, Any]) -> bytes:

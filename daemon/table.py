@@ -17,9 +17,10 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from daemon import clocks as dc
+from daemon.disclosure import Concealed
 from daemon.engine import Engine
 from daemon.eventlog import CommandRow, EventLog, LinkPosition, Record
 from daemon.topics import SCHEMA_EVENT, Topics
@@ -31,6 +32,34 @@ log = logging.getLogger("jantaku.table")
 KIND_INPUT = "input"
 KIND_TIMER = "timer"
 KIND_MARKER = "marker"
+
+
+@dataclass(frozen=True, slots=True)
+class DaemonBadInput:
+    """A logged input the rules cannot read (a hand-edited log): skipped, reported."""
+
+    TYPE: ClassVar[str] = "daemon_bad_input"
+    seq: int  # the input's seq in the log
+    error: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.TYPE, "seq": self.seq, "error": self.error}
+
+
+@dataclass(frozen=True, slots=True)
+class DaemonEngineError:
+    """The rules engine raised on an input (its contract says never): the fold goes on."""
+
+    TYPE: ClassVar[str] = "daemon_engine_error"
+    error: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.TYPE, "error": self.error}
+
+
+#: the daemon's own event classes (daemon/schema_gen.py types their ``data``)
+#: (and ``concealed``: what ``events`` shows of a wholly concealed event, daemon/disclosure.py)
+DAEMON_EVENTS: tuple[type, ...] = (DaemonBadInput, DaemonEngineError, Concealed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,16 +174,17 @@ class TableCore:
             try:
                 inp = input_from_json(rec.body)
             except InputError as exc:  # never logged by this daemon; a hand-edited log
-                out.append({"type": "daemon_bad_input", "seq": rec.seq, "error": str(exc)})
+                out.append(DaemonBadInput(rec.seq, str(exc)).to_json())
                 inp = None
             if inp is not None:
                 try:
                     table, events = self.engine.reduce(table, inp)
                 except Exception as exc:  # the contract says never; stay a fold anyway
-                    out.append({"type": "daemon_engine_error", "error": repr(exc)})
+                    out.append(DaemonEngineError(repr(exc)).to_json())
                     events = ()
+                aka = _plays_aka(table)
                 for event in events:
-                    body = event.to_json()
+                    body = event.to_json(aka=aka)
                     if body.get("type") == "hand_started" and isinstance(body.get("hand"), int):
                         hand = body["hand"]
                     elif body.get("type") == "game_started":
@@ -164,10 +194,10 @@ class TableCore:
                 if rec.body.get("type") == "deal_done":
                     dealer = _dealer(self.engine.snapshot(table))
                 clocks, tevents = dc.follow(clocks, inp, rec.mono_ns, rec.source, dealer)
-                out.extend(dc.event_json(e) for e in tevents)
+                out.extend(dc.events_json(tevents))
         else:
             clocks, tevents = dc.apply_record(clocks, rec.body, rec.mono_ns)
-            out.extend(dc.event_json(e) for e in tevents)
+            out.extend(dc.events_json(tevents))
         new = CoreState(table, clocks, game, hand, rec.seq, cs.event_seq + len(out))
         return new, out
 
@@ -351,6 +381,12 @@ class TableCore:
 def _dealer(snapshot: dict[str, Any]) -> int | None:
     dealer = snapshot.get("dealer")
     return dealer if isinstance(dealer, int) and 0 <= dealer <= 3 else None
+
+
+def _plays_aka(table: Any) -> bool:
+    """Whether the game in ``table`` plays red fives (tile names ``5mr``); before a game, yes."""
+    game = getattr(table, "game", None)
+    return bool(getattr(game, "aka", True))
 
 
 def _dumps(obj: Any) -> str:

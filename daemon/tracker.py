@@ -42,7 +42,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypeAlias, assert_never
 
 from daemon.eventlog import LinkPosition
 from daemon.intake import InputRefused
@@ -138,7 +138,7 @@ class _Hand:
     fourteenth: Tile | None = None  # the dealer's jump tile: the last one dealt to its rack
 
 
-Item = Any  # a TableEvent or an RfidEvent
+Item: TypeAlias = "TableEvent | ReaderFault | Rejection | TileRead"  # in arrival order
 
 
 class SensorTracker:
@@ -465,59 +465,65 @@ class SensorTracker:
     # ------------------------------------------------------------------ dispatch
     async def _handle(self, sink: InputSink, item: Item,
                       position: LinkPosition | None = None) -> None:
+        match item:
+            case ReaderFault():
+                if item.kind is FaultKind.CONNECTED:
+                    self.reader_connects += 1  # at start and after every re-plug: not a fault
+                else:
+                    self.reader_faults += 1
+                await self._put(sink, KIND_MARKER, "tracker",
+                                {**item.as_json(), "type": "reader_fault"})
+            case Rejection():
+                self.rejected += 1
+                self.reasons[item.reason.value] += 1
+                self.last_rejection = item.as_json()
+                await self._put(sink, KIND_MARKER, "tracker", item.as_json())
+            case TileRead():
+                if not (item.place.zone is Zone.MELDS and item.place.seat in self._hand.melds):
+                    await self._close_melds(sink)
+                await self._read(sink, item)
+            case _:
+                await self._close_melds(sink)
+                self._position = position  # from here on, records are this table event's own
+                await self._table_event(sink, item)
+
+    async def _table_event(self, sink: InputSink, item: TableEvent) -> None:
         from drivers.link import messages as m
 
-        if isinstance(item, ReaderFault):
-            if item.kind is FaultKind.CONNECTED:
-                self.reader_connects += 1  # at start and after every re-plug: not a fault
-            else:
-                self.reader_faults += 1
-            await self._put(sink, KIND_MARKER, "tracker",
-                            {**item.as_json(), "type": "reader_fault"})
-            return
-        if isinstance(item, Rejection):
-            self.rejected += 1
-            self.reasons[item.reason.value] += 1
-            self.last_rejection = item.as_json()
-            await self._put(sink, KIND_MARKER, "tracker", item.as_json())
-            return
-        if isinstance(item, TileRead):
-            if not (item.place.zone is Zone.MELDS and item.place.seat in self._hand.melds):
-                await self._close_melds(sink)
-            await self._read(sink, item)
-            return
-        await self._close_melds(sink)
-        self._position = position  # from here on, records are this table event's own
-        if isinstance(item, m.StartPressed):
-            await self._start(sink)
-        elif isinstance(item, m.WallRaised):
-            await self._input(sink, "table", WallRaised())
-        elif isinstance(item, m.WallManifest):
-            self._hand.manifest = item.tiles
-            await self._put(sink, KIND_MARKER, "table",
-                            {**item.to_json(), "type": "table_wall_manifest"})
-        elif isinstance(item, m.Dice):
-            await self._dice(sink, item.values)
-        elif isinstance(item, m.BreakOpened):
-            await self._input(sink, "table", BreakOpened(seat=Seat.of(item.seat),
-                                                         count=item.count))
-        elif isinstance(item, m.IndicatorTurned):
-            layer = Layer.TOP if item.layer is m.Layer.TOP else Layer.BOTTOM
-            self._hand.indicator_position = Position(Seat.of(item.seat), item.stack, layer)
-            if self.tiles is None:  # no sensor to read the face: the position is the input
-                await self._input(sink, "table", IndicatorShown(
-                    position=self._hand.indicator_position, tile=None))
-                self._hand.indicator_position = None
-            elif self._hand.indicator_tile is not None:  # the face was read first
-                await self._indicator(sink)
-            else:
-                await self._hold(sink, "indicator_position",
-                                 position=self._hand.indicator_position.to_json())
-        elif isinstance(item, m.SeatButton):
-            await self._button(sink, Seat.of(item.seat), item.button)
-        else:
-            body = item.to_json()
-            await self._put(sink, KIND_MARKER, "table", {**body, "type": f"table_{body['type']}"})
+        match item:
+            case m.StartPressed():
+                await self._start(sink)
+            case m.WallRaised():
+                await self._input(sink, "table", WallRaised())
+            case m.WallManifest():
+                self._hand.manifest = item.tiles
+                await self._put(sink, KIND_MARKER, "table",
+                                {**item.to_json(), "type": "table_wall_manifest"})
+            case m.Dice():
+                await self._dice(sink, item.values)
+            case m.BreakOpened():
+                await self._input(sink, "table", BreakOpened(seat=Seat.of(item.seat),
+                                                             count=item.count))
+            case m.IndicatorTurned():
+                layer = Layer.TOP if item.layer is m.Layer.TOP else Layer.BOTTOM
+                self._hand.indicator_position = Position(Seat.of(item.seat), item.stack, layer)
+                if self.tiles is None:  # no sensor to read the face: the position is the input
+                    await self._input(sink, "table", IndicatorShown(
+                        position=self._hand.indicator_position, tile=None))
+                    self._hand.indicator_position = None
+                elif self._hand.indicator_tile is not None:  # the face was read first
+                    await self._indicator(sink)
+                else:
+                    await self._hold(sink, "indicator_position",
+                                     position=self._hand.indicator_position.to_json())
+            case m.SeatButton():
+                await self._button(sink, Seat.of(item.seat), item.button)
+            case m.Fault():
+                body = item.to_json()
+                await self._put(sink, KIND_MARKER, "table",
+                                {**body, "type": f"table_{body['type']}"})
+            case _:
+                assert_never(item)
 
     async def _start(self, sink: InputSink) -> None:
         self._hand = _Hand()

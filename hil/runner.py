@@ -22,21 +22,18 @@ equal types, seats, tiles and scores, event by event (docs/hil.md, *What is comp
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import itertools
 import json
-import shutil
 import socket
 import sys
-import tempfile
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, assert_never
 
 from daemon.tracker import (
     FOUR_KANS,
@@ -54,7 +51,7 @@ from drivers.tiles.places import Place, Zone
 from hil.rig import Rig, physical_manifest
 from hil.simulator import GameSimulator, Step
 from rules import inputs as ri
-from rules.events import Event
+from rules.events import Event, GameStarted
 from rules.ruleset import Ruleset, load_ruleset
 from rules.seats import SEATS, Seat
 from rules.tiles import Tile
@@ -104,6 +101,7 @@ def _normalised(event: dict[str, Any]) -> dict[str, Any]:
         return event
     context = dict(outcome.get("context") or {})
     context.pop("ura_indicators", None)
+    context.pop("ura_indicators_mjai", None)
     return {**event, "outcome": {**outcome, "context": context}}
 
 
@@ -326,6 +324,7 @@ class HilRunner:
         self.speed = speed
         self.before, self.after, self.replace = before, after, replace
         self.sim_events: list[dict[str, Any]] = []
+        self._sim_aka = True
         self._wall: tuple[Tile, ...] = ()
         self._last_discard: Tile | None = None
         self._riichi: set[Seat] = set()
@@ -376,79 +375,87 @@ class HilRunner:
                 await self._press_late()  # after the next seat's discard
             if self.after is not None:
                 await _maybe(self.after(self, p))
-            self.sim_events.extend(e.to_json() for e in step.events)
+            for e in step.events:
+                if isinstance(e, GameStarted):  # tile names follow the game's red fives
+                    self._sim_aka = e.aka
+                self.sim_events.append(e.to_json(aka=self._sim_aka))
 
     async def perform(self, step: Step, following: Step | None) -> None:
         """The device actions that make the daemon see ``step.input``."""
         inp, rig = step.input, self.rig
         self.count_step(step)
-        if isinstance(inp, ri.GameStart | ri.RefereeOverride):
-            await self.daemon.submit_referee(inp)
-            return
-        if isinstance(inp, ri.HandStart):
-            self._riichi, self._indicators, self._winners = set(), 0, []
-            rig.press_start()
-        elif isinstance(inp, ri.WallRaised):
-            assert inp.wall is not None
-            self._wall = inp.wall
-            rig.raise_wall(self.manifest())
-        elif isinstance(inp, ri.DiceRolled):
-            rig.roll(inp.dice)
-        elif isinstance(inp, ri.BreakOpened):
-            rig.open_break(inp.seat, inp.count)
-        elif isinstance(inp, ri.IndicatorShown):
-            assert inp.position is not None and inp.tile is not None
-            rig.turn_indicator(inp.position, inp.tile)
-            await self.sync()
-            rig.tag(Place(Zone.DORA), inp.tile)
-            self._indicators += 1
-        elif isinstance(inp, ri.DealDone):
-            assert inp.hands is not None
-            for s in SEATS:
-                rig.tags(Place(Zone.HAND, s), inp.hands[s])
-        elif isinstance(inp, ri.Draw | ri.RinshanDraw):
-            assert inp.tile is not None
-            rig.tag(Place(Zone.HAND, inp.seat), inp.tile)
-        elif isinstance(inp, ri.Discard):
-            assert inp.tile is not None
-            if inp.riichi:
-                rig.key(inp.seat, RIICHI)
+        match inp:
+            case ri.GameStart() | ri.RefereeOverride():
+                await self.daemon.submit_referee(inp)
+                return
+            case ri.HandStart():
+                self._riichi, self._indicators, self._winners = set(), 0, []
+                rig.press_start()
+            case ri.WallRaised():
+                assert inp.wall is not None
+                self._wall = inp.wall
+                rig.raise_wall(self.manifest())
+            case ri.DiceRolled():
+                rig.roll(inp.dice)
+            case ri.BreakOpened():
+                rig.open_break(inp.seat, inp.count)
+            case ri.IndicatorShown():
+                assert inp.position is not None and inp.tile is not None
+                rig.turn_indicator(inp.position, inp.tile)
                 await self.sync()
-            rig.tag(Place(Zone.RIVER, inp.seat), inp.tile)
-            self._last_discard = inp.tile
-            await self.sync(ordering=False)
-            if self.late_clock > 0:
-                self._late.append((inp.seat, self.late_clock))
-                self.late_clock = 0.0
-            else:
-                await rig.clock(inp.seat)
-        elif isinstance(inp, ri.Call):
-            assert inp.tiles is not None and self._last_discard is not None
-            rig.tags(Place(Zone.MELDS, inp.seat), [*inp.tiles, self._last_discard])
-        elif isinstance(inp, ri.Ankan):
-            assert inp.tiles is not None
-            rig.tags(Place(Zone.MELDS, inp.seat), inp.tiles)
-        elif isinstance(inp, ri.Kakan):
-            assert inp.tile is not None
-            rig.tag(Place(Zone.MELDS, inp.seat), inp.tile)
-        elif isinstance(inp, ri.Tsumo | ri.Ron):
-            rig.key(inp.seat, TSUMO if isinstance(inp, ri.Tsumo) else RON)
-            self._winners.append(inp.seat)
-            if not (following is not None and isinstance(following.input, ri.Ron)):
+                rig.tag(Place(Zone.DORA), inp.tile)
+                self._indicators += 1
+            case ri.DealDone():
+                assert inp.hands is not None
+                for s in SEATS:
+                    rig.tags(Place(Zone.HAND, s), inp.hands[s])
+            case ri.Draw() | ri.RinshanDraw():
+                assert inp.tile is not None
+                rig.tag(Place(Zone.HAND, inp.seat), inp.tile)
+            case ri.Discard():
+                assert inp.tile is not None
+                if inp.riichi:
+                    rig.key(inp.seat, RIICHI)
+                    await self.sync()
+                rig.tag(Place(Zone.RIVER, inp.seat), inp.tile)
+                self._last_discard = inp.tile
                 await self.sync(ordering=False)
-                await self.daemon.step_done(self.expected_inputs)
-                await self._show_ura()
-        elif isinstance(inp, ri.ExhaustiveDraw):
-            for s in SEATS:
-                rig.key(s, TENPAI if s in inp.tenpai else NOTEN)
-        elif isinstance(inp, ri.AbortiveDraw):
-            button = {"nine_terminals": NINE_TERMINALS, "four_winds": FOUR_WINDS,
-                      "four_riichi": FOUR_RIICHI, "four_kans": FOUR_KANS}.get(inp.kind)
-            if button is None:
-                raise ValueError(f"no seat key for the abortive draw {inp.kind!r}")
-            rig.key(inp.seat if inp.seat is not None else Seat.S0, button)
-        else:
-            raise ValueError(f"the rig cannot perform {inp!r}")
+                if self.late_clock > 0:
+                    self._late.append((inp.seat, self.late_clock))
+                    self.late_clock = 0.0
+                else:
+                    await rig.clock(inp.seat)
+            case ri.Call():
+                assert inp.tiles is not None and self._last_discard is not None
+                rig.tags(Place(Zone.MELDS, inp.seat), [*inp.tiles, self._last_discard])
+            case ri.Ankan():
+                assert inp.tiles is not None
+                rig.tags(Place(Zone.MELDS, inp.seat), inp.tiles)
+            case ri.Kakan():
+                assert inp.tile is not None
+                rig.tag(Place(Zone.MELDS, inp.seat), inp.tile)
+            case ri.Tsumo() | ri.Ron():
+                rig.key(inp.seat, TSUMO if isinstance(inp, ri.Tsumo) else RON)
+                self._winners.append(inp.seat)
+                if not (following is not None and isinstance(following.input, ri.Ron)):
+                    await self.sync(ordering=False)
+                    await self.daemon.step_done(self.expected_inputs)
+                    await self._show_ura()
+            case ri.ExhaustiveDraw():
+                for s in SEATS:
+                    rig.key(s, TENPAI if s in inp.tenpai else NOTEN)
+            case ri.AbortiveDraw():
+                button = {"nine_terminals": NINE_TERMINALS, "four_winds": FOUR_WINDS,
+                          "four_riichi": FOUR_RIICHI, "four_kans": FOUR_KANS}.get(inp.kind)
+                if button is None:
+                    raise ValueError(f"no seat key for the abortive draw {inp.kind!r}")
+                rig.key(inp.seat if inp.seat is not None else Seat.S0, button)
+            case ri.UraRevealed() | ri.WinShown():
+                # The rig turns the ura itself after a riichi win (_show_ura); a shown hand is
+                # what the sensors read, not a step of its own.
+                raise ValueError(f"the rig cannot perform {inp!r}")
+            case _:
+                assert_never(inp)
         for ev in step.events:
             if ev.TYPE == "riichi_accepted":
                 self._riichi.add(Seat.of(ev.to_json()["seat"]))
@@ -702,82 +709,10 @@ async def run_game(ruleset: str, seed: int, hands: int | None, *, workdir: Path,
                                   replace=replace, drain=drain, max_steps=max_steps)
 
 
-# --------------------------------------------------------------------------- CLI
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m hil.runner", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("scenario", nargs="*", help="scenario TOML files (hil/scenarios/)")
-    parser.add_argument("--ruleset", default="mleague")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--hands", type=int, default=2)
-    parser.add_argument("--speed", type=float, default=0.0, help="0: as fast as the stack goes")
-    parser.add_argument("--real-table", metavar="DEV", help="the controller emulator on this "
-                        "serial port (loopback harness); the daemon opens --daemon-link")
-    parser.add_argument("--daemon-link", metavar="DEV", help="the daemon's end of the loopback "
-                        "(e.g. /dev/ttyAMA0)")
-    parser.add_argument("--real-buttons", metavar="OUT:IN,...", help="clock buttons on real GPIO: "
-                        "four BCM pairs, the rig drives OUT, the daemon reads IN (jumpered)")
-    parser.add_argument("--reader-port", action="append", default=[], metavar="NAME=RIG:DAEMON",
-                        help="a reader over a real serial loopback, e.g. "
-                        "seat0-hand=/dev/ttyUSB1:/dev/ttyUSB2 (repeatable)")
-    parser.add_argument("--workdir", type=Path, help="keep the rig and the event log here")
-    parser.add_argument("--process", action="store_true", help="run the daemon as `jantaku run "
-                        "--config` in its own process (needs --mqtt-host or mosquitto)")
-    parser.add_argument("--mqtt-host", help="the broker (default: none in-process; a private "
-                        "mosquitto with --process)")
-    parser.add_argument("--mqtt-port", type=int, default=1883)
-    args = parser.parse_args(argv)
-    real_buttons = None
-    if args.real_buttons:
-        try:
-            pairs = [tuple(int(x) for x in p.split(":")) for p in args.real_buttons.split(",")]
-            if len(pairs) != 4 or any(len(p) != 2 for p in pairs):
-                raise ValueError
-        except ValueError:
-            parser.error("--real-buttons: four OUT:IN pairs of BCM pins, e.g. 22:27,23:24,5:6,"
-                         "13:19")
-        real_buttons = tuple((p[0], p[1]) for p in pairs)
-    reader_ports: dict[str, tuple[str, str]] = {}
-    for item in args.reader_port:
-        name, _, ends = item.partition("=")
-        rig_end, _, daemon_end = ends.partition(":")
-        if not (name and rig_end and daemon_end):
-            parser.error(f"--reader-port {item!r}: expected NAME=RIG_DEVICE:DAEMON_DEVICE")
-        reader_ports[name] = (rig_end, daemon_end)
-    if args.real_table and not args.daemon_link:
-        parser.error("--real-table needs --daemon-link (the other end of the loopback)")
-    failures = 0
-    if args.scenario:
-        from hil.scenario import load_scenario, run_scenario
-
-        for path in args.scenario:
-            sc = load_scenario(Path(path))
-            report = asyncio.run(run_scenario(sc, workdir=args.workdir))
-            print(json.dumps(report.summary(), ensure_ascii=False))
-            failures += 0 if report.ok else 1
-        return 1 if failures else 0
-    work = args.workdir or Path(tempfile.mkdtemp(prefix="jantaku-hil-"))
-    broker = None
-    try:
-        mqtt = None if not args.mqtt_host else (args.mqtt_host, args.mqtt_port)
-        if args.process and mqtt is None:
-            from hil.broker import PrivateBroker
-
-            broker = PrivateBroker(work / "broker").start()
-            mqtt = ("127.0.0.1", broker.port)
-        result = asyncio.run(run_game(args.ruleset, args.seed, args.hands, workdir=work / "rig",
-                                      speed=args.speed, real_table=args.real_table,
-                                      link_path=args.daemon_link, real_buttons=real_buttons,
-                                      reader_ports=reader_ports or None, mqtt=mqtt,
-                                      process=args.process))
-    finally:
-        if broker is not None:
-            broker.stop()
-        if args.workdir is None:
-            shutil.rmtree(work, ignore_errors=True)
-    print(json.dumps(result.summary(), ensure_ascii=False))
-    return 0 if result.equal and not result.violations else 1
-
-
 if __name__ == "__main__":
+    # The command lives in hil/cli.py, which imports both this module and hil.scenario (the
+    # scenario runner plays through this one): no import cycle between the two.
+    from hil.cli import main
+
     sys.exit(main())
+

@@ -31,10 +31,11 @@ import tomllib
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, assert_never
 
 from drivers.link import messages as m
 from drivers.tiles.places import Place, Zone
+from hil.errors import ScenarioError
 from hil.rig import tag_of
 from hil.runner import GameResult, HilRunner, Perform, run_game
 from rules import inputs as ri
@@ -59,10 +60,6 @@ FAULTS: Final = (
     "late_clock",  # the clock button pressed late: after the next seat's discard
     "kill9",  # after the step, the daemon process is killed (SIGKILL) and started again
 )
-
-
-class ScenarioError(ValueError):
-    pass
 
 
 @dataclass(frozen=True, slots=True)
@@ -329,15 +326,22 @@ class _Faults:
 
 
 def _place_of(inp: ri.Input) -> Place:
-    if isinstance(inp, ri.Discard):
-        return Place(Zone.RIVER, inp.seat)
-    if isinstance(inp, ri.Draw | ri.RinshanDraw):
-        return Place(Zone.HAND, inp.seat)
-    if isinstance(inp, ri.Call | ri.Ankan | ri.Kakan):
-        return Place(Zone.MELDS, inp.seat)
-    if isinstance(inp, ri.IndicatorShown):
-        return Place(Zone.DORA)
-    raise ScenarioError(f"no reader takes {inp!r}")
+    """Where the reader sits that reads the tile of ``inp`` (a fault aims at that reader)."""
+    match inp:
+        case ri.Discard():
+            return Place(Zone.RIVER, inp.seat)
+        case ri.Draw() | ri.RinshanDraw():
+            return Place(Zone.HAND, inp.seat)
+        case ri.Call() | ri.Ankan() | ri.Kakan():
+            return Place(Zone.MELDS, inp.seat)
+        case ri.IndicatorShown():
+            return Place(Zone.DORA)
+        case ri.GameStart() | ri.HandStart() | ri.WallRaised() | ri.DiceRolled() \
+                | ri.BreakOpened() | ri.UraRevealed() | ri.DealDone() | ri.Tsumo() | ri.Ron() \
+                | ri.WinShown() | ri.ExhaustiveDraw() | ri.AbortiveDraw() | ri.RefereeOverride():
+            raise ScenarioError(f"no reader takes {inp!r}")
+        case _:
+            assert_never(inp)
 
 
 async def run_scenario(sc: Scenario, workdir: Path | None = None) -> Report:

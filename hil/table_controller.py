@@ -1,9 +1,11 @@
-"""Emulator of the controller board inside the table: the other end of the table link.
+"""Emulator of the controller board inside the table: the reference firmware on the host.
 
-:class:`TableController` is the firmware's behaviour, sans I/O: it runs the same
-:class:`drivers.link.arq.Endpoint` as the host (role ``controller``), turns table actions
-(start, wall, dice, break, indicator, manifest, faults) into events, and records every command it
-accepts (display updates, buzzer, LEDs) for assertions. Two wirings put it on a transport:
+:class:`TableController` *is* the firmware of ``firmware/`` (``firmware.table.Table`` over
+``firmware.link.Link``, the modules flashed to the Pico), run with the host's clock and, when
+built with a :class:`firmware.board.Board`, on simulated pins (``firmware.sim``). Around it,
+this module adds only what a test bench needs: table actions as method calls (``press_start``,
+``roll_dice``, ...), a record of accepted commands (``commands``, ``display``) as the host's
+message types, and fault injection. Two wirings put it on a transport:
 
 * :class:`PtyTableController` -- a pty pair (``os.openpty``); the driver opens the slave through a
   stable symlink, as it opens udev's ``/dev/serial/by-id/...`` link on a real table. ``unplug``
@@ -27,11 +29,11 @@ import tty
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import assert_never
 
-from drivers.link.arq import Connected, Delivered, Endpoint, LinkTimings, Role
+from drivers.link.arq import LinkTimings
 from drivers.link.frame import encode_frame
 from drivers.link.messages import (
-    REQUIRED_CAPABILITY,
     WALL_TILES,
     BreakOpened,
     Buzzer,
@@ -44,6 +46,7 @@ from drivers.link.messages import (
     Layer,
     Led,
     Message,
+    MessageType,
     PressStart,
     ScoreDisplay,
     SeatButton,
@@ -51,10 +54,18 @@ from drivers.link.messages import (
     TableEvent,
     WallManifest,
     WallRaised,
+    capabilities_to_bits,
+    message_from_payload,
 )
+from firmware import firmware_string
+from firmware import link as fwlink
+from firmware.board import Board, Config
+from firmware.sim import SimMachine, SimNeoPixel, SimTM1637
+from firmware.table import Outputs, Table
 from rules.tiles import Kind
 
 ALL_CAPABILITIES = frozenset(Capability)
+SIM_FIRMWARE = firmware_string("sim")
 
 
 @dataclass(slots=True)
@@ -73,8 +84,26 @@ def ordered_manifest() -> tuple[str | None, ...]:
     return tuple(Kind(i // 4).mjai for i in range(WALL_TILES))
 
 
+def firmware_timings(timings: LinkTimings) -> fwlink.Timings:
+    """The host's timings (float seconds) as the firmware's (integer milliseconds)."""
+    return fwlink.Timings(
+        heartbeat_interval=round(timings.heartbeat_interval * 1000),
+        link_timeout=round(timings.link_timeout * 1000),
+        ack_timeout=round(timings.ack_timeout * 1000),
+        max_retries=timings.max_retries,
+        nak_holdoff=max(1, round(timings.nak_holdoff * 1000)),
+    )
+
+
 class TableController:
-    """The controller's behaviour; thread-safe (the USB wiring calls it from pyusb threads)."""
+    """The firmware on the host; thread-safe (the USB wiring calls it from pyusb threads).
+
+    By default the firmware drives a :class:`firmware.board.Board` in the documented wiring on
+    simulated pins (``sim``), with simulated TM1637 chips on its display lines
+    (``honba_chip``, ``score_chips``): the display driver, buzzer, LEDs and relay code run as
+    on the Pico, and a test can play the table's signals on ``sim`` (``sim.drive(pin, 0)``).
+    ``outputs`` replaces that board. ``clock`` is in seconds (the firmware counts integer
+    milliseconds of it)."""
 
     def __init__(
         self,
@@ -82,34 +111,70 @@ class TableController:
         capabilities: frozenset[Capability] = ALL_CAPABILITIES,
         timings: LinkTimings | None = None,
         boot_id: int | None = None,
-        firmware: str = "hil-table 1.0",
+        firmware: str = SIM_FIRMWARE,
         versions: tuple[int, int] = (1, 1),
         clock: Callable[[], float] = time.monotonic,
+        outputs: Outputs | None = None,
     ) -> None:
         self._lock = threading.RLock()
         self._clock = clock
         self.capabilities = capabilities
-        self.endpoint = Endpoint(
-            Role.CONTROLLER, boot_id=boot_id or secrets.randbits(32) or 1, timings=timings,
-            capabilities=capabilities, firmware=firmware, versions=versions, accept=self._accepts,
+        self.timings = timings or LinkTimings()
+        self.endpoint = fwlink.Link(
+            boot_id or secrets.randbits(32) or 1, capabilities_to_bits(capabilities), firmware,
+            timings=firmware_timings(self.timings), versions=versions,
         )
+        self.sim: SimMachine | None = None
+        self.board: Board | None = None
+        self.honba_chip: SimTM1637 | None = None
+        self.score_chips: list[SimTM1637] = []
+        if outputs is None:
+            outputs = self._sim_board()
+        self.table = Table(self.endpoint, outputs)
+        if self.board is not None:
+            self.board.table = self.table
+        self.table.on_command = self._record
         self.commands: list[Command] = []
         self.display = DisplayState()
-        self.connects = 0
-        self.silent = False
         self.deaf = False
         self.on_output: Callable[[], None] | None = None
-        self._wire = bytearray()
 
     def __repr__(self) -> str:
-        return f"<TableController {self.endpoint!r} commands={len(self.commands)}>"
+        e = self.endpoint
+        return (f"<TableController {e.firmware!r} connected={e.connected} pending={e.pending} "
+                f"commands={len(self.commands)}>")
+
+    def _sim_board(self) -> Board:
+        cfg = Config()
+        sim = self.sim = SimMachine()
+        board = self.board = Board(sim, cfg, SimNeoPixel)
+        assert cfg.display_clk is not None and cfg.honba_dio is not None
+        clk = sim.net(cfg.display_clk)
+        self.honba_chip = SimTM1637(clk, sim.net(cfg.honba_dio), cfg.honba_digits)
+        self.score_chips = [SimTM1637(clk, sim.net(n), cfg.score_digits) for n in cfg.score_dios]
+        return board
+
+    def now_ms(self) -> int:
+        return round(self._clock() * 1000)
+
+    @property
+    def connects(self) -> int:
+        return self.endpoint.counters.connects
+
+    @property
+    def silent(self) -> bool:
+        return self.table.silent
+
+    @silent.setter
+    def silent(self, value: bool) -> None:
+        self.table.silent = value
 
     # --- table actions (each queues one event) -------------------------------------------------
 
     def emit(self, event: TableEvent) -> None:
         with self._lock:
-            self.endpoint.send(event, self._clock())
-            self._collect()
+            self.table.emit(event.TYPE, event.payload(), self.now_ms())
+            self._notify()
 
     def press_start(self, seat: int | None = None) -> None:
         self.emit(StartPressed(seat))
@@ -141,7 +206,7 @@ class TableController:
     def inject(self, raw: bytes) -> None:
         """Put raw bytes on the wire (garbage, damaged frames), bypassing the protocol."""
         with self._lock:
-            self._wire += raw
+            self.table.write_raw(raw)
             self._notify()
 
     def send_duplicate(self) -> None:
@@ -169,73 +234,56 @@ class TableController:
 
     def attach(self) -> None:
         with self._lock:
-            self.endpoint.attach(self._clock())
-            self._collect()
+            self.table.attach(self.now_ms())
+            self._notify()
 
     def detach(self) -> None:
         with self._lock:
-            self.endpoint.detach(self._clock())
-            self._collect()
-            self._wire.clear()
+            self.table.detach(self.now_ms())
 
     def receive(self, data: bytes) -> None:
         with self._lock:
             if self.deaf:
                 return
-            self.endpoint.receive(data, self._clock())
-            self._collect()
+            self.table.receive(data, self.now_ms())
+            self._notify()
 
     def tick(self) -> None:
         with self._lock:
-            self.endpoint.tick(self._clock())
-            self._collect()
+            self.table.tick(self.now_ms())
+            self._notify()
 
     def next_deadline(self) -> float | None:
+        """In the clock's seconds."""
         with self._lock:
-            return self.endpoint.next_deadline()
+            deadline = self.endpoint.next_deadline()
+            return None if deadline is None else deadline / 1000
 
     def take_output(self) -> bytes:
         with self._lock:
-            data = bytes(self._wire)
-            self._wire.clear()
-            return data
+            return self.table.take_output()
 
-    def _accepts(self, message: Message) -> bool:
-        needed = REQUIRED_CAPABILITY.get(message.TYPE)
-        return needed is None or needed in self.capabilities
-
-    def _collect(self) -> None:
-        while True:
-            data, outputs = self.endpoint.drain()
-            if not data and not outputs:
-                break
-            if not self.silent:
-                self._wire += data
-            for out in outputs:
-                if isinstance(out, Connected):
-                    self.connects += 1
-                elif isinstance(out, Delivered) and isinstance(out.message, Command):
-                    self._carry_out(out.message)
-        if self._wire:
-            self._notify()
-
-    def _carry_out(self, command: Command) -> None:
+    def _record(self, kind: int, payload: bytes) -> None:
+        command = message_from_payload(MessageType(kind), payload)
+        assert isinstance(command, Command)  # the firmware delivers commands only
         self.commands.append(command)
         d = self.display
-        if isinstance(command, HonbaDisplay):
-            d.honba, d.deposits = command.honba, command.deposits
-        elif isinstance(command, ScoreDisplay):
-            d.scores = command.scores
-        elif isinstance(command, Buzzer):
-            d.buzzes.append(command)
-        elif isinstance(command, Led):
-            d.leds[command.seat] = command
-        elif isinstance(command, PressStart):
-            # the table starts its cycle as if its start button had been pressed
-            self.endpoint.send(StartPressed(None), self._clock())
+        match command:
+            case HonbaDisplay(honba=honba, deposits=deposits):
+                d.honba, d.deposits = honba, deposits
+            case ScoreDisplay(scores=scores):
+                d.scores = scores
+            case Buzzer():
+                d.buzzes.append(command)
+            case Led(seat=seat):
+                d.leds[seat] = command
+            case PressStart():
+                pass  # the firmware itself answers with start_pressed
+            case _:
+                assert_never(command)
 
     def _notify(self) -> None:
-        if self.on_output is not None:
+        if self.on_output is not None and self.table.pending_output:
             self.on_output()
 
 

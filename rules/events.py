@@ -1,25 +1,37 @@
 """Events: the facts the hand reducer publishes (event log, MQTT, overlays).
 
 Every event is a frozen dataclass; :meth:`Event.to_json` gives ``{"type": <stable snake_case>,
-field: value, ...}`` with tiles as ids, seats and winds as integers, positions and breaks as
-objects. ``violation`` events carry ``code``, ``seat``, ``expected``, ``actual``, ``article`` and
+key: value, ...}``: seats and winds as integers, positions and breaks as objects, and every tile
+twice: its physical id (0..135, ``rules.tiles``) under the field's key and its mjai name (``5m``,
+``5mr`` for a red five where the ruleset plays them, ``E``..``N``, ``P``/``F``/``C``) under
+``<key>_mjai``. Keys are the contract (docs/mqtt.md), never Python spellings: a field whose name
+is a keyword workaround is renamed in :attr:`Event.KEYS` (``brk`` -> ``break``). The JSON Schema
+of every event's payload is generated from these classes (``daemon/schema_gen.py``).
+
+``violation`` events carry ``code``, ``seat``, ``expected``, ``actual``, ``article`` and
 ``sanction`` (catalogue: :mod:`rules.violations`, docs/rules-engine.md).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypedDict
 
 from rules.outcome import HandContext, HandOutcome, ManualValue, Meld, Win
 from rules.seats import Seat, Wind
+from rules.settlement import Settlement
+from rules.standings import Standings
 from rules.tiles import Tile
 from rules.wall import Break, Position
 
+#: the suffix of the key that carries a tile field's mjai name(s)
+MJAI_SUFFIX = "_mjai"
 
-def encode(value: Any) -> Any:
+
+def encode(value: Any, aka: bool = True) -> Any:
     """JSON form of event fields (deterministic: mappings keep their insertion order)."""
     if value is None or isinstance(value, bool | str | float):
         return value
@@ -29,29 +41,101 @@ def encode(value: Any) -> Any:
         return int(value)
     if isinstance(value, int):
         return value
-    if isinstance(value, Position | Break | Meld):
+    if isinstance(value, Meld):
+        return meld_to_json(value, aka)
+    if isinstance(value, Position | Break):
         return value.to_json()
     if isinstance(value, tuple | list):
-        return [encode(v) for v in value]
+        return [encode(v, aka) for v in value]
     if isinstance(value, Mapping):
-        return {str(k): encode(v) for k, v in value.items()}
+        return {str(k): encode(v, aka) for k, v in value.items()}
     to_json = getattr(value, "to_json", None)
     if callable(to_json):
         return to_json()
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {f.name: encode(getattr(value, f.name), aka) for f in dataclasses.fields(value)}
     raise TypeError(f"cannot encode {value!r}")  # pragma: no cover
+
+
+def mjai_of(value: Any, aka: bool) -> Any:
+    """The mjai name(s) of a tile field's value (a tile, ``None`` or a sequence of tiles)."""
+    if value is None:
+        return None
+    if isinstance(value, Tile):
+        return value.mjai(aka)
+    return [mjai_of(v, aka) for v in value]
+
+
+def is_tile_hint(hint: Any) -> bool:
+    """``Tile``, ``Tile | None`` or a tuple of tiles: fields that get a ``_mjai`` twin."""
+    if hint is Tile:
+        return True
+    args = typing.get_args(hint)
+    origin = typing.get_origin(hint)
+    if origin in (tuple, list):
+        return bool(args) and all(a is Tile or a is Ellipsis for a in args)
+    if args and type(None) in args:
+        rest = [a for a in args if a is not type(None)]
+        return len(rest) == 1 and is_tile_hint(rest[0])
+    return False
+
+
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def hints_of(cls: type) -> dict[str, Any]:
+    """The resolved type hints of a class, once per class (serialization is on the hot path)."""
+    hints = _HINTS.get(cls)
+    if hints is None:
+        hints = _HINTS[cls] = typing.get_type_hints(cls)
+    return hints
+
+
+def fields_to_json(obj: Any, aka: bool, keys: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """A dataclass's fields as JSON, tile fields with their ``_mjai`` twins."""
+    hints = hints_of(type(obj))
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(obj):
+        key = (keys or {}).get(f.name, f.name)
+        value = getattr(obj, f.name)
+        out[key] = encode(value, aka)
+        if is_tile_hint(hints[f.name]):
+            out[key + MJAI_SUFFIX] = mjai_of(value, aka)
+    return out
+
+
+def meld_to_json(m: Meld, aka: bool = True) -> dict[str, Any]:
+    """A meld as events carry it: ``Meld.to_json`` plus the mjai names of its tiles."""
+    return {
+        **m.to_json(),
+        "tiles_mjai": mjai_of(m.tiles, aka),
+        "called_mjai": mjai_of(m.called, aka),
+    }
 
 
 @dataclass(frozen=True, slots=True)
 class Event:
     TYPE: ClassVar[str] = "event"
+    #: JSON keys for fields whose Python name is a workaround (a keyword, an abbreviation)
+    KEYS: ClassVar[Mapping[str, str]] = {}
+    #: the type a ``Mapping`` field is the JSON form of (the schema generator reads it)
+    SHAPES: ClassVar[Mapping[str, Any]] = {}
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": self.TYPE}
-        for f in dataclasses.fields(self):
-            out[f.name] = encode(getattr(self, f.name))
-        return out
+    def to_json(self, aka: bool = True) -> dict[str, Any]:
+        """``aka``: whether the game plays red fives (a red copy is then ``5mr``, else ``5m``)."""
+        return {"type": self.TYPE, **fields_to_json(self, aka, self.KEYS)}
+
+
+class NextHand(TypedDict):
+    """``hand_ended.next``: what the next hand starts with (S §60, M 6-1)."""
+
+    dealer: Seat
+    round_wind: Wind
+    hand_in_round: int
+    honba: int
+    deposits: int
+    finished: bool
+    replay: bool
 
 
 # --- game and hand ----------------------------------------------------------------------------
@@ -102,6 +186,7 @@ class BreakChecked(Event):
     ``dice`` (checked), ``table`` (no dice to check against), ``fallback``."""
 
     TYPE: ClassVar[str] = "break_checked"
+    KEYS: ClassVar[Mapping[str, str]] = {"brk": "break"}
     brk: Break
     expected: Break | None
     ok: bool
@@ -113,6 +198,7 @@ class WallFallback(Event):
     """M 3-4-5 (indicator shown, no break: break from the indicator) or M 3-4-6 (neither: 自7)."""
 
     TYPE: ClassVar[str] = "wall_fallback"
+    KEYS: ClassVar[Mapping[str, str]] = {"brk": "break"}
     article: str
     brk: Break
     indicator: Position
@@ -267,6 +353,9 @@ class AwaitingConfirmation(Event):
 @dataclass(frozen=True, slots=True)
 class HandEnded(Event):
     TYPE: ClassVar[str] = "hand_ended"
+    SHAPES: ClassVar[Mapping[str, Any]] = {
+        "outcome": HandOutcome, "settlement": Settlement, "next": NextHand,
+    }
     hand: int
     outcome: Mapping[str, Any]
     settlement: Mapping[str, Any]
@@ -277,6 +366,7 @@ class HandEnded(Event):
 @dataclass(frozen=True, slots=True)
 class GameEnded(Event):
     TYPE: ClassVar[str] = "game_ended"
+    SHAPES: ClassVar[Mapping[str, Any]] = {"standings": Standings}
     game: int
     standings: Mapping[str, Any]
     by: str  # "flow" (the game's own end) or the referee
@@ -335,6 +425,17 @@ class SeatsSwapped(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class PenaltyTiles(Event):
+    """W 罚张: the seat's exposed tiles lie face up as penalty tiles (``tiles``: all of them
+    now); play goes on (W 错鸣-6: a false win)."""
+
+    TYPE: ClassVar[str] = "penalty_tiles"
+    seat: Seat
+    tiles: tuple[Tile, ...]
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class DeadHandLifted(Event):
     TYPE: ClassVar[str] = "dead_hand_lifted"
     seat: Seat
@@ -355,25 +456,25 @@ def manual_to_json(m: ManualValue | None) -> dict[str, int] | None:
     return {"han": m.han, "fu": m.fu, "yakuman": m.yakuman, "points": m.points}
 
 
-def win_to_json(w: Win) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for f in dataclasses.fields(w):
-        v = getattr(w, f.name)
-        out[f.name] = manual_to_json(v) if f.name == "manual" else encode(v)
+def win_to_json(w: Win, aka: bool = True) -> dict[str, Any]:
+    out = fields_to_json(w, aka)
+    out["manual"] = manual_to_json(w.manual)
     return out
 
 
 def context_to_json(c: HandContext) -> dict[str, Any]:
-    return {f.name: encode(getattr(c, f.name)) for f in dataclasses.fields(c)}
+    return fields_to_json(c, c.aka)
 
 
 def outcome_to_json(o: HandOutcome) -> dict[str, Any]:
+    aka = o.context.aka
     return {
         "kind": o.kind,
         "context": context_to_json(o.context),
-        "wins": [win_to_json(w) for w in o.wins],
+        "wins": [win_to_json(w, aka) for w in o.wins],
         "tenpai": encode(o.tenpai),
         "nagashi": encode(o.nagashi),
         "abort_kind": o.abort_kind,
         "offender": encode(o.offender),
+        "offenders": encode(o.chombo_seats),
     }

@@ -20,12 +20,13 @@ import typing
 from dataclasses import dataclass
 from typing import Any, Literal, get_args, get_origin
 
+from rules.errors import RulesError
 from rules.seats import Seat, Wind
 from rules.tiles import Tile
 from rules.wall import Position
 
 
-class InputError(ValueError):
+class InputError(RulesError, ValueError):
     """A JSON object that is not a well-formed input; the message says which field and why."""
 
 
@@ -42,6 +43,10 @@ class GameStart:
     rounds: int | None = None  # None: the ruleset's game length (records: East-only games)
     # Venue setting: every declared win waits for the referee's confirm_win / reject_win.
     confirm_wins: bool = False
+    # A table without a data link (or with its sensors off): nothing presses a start button, so
+    # each hand begins by itself, the first at the game start, the next one right after each
+    # result, with dealer, round, honba and deposits from the game flow (docs/console.md).
+    auto_hands: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,11 +14,13 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import Enum
 from types import MappingProxyType
 from typing import Final
 
+from rules.errors import RulesError
+from rules.evolve import replace
 from rules.seats import SEATS, Seat
 
 NS_PER_SECOND: Final = 1_000_000_000
@@ -59,7 +61,7 @@ class RestartPolicy(Enum):
     HOLD = "hold"
 
 
-class TimerRulesError(ValueError):
+class TimerRulesError(RulesError, ValueError):
     """A ``[timers]`` table whose values cannot drive the clocks; names the key and the value."""
 
 
@@ -288,11 +290,15 @@ class SevereOvertime:
 
 @dataclass(frozen=True, slots=True)
 class DuplicateDiscard:
-    """The second report (button after sensor, or sensor after button) of a discard."""
+    """A second report of a discard, no effect on the clocks. ``paired``: the expected other half
+    of a button/sensor pair (button after sensor, or sensor after button); otherwise a real
+    duplicate: the same source reported the same discard again within the pair window (a clock
+    button hit twice)."""
 
     t_ns: int
     seat: Seat
     source: Source
+    paired: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -547,6 +553,16 @@ def _discard(
         return replace(state, reports=reports, last_ns=now), (
             DuplicateDiscard(inp.t_ns, seat, inp.source),
         )
+    if (
+        report is not None
+        and seat != turn.seat
+        and inp.source is report.source
+        and inp.source in pairable
+        and now - report.t <= PAIR_WINDOW_NS
+    ):
+        # The same button (or sensor) again for the discard it already reported: a duplicate,
+        # not a discard out of turn.
+        return replace(state, last_ns=now), (DuplicateDiscard(inp.t_ns, seat, inp.source, False),)
     if seat != turn.seat:
         return _reject(
             state, inp, f"discard by seat {int(seat)} but seat {int(turn.seat)} is on turn"

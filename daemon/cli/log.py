@@ -1,6 +1,7 @@
 """``jantaku log``: the event log of a table.
 
     jantaku log export --db FILE [--game N] [--out FILE]   # inputs as JSON lines
+    jantaku log export --db FILE --game N --format mjai|tenhou6 [--out FILE]  # for review tools
     jantaku log games --db FILE                             # games in the log
     jantaku log verify --db FILE                            # replay: state, events, outbox
 
@@ -9,6 +10,11 @@ a rules input; ``timer``: a clock button, pause or resume; ``marker``: a daemon 
 message the rules engine has no input for), ``source`` (``table``, ``button:<seat>``,
 ``referee:<user>``, ``daemon``), ``mono_ns`` (the daemon's monotonic clock; comparable within one
 ``boot``), ``wall_ns`` and ``wall`` (UTC), ``boot`` and ``input`` (the logged JSON).
+
+``export --format mjai|tenhou6`` writes game ``N`` as a record for review tools (mjai JSON Lines
+or tenhou.net/6 JSON, rules/records/table_game.py): a sensor table's game with every draw,
+discard and call, a sensorless one with its results. A hand that has not ended is left out, with
+a note on standard error. Exit 1 when the game is not in the log or cannot be written.
 """
 
 from __future__ import annotations
@@ -17,8 +23,6 @@ import argparse
 import json
 import sys
 from typing import TextIO
-
-from daemon.errors import DaemonError
 
 
 def export(db: str, game: int | None, out: TextIO) -> int:
@@ -47,6 +51,35 @@ def export(db: str, game: int | None, out: TextIO) -> int:
     return n
 
 
+def export_record(db: str, game: int, fmt: str, out: TextIO) -> int:
+    """Game ``game`` as a mjai / tenhou.net/6 record on ``out``; notes on stderr."""
+    from daemon.eventlog import EventLog
+    from rules.inputs import InputError, input_from_json
+    from rules.records.export import ExportError
+    from rules.records.table_game import export_table_game
+
+    log = EventLog(db, "", readonly=True)
+    try:
+        table = log.table_id
+        bodies = [r.body for r in log.records(game=game) if r.kind == "input"]
+    finally:
+        log.close()
+    if not bodies:
+        print(f"jantaku log: no game {game} in {db}", file=sys.stderr)
+        return 1
+    try:
+        inputs = [input_from_json(b) for b in bodies]
+        done = export_table_game(inputs, "mjai" if fmt == "mjai" else "tenhou6",
+                                 title=f"{table} game {game}")
+    except (InputError, ExportError) as exc:
+        print(f"jantaku log: game {game}: cannot export as {fmt}: {exc}", file=sys.stderr)
+        return 1
+    for note in done.notes:
+        print(f"jantaku log: note: game {game}: {note}", file=sys.stderr)
+    out.write(done.text if done.text.endswith("\n") else done.text + "\n")
+    return 0
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="jantaku log", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -55,12 +88,22 @@ def main(argv: list[str]) -> int:
     p_exp.add_argument("--db", required=True)
     p_exp.add_argument("--game", type=int, help="game number (jantaku log games); default all")
     p_exp.add_argument("--out", help="file to write (default stdout)")
+    p_exp.add_argument("--format", choices=("mjai", "tenhou6"),
+                       help="a record for review tools instead of the inputs (needs --game)")
     p_games = sub.add_parser("games", help="the games in a log")
     p_games.add_argument("--db", required=True)
     p_ver = sub.add_parser("verify", help="replay the log through the rules engine")
     p_ver.add_argument("--db", required=True)
     args = parser.parse_args(argv)
     try:
+        if args.cmd == "export" and args.format:
+            if args.game is None:
+                print("jantaku log: --format needs --game N (jantaku log games)", file=sys.stderr)
+                return 2
+            if args.out:
+                with open(args.out, "w", encoding="utf-8") as fh:
+                    return export_record(args.db, args.game, args.format, fh)
+            return export_record(args.db, args.game, args.format, sys.stdout)
         if args.cmd == "export":
             if args.out:
                 with open(args.out, "w", encoding="utf-8") as fh:
@@ -84,7 +127,7 @@ def main(argv: list[str]) -> int:
                 log.close()
             return 0
         return _verify(args.db)
-    except (DaemonError, OSError) as exc:
+    except OSError as exc:  # a DaemonError: one line, exit 2 (daemon.cli)
         print(f"jantaku log: {exc}", file=sys.stderr)
         return 2
 

@@ -34,7 +34,7 @@ from typing import Any, Final
 
 from aiohttp import web
 
-from daemon import auth
+from daemon import auth, bounded_json
 from daemon import clocks as dc
 from daemon.mqtt import Incoming
 from daemon.port import TablePort
@@ -58,6 +58,8 @@ from daemon.web.console_auth import (
     SessionStore,
     verify_password,
 )
+from daemon.web.console_history import HandHistory
+from daemon.web.console_words import plain
 from rules.ruleset import BUILTIN
 
 log = logging.getLogger("jantaku.console")
@@ -98,6 +100,8 @@ class Console:
         self.sessions = SessionStore(self.settings, clock)
         self.wall = wall
         self._verify = asyncio.Semaphore(1)  # one PBKDF2 at a time: a login flood cannot stall
+        self.history = HandHistory()
+        self._history_lock = asyncio.Lock()
 
     @property
     def referee(self) -> Any:
@@ -139,8 +143,37 @@ class Console:
     def allowed(self, session: Session) -> list[str]:
         return list(self.referee.roles.get(session.role, ()))
 
+    async def hand_history(self) -> list[dict[str, Any]]:
+        """The current game's hands (console_history.py), fed what the log gained."""
+        svc = self.service
+        async with self._history_lock:
+            game = svc.core.state.game
+            after = self.history.position(game)
+            if game > 0:
+                recs = await svc.db(lambda: list(svc.eventlog.records(after=after, game=game)))
+                self.history.feed(recs)
+            rs = getattr(svc.core.state.table, "ruleset", None)
+            stick = rs.riichi.deposit if rs is not None else 0
+            return self.history.rows(stick) if game > 0 else []
+
+    def ruleset_info(self) -> dict[str, Any] | None:
+        """What the forms need to know of the game's ruleset (which draws, pao, riichi)."""
+        rs = getattr(self.service.core.state.table, "ruleset", None)
+        if rs is None:
+            return None
+        return {
+            "name": rs.name,
+            "family": rs.meta.family,
+            "riichi": rs.riichi.enabled,
+            "abortive": list(rs.draws.abortive),
+            "multiple_ron": rs.calls.multiple_ron,
+            "pao": list(rs.pao.yaku),
+            "noten_payment": rs.draws.noten_payment,
+        }
+
     async def state(self, session: Session) -> dict[str, Any]:
         svc = self.service
+        history = await self.hand_history()
         cs = svc.core.state
         snap = svc.core.snapshot()
         last = cs.input_seq
@@ -176,6 +209,9 @@ class Console:
             "referee_log": ref_log,
             "rulesets": self.rulesets(),
             "default_ruleset": svc.config.table.ruleset,
+            "sensorless": svc.sensorless,
+            "ruleset_info": self.ruleset_info(),
+            "history": history,
         }
 
     # ------------------------------------------------------------------ requests
@@ -200,6 +236,8 @@ class Console:
                         and len(names) == 4 and all(isinstance(x, str) for x in ids + names)):
                     raise ConsoleError("bad_args", "player_ids: four strings beside four names")
                 args["names"] = [seat_name(n, i) for n, i in zip(names, ids, strict=True)]
+            if "auto_hands" not in args and self.service.sensorless:
+                args["auto_hands"] = True  # as the command path does (daemon/service.py)
             if args.get("ruleset") not in self.rulesets():
                 raise ConsoleError(
                     "bad_args", f"ruleset {args.get('ruleset')!r}: one of {self.rulesets()}"
@@ -285,10 +323,14 @@ def _same_origin(request: web.Request) -> bool:
 async def _body(request: web.Request) -> dict[str, Any]:
     if request.content_type != "application/json":
         raise ConsoleError("bad_request", "expected Content-Type: application/json")
+    # the MQTT commands' bounds (daemon/bounded_json.py: 64 KiB, depth 32, no NaN, valid
+    # strings): a console body is a command too (issue 15)
+    raw = await request.content.read(bounded_json.MAX_BYTES + 1)
     try:
-        data = await request.json()
-    except ValueError:
-        raise ConsoleError("bad_request", "the request body is not JSON") from None
+        data = bounded_json.load(raw)
+    except bounded_json.JsonRefused as exc:
+        reason = "the request body is not JSON" if exc.code == "bad_json" else str(exc)
+        raise ConsoleError("bad_request", f"{reason} ({exc})") from None
     if not isinstance(data, dict):
         raise ConsoleError("bad_request", "the request body must be a JSON object")
     return data
@@ -444,6 +486,9 @@ async def _command(request: web.Request) -> web.StreamResponse:
         return _error(422, exc.code, str(exc))
     if valuation is not None:
         reply["valuation"] = valuation
+    refused = [v for v in reply.get("violations", ()) if v.get("sanction") == "rejected"]
+    if reply.get("status") != "ok" and refused and isinstance(reply.get("error"), dict):
+        reply["error"] = {**reply["error"], "message": plain(refused[0])}
     return _json(reply, 200 if reply.get("status") == "ok" else 422)
 
 

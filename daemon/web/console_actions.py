@@ -27,6 +27,7 @@ from daemon import schema
 from daemon.config import COMMANDS
 from daemon.errors import DaemonError
 from daemon.table import KIND_INPUT
+from daemon.web.console_words import plain
 from rules.game_flow import standings
 from rules.inputs import InputError, input_from_json
 from rules.outcome import HandContext, Meld, MeldKind, Win
@@ -91,12 +92,7 @@ def dry_run(engine: Any, table: Any, body: dict[str, Any]) -> dict[str, Any]:
     evs = [e.to_json() for e in events]
     rejected = [e for e in evs if e.get("type") == "violation" and e.get("sanction") == "rejected"]
     if rejected:
-        v = rejected[0]
-        raise ConsoleError(
-            "not_applicable",
-            f"the rules engine would refuse it: {v.get('code')} (expected {v.get('expected')!r},"
-            f" got {v.get('actual')!r})",
-        )
+        raise ConsoleError("not_applicable", plain(rejected[0]))
     after = after_state.snapshot()
     scores_before = [s.get("score") for s in before.get("seats", [])]
     scores_after = [s.get("score") for s in after.get("seats", [])]
@@ -285,7 +281,7 @@ def value_picked(table: Any, args: dict[str, Any], tiles: dict[str, Any]) -> tup
         entry["yakuman"] = value.yakuman
     else:
         entry["han"], entry["fu"] = value.han, value.fu
-    entry["riichi"] = picked.win.riichi
+    entry["riichi"] = picked.win.riichi or picked.win.double_riichi
     reason = str(args.get("reason", "")).strip()
     note = f"picked hand: {picked.compact}"
     out = {**args, "wins": [entry], "reason": (f"{reason} | {note}" if reason else note)[:500]}

@@ -21,6 +21,7 @@ from dataclasses import dataclass, fields
 from enum import Enum, StrEnum
 from typing import assert_never
 
+from drivers.link.compat import firmware_refusal
 from drivers.link.errors import UnsupportedCommandError
 from drivers.link.frame import Decoder, ErrorSpan, Frame, encode_frame
 from drivers.link.messages import (
@@ -151,10 +152,12 @@ class Connected:
 
 @dataclass(frozen=True, slots=True)
 class Incompatible:
-    """The controller answered our hello with version 0: no common protocol version."""
+    """The controller answered our hello with version 0 (no common protocol version), or with
+    a firmware this host refuses (``reason``, docs/firmware.md)."""
 
     offered: tuple[int, int]
     firmware: str
+    reason: str = ""  # set when the firmware itself is refused (drivers.link.compat)
 
 
 @dataclass(frozen=True, slots=True)
@@ -558,6 +561,10 @@ class Endpoint:
         lo, hi = self.versions
         if not lo <= welcome.version <= hi:
             self._out.append(Incompatible(self.versions, welcome.firmware))
+            return
+        refusal = firmware_refusal(welcome.firmware)
+        if refusal is not None:
+            self._out.append(Incompatible(self.versions, welcome.firmware, refusal))
             return
         if welcome.boot_id != self.peer_boot_id:
             # a rebooted controller: its sequence numbers start afresh (what was delivered from

@@ -123,6 +123,8 @@ class FaultCode(IntEnum):
     OVERHEAT = 7
     POWER_LOW = 8
     FIRMWARE = 9
+    INPUT_STUCK = 10  # the reference firmware's adapters (§12): an input held far too long
+    DISPLAY = 11  # a display that does not answer
 
 
 # --- tiles on the wire ------------------------------------------------------------------------

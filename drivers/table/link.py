@@ -57,6 +57,8 @@ class LinkState:
     firmware: str = ""
     counters: LinkCounters = field(default_factory=LinkCounters)
     opens: int = 0  # how many times the transport was opened (1 + reconnects)
+    reason: str | None = None  # why the status is what it is (lost: the cause; incompatible:
+    # what the table runs and what to do about it)
 
     @property
     def connected(self) -> bool:

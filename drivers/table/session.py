@@ -72,6 +72,7 @@ class LinkSession:
         self._kick = asyncio.Event()
         self._connected = asyncio.Event()
         self._status = LinkStatus.CONNECTING
+        self._reason: str | None = None  # why the status is what it is (lost, incompatible)
         self._attempt = 0
         self._opens = 0
         self._runner: asyncio.Task[None] | None = None
@@ -167,7 +168,7 @@ class LinkSession:
     def state(self) -> LinkState:
         e = self._endpoint
         return LinkState(self._status, self._transport.name, e.version, e.capabilities,
-                         e.firmware, e.counters, self._opens)
+                         e.firmware, e.counters, self._opens, self._reason)
 
     async def wait_connected(self) -> LinkState:
         """Wait until the handshake has completed (again)."""
@@ -180,6 +181,7 @@ class LinkSession:
         if status is self._status:
             return
         self._status = status
+        self._reason = reason
         if status is LinkStatus.CONNECTED:
             self._connected.set()
         else:
@@ -214,9 +216,9 @@ class LinkSession:
             elif isinstance(out, Lost):
                 self._set_status(LinkStatus.LOST, out.reason.value)
             elif isinstance(out, Incompatible):
-                self._set_status(LinkStatus.INCOMPATIBLE,
-                                 f"table firmware {out.firmware!r} supports none of protocol "
-                                 f"versions {out.offered[0]}..{out.offered[1]}")
+                self._set_status(LinkStatus.INCOMPATIBLE, out.reason or (
+                    f"table firmware {out.firmware!r} supports none of protocol "
+                    f"versions {out.offered[0]}..{out.offered[1]}"))
             elif isinstance(out, Garbled):
                 log.debug(json.dumps({"event": "table_link_garbled",
                                       "reason": out.span.reason.value,

@@ -3,24 +3,29 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
-from typing import Any
+from typing import Any, assert_never
 
+from rules import manual_result
 from rules.events import (
     DeadHandLifted,
     RefereeApplied,
+    RiichiAccepted,
+    RonHeadBumped,
     ScoresCorrected,
     SeatsSwapped,
     Undone,
     ViolationAccepted,
 )
+from rules.evolve import replace
 from rules.inputs import (
     RefereeOverride,
 )
-from rules.outcome import HandOutcome, ManualValue, Win
-from rules.reducer.hand_ops import hand_context, kill, ruleset_of, set_seat
+from rules.outcome import HandOutcome, Win
+from rules.reducer.hand_ops import expose, hand_context, kill, ruleset_of, set_seat
 from rules.reducer.output import Out
 from rules.reducer.sealing import end_game, end_hand, seal
+from rules.reducer.setup import untouched_auto_hand
+from rules.ruleset import Ruleset
 from rules.seats import SEATS, Seat
 from rules.table_state import (
     HandState,
@@ -31,7 +36,7 @@ from rules.table_state import (
 # Every referee action (docs/rules-engine.md "Referee").
 REFEREE_ACTIONS = (
     "accept_violation", "dead_hand", "set_scores", "swap_seats", "confirm_win", "reject_win",
-    "chombo", "penalty", "manual_result", "end_game", "undo_last",
+    "chombo", "penalty", "manual_result", "end_game", "time_limit", "undo_last",
 )
 
 
@@ -66,6 +71,7 @@ def on_referee(t: TableState, inp: RefereeOverride, out: Out) -> TableState:
         "penalty": _ref_penalty,
         "manual_result": _ref_manual,
         "end_game": _ref_end_game,
+        "time_limit": _ref_time_limit,
     }
     fn = handlers.get(action)
     if fn is None:
@@ -94,6 +100,8 @@ def _ref_accept(t: TableState, args: Mapping[str, Any], by: str, out: Out
 
 
 def _live_hand(t: TableState, out: Out, action: str) -> HandState:
+    if t.game_over:
+        raise out.reject("game_over", None, "new_game", action)
     h = t.hand
     if h is None or h.step == "ended":
         raise out.reject("referee_bad_args", None, "a hand in play", action)
@@ -178,9 +186,15 @@ def _ref_swap(t: TableState, args: Mapping[str, Any], by: str, out: Out
     a, b = _arg_seat(args, "a", out), _arg_seat(args, "b", out)
     if a == b:
         raise out.reject("referee_bad_args", a, "two different seats", int(b))
-    if t.hand is not None and t.hand.step != "ended":
+    if not _between_hands(t):
         raise out.reject("referee_bad_args", a, "between hands", "during a hand")
     return _swap(t, a, b, out), {"a": int(a), "b": int(b)}
+
+
+def _between_hands(t: TableState) -> bool:
+    """No hand in play, or only one that began by itself and saw nothing yet (auto_hands)."""
+    h = t.hand
+    return h is None or h.step == "ended" or untouched_auto_hand(t)
 
 
 def _swap(t: TableState, a: Seat, b: Seat, out: Out) -> TableState:
@@ -195,7 +209,10 @@ def _swap(t: TableState, a: Seat, b: Seat, out: Out) -> TableState:
     names = sw(g.names)
     new_p = replace(p, scores=sw(p.scores), pt_adjustments=sw(p.pt_adjustments))
     out.emit(SeatsSwapped(a=a, b=b, names=names, scores=new_p.scores))
-    return replace(t, game=replace(g, names=names), progress=new_p)
+    h = t.hand
+    if h is not None and h.step != "ended":
+        h = replace(h, scores=new_p.scores)  # the untouched hand that began by itself
+    return replace(t, game=replace(g, names=names), progress=new_p, hand=h)
 
 
 def _ref_confirm(t: TableState, args: Mapping[str, Any], by: str, out: Out
@@ -221,7 +238,13 @@ def _ref_reject(t: TableState, args: Mapping[str, Any], by: str, out: Out
     base = h.win_base
     if chombo:
         return _chombo(t, base, offender, out), {}
-    # W 错鸣-6: a false win is played on; the seat cannot win this hand.
+    if rs.penalties.false_win_exposes:
+        # W 错鸣-6: a false win is played on; the tiles it exposed become penalty tiles.
+        shown = next((x[1] for x in h.shown if x[0] == offender), None)
+        held = base.seats[offender].concealed
+        tiles = held if held is not None else (shown or ())
+        return replace(t, hand=expose(base, offender, tiles, "reject_win", out)), {}
+    # No chombo in the ruleset and no penalty tiles: the seat cannot win this hand.
     base = kill(rs, base, offender, "referee", out)
     return replace(t, hand=base), {}
 
@@ -241,57 +264,48 @@ def _ref_chombo(t: TableState, args: Mapping[str, Any], by: str, out: Out
     return _chombo(t, h.win_base or h, s, out), {}
 
 
-def _manual_win(args: Mapping[str, Any], out: Out, tsumo: bool) -> Win:
-    winner = _arg_seat(args, "winner", out)
-    loser = None if tsumo else _arg_seat(args, "loser", out)
-    if loser == winner:
-        raise out.reject("referee_bad_args", winner, "a loser other than the winner", loser)
-    value = ManualValue(
-        han=_arg_int(args, "han", out, 0),
-        fu=_arg_int(args, "fu", out, 0),
-        yakuman=_arg_int(args, "yakuman", out, 0),
-        points=_arg_int(args, "points", out, 0),
-    )
-    if value == ManualValue():
-        raise out.reject("referee_bad_args", winner, "han/fu, yakuman or points", "none")
-    riichi = args.get("riichi", False)
-    pao_raw = args.get("pao")
-    pao = None if pao_raw is None else _arg_seat(args, "pao", out)
-    return Win(winner=winner, loser=loser, hand=(), win_tile=None, riichi=bool(riichi),
-               pao=pao, manual=value)
-
-
 def _ref_manual(t: TableState, args: Mapping[str, Any], by: str, out: Out
                 ) -> tuple[TableState, Mapping[str, Any]]:
+    """A result the referee records (rules/manual_result.py): the riichi sticks of declarers the
+    table did not see go down (S §39-1, M 4-8-1), then the hand is settled as any other."""
     h = _live_hand(t, out, "manual_result")
     rs = ruleset_of(t)
     base = h.win_base or h
-    kind = args.get("kind")
-    riichi_seats = [s for s in SEATS if base.seats[s].riichi == "accepted"]
-    ctx = hand_context(rs, t, base, riichi_seats)
-    if kind in ("ron", "tsumo"):
-        entries = args.get("wins")
-        if entries is None:
-            entries = [args]
-        if not isinstance(entries, list | tuple) or not entries or not all(
-                isinstance(e, Mapping) for e in entries):
-            raise out.reject("referee_bad_args", None, "wins: a list of objects", entries)
-        wins = tuple(_manual_win(e, out, kind == "tsumo") for e in entries)
-        if len({w.winner for w in wins}) != len(wins) or (kind == "tsumo" and len(wins) != 1):
-            raise out.reject("referee_bad_args", None, "distinct winners", len(wins))
-        outcome = HandOutcome(kind="win", context=ctx, wins=wins)
-    elif kind == "exhaustive":
-        raw = args.get("tenpai", [])
-        if not isinstance(raw, list | tuple):
-            raise out.reject("referee_bad_args", None, "tenpai: a list of seats", raw)
-        try:
-            tenpai = tuple(sorted({Seat.of(x) for x in raw}))
-        except ValueError as exc:
-            raise out.reject("referee_bad_args", None, "tenpai: seats 0..3", raw) from exc
-        outcome = HandOutcome(kind="exhaustive", context=ctx, tenpai=tenpai)
-    else:
-        raise out.reject("referee_bad_args", None, "kind: ron, tsumo or exhaustive", kind)
+    standing = [s for s in SEATS if base.seats[s].riichi == "accepted"]
+    try:
+        result = manual_result.parse(rs, args, standing)
+    except manual_result.ManualResultError as exc:
+        raise out.reject(exc.code, exc.seat, exc.expected, exc.actual) from exc
+    scores, deposits, paid = manual_result.riichi_sticks(rs, result.riichi, standing,
+                                                          base.scores, base.deposits)
+    for s in paid:
+        out.emit(RiichiAccepted(seat=s, deposits=deposits, score=scores[s]))
+    base = replace(base, scores=scores, deposits=deposits)
+    ctx = hand_context(rs, t, base, result.riichi)
+    match result.kind:
+        case "ron" | "tsumo":
+            outcome = HandOutcome(kind="win", context=ctx, wins=result.wins)
+            _head_bumps(rs, result.wins, out)
+        case "exhaustive":
+            outcome = HandOutcome(kind="exhaustive", context=ctx, tenpai=result.tenpai)
+        case "abortive":
+            outcome = HandOutcome(kind="abortive", context=ctx, abort_kind=result.abort)
+        case _ as never:
+            assert_never(never)
     return end_hand(t, replace(base, step="ended"), outcome, out), {}
+
+
+def _head_bumps(rs: Ruleset, wins: Sequence[Win], out: Out) -> None:
+    """Say whom a head-bump leaves unpaid: the winner nearest the discarder in turn order takes
+    the ron (S §45-4, M 5-1-3, μ §65); the settlement pays only that one."""
+    loser = wins[0].loser
+    if len(wins) < 2 or loser is None or rs.calls.multiple_ron != "head_bump":
+        return
+    if len(wins) == 3 and rs.calls.triple_ron_abortive:
+        return
+    order = sorted(wins, key=lambda w: loser.relative(w.winner))
+    for w in order[1:]:
+        out.emit(RonHeadBumped(seat=w.winner, by=order[0].winner))
 
 
 def _ref_end_game(t: TableState, args: Mapping[str, Any], by: str, out: Out
@@ -303,6 +317,24 @@ def _ref_end_game(t: TableState, args: Mapping[str, Any], by: str, out: Out
     if h is not None and h.step != "ended":
         t = replace(t, hand=replace(h, step="ended"))
     return t, {}
+
+
+def _ref_time_limit(t: TableState, args: Mapping[str, Any], by: str, out: Out
+                    ) -> tuple[TableState, Mapping[str, Any]]:
+    """μ §24(2): the session's time limit is reached. During a hand, that hand is the last;
+    between hands, the game is over now (the hand it was reached in has ended)."""
+    rs, p = ruleset_of(t), t.progress
+    assert p is not None
+    if rs.game.time_limit == "none":
+        raise out.reject("referee_bad_args", None, "a ruleset with a session time limit",
+                         "time_limit")
+    if t.game_over or p.finished:
+        raise out.reject("referee_bad_args", None, "a running game", "game over")
+    h = t.hand
+    if h is not None and h.step != "ended":
+        return replace(t, progress=replace(p, time_up=True)), {}
+    done = replace(p, finished=True, end_reason="time_limit")
+    return end_game(replace(t, progress=done), by, out), {}
 
 
 def _undo(t: TableState, inp: RefereeOverride, out: Out) -> TableState:
@@ -325,7 +357,7 @@ def _undo(t: TableState, inp: RefereeOverride, out: Out) -> TableState:
         out.emit(DeadHandLifted(seat=s, by=inp.by))
         new = replace(t, hand=h)
     elif rec.action == "swap_seats":
-        if t.hand is not None and t.hand.step != "ended":
+        if not _between_hands(t):
             raise out.reject("undo_not_possible", None, "between hands", "during a hand")
         new = _swap(t, Seat(comp["a"]), Seat(comp["b"]), out)
     elif rec.action == "accept_violation":

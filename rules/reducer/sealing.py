@@ -4,7 +4,6 @@ game: settlement, game flow, standings."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 from rules import hand_shape
 from rules.claims import resolve_rons, ron_order
@@ -14,10 +13,12 @@ from rules.events import (
     RonHeadBumped,
     outcome_to_json,
 )
+from rules.evolve import replace
 from rules.game_flow import advance, standings
 from rules.outcome import HandOutcome
 from rules.reducer.hand_ops import hand_context, ruleset_of
 from rules.reducer.output import Out
+from rules.reducer.setup import begin_hand
 from rules.ruleset import Ruleset
 from rules.seats import SEATS, Seat
 from rules.settlement import Settlement, settle
@@ -160,7 +161,11 @@ def end_hand(t: TableState, h: HandState, outcome: HandOutcome, out: Out) -> Tab
     ))
     t = replace(t, hand=h, progress=after, last_result=result)
     if after.finished:
-        t = end_game(t, "flow", out)
+        return end_game(t, "flow", out)
+    if t.game is not None and t.game.auto_hands:
+        # No start button at a table without a data link: the next hand (or the chombo's
+        # replay, M 7-4-6) begins with the result.
+        return begin_hand(t, after, out)
     return t
 
 

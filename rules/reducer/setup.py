@@ -3,7 +3,6 @@ fallbacks, dora indicators (kan indicators too), the deal."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from rules.events import (
@@ -17,6 +16,7 @@ from rules.events import (
     WallFallback,
     WallKnown,
 )
+from rules.evolve import replace
 from rules.game_flow import GameProgress, start_game
 from rules.inputs import (
     BreakOpened,
@@ -68,18 +68,25 @@ def on_game_start(t: TableState, inp: GameStart, out: Out) -> TableState:
     progress = start_game(rs, inp.first_dealer, scores=inp.scores, rounds=inp.rounds)
     number = (t.game.number + 1) if t.game is not None else 1
     aka = rs.dora.red_fives if inp.aka is None else inp.aka
-    game = GameInfo(number=number, names=inp.names, aka=aka, confirm_wins=inp.confirm_wins)
+    game = GameInfo(number=number, names=inp.names, aka=aka, confirm_wins=inp.confirm_wins,
+                    auto_hands=inp.auto_hands)
     out.emit(GameStarted(game=number, ruleset=rs.name, first_dealer=inp.first_dealer,
                          names=inp.names, scores=progress.scores, aka=aka,
                          rounds=progress.rounds, confirm_wins=inp.confirm_wins))
-    return replace(t, ruleset=rs, game=game, progress=progress, hand=None, game_over=False,
-                   referee_log=(), open_violations=(), last_result=None)
+    t = replace(t, ruleset=rs, game=game, progress=progress, hand=None, game_over=False,
+                referee_log=(), open_violations=(), last_result=None)
+    # A table without a data link: nothing presses the start button, the first hand begins now.
+    return begin_hand(t, progress, out) if inp.auto_hands else t
 
 
 def on_hand_start(t: TableState, rs: Ruleset, p: GameProgress, inp: HandStart,
                 out: Out) -> TableState:
     if t.game_over or p.finished:
         raise out.reject("game_over", None, "game_start", "hand_start")
+    if untouched_auto_hand(t):
+        # The start button of a table whose hands begin by themselves (sensors switched off):
+        # the hand it starts is the one already begun.
+        return t
     if t.hand is not None and t.hand.step != "ended":
         raise out.reject("hand_in_progress", None, "the hand to end", "hand_start")
     given = {
@@ -108,6 +115,19 @@ def on_hand_start(t: TableState, rs: Ruleset, p: GameProgress, inp: HandStart,
         else:
             out.violation("progress_mismatch", None,
                           {k: _json(have[k]) for k in diff}, {k: _json(v) for k, v in diff.items()})
+    return begin_hand(t, p, out)
+
+
+def untouched_auto_hand(t: TableState) -> bool:
+    """A hand that began by itself (``auto_hands``) and has seen nothing yet."""
+    h = t.hand
+    return (t.game is not None and t.game.auto_hands and h is not None and h.step == "setup"
+            and not h.rolls and h.brk is None and not h.indicators and h.wall is None)
+
+
+def begin_hand(t: TableState, p: GameProgress, out: Out) -> TableState:
+    """The next hand, where the game flow stands (dealer, round, honba, deposits, scores): at a
+    HandStart, or by itself in a game with ``auto_hands`` (docs/rules-engine.md)."""
     number = t.hands + 1
     h = HandState(
         number=number,

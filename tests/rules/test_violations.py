@@ -163,7 +163,7 @@ def test_m_fallback_3_4_5_indicator_without_break() -> None:
     ev = h.send(DealDone())  # the deal is done and the wall was never opened
     fb = next(e.to_json() for e in ev if e.TYPE == "wall_fallback")
     assert fb["article"] == "M 3-4-5"
-    assert fb["brk"] == {"seat": 3, "count": 12}
+    assert fb["break"] == {"seat": 3, "count": 12}
     assert h.h.brk is not None and Wall(h.h.brk).position(Wall.DORA) == ind
     assert h.types().count("wall_fallback") == 1
 
@@ -187,7 +187,7 @@ def test_m_fallback_3_4_6_nothing_opened() -> None:
     ev = h.send(DealDone())
     fb = next(e.to_json() for e in ev if e.TYPE == "wall_fallback")
     assert fb["article"] == "M 3-4-6"
-    assert fb["brk"] == {"seat": 2, "count": 7}
+    assert fb["break"] == {"seat": 2, "count": 7}
     assert fb["indicator"] == {"seat": 2, "stack": 5, "layer": "top"}
     # the table must still show the indicator there; a wrong position is caught
     h2 = setup_only("mleague", S2)
@@ -409,11 +409,21 @@ def test_call_in_riichi_and_dead_hand_call() -> None:
     h.draw(S0)
     h.discard(S0, "3m")
     rejected(h, Call(S1, "pon", h.tiles(S1, "33m")), "call_in_riichi", article="M 4-8")
-    h3 = Hand("mleague", hands={S0: "3m456p789s11223z", S3: "33m"}, draws="5z")
-    h3.send(Draw(S3))  # out of turn: seat 3's hand is dead (M 3-4-8)
-    h3.draw(S0)
+    # Where the rulebook only takes the right away, the call is refused (W 相公)...
+    h3 = Hand("wmc", hands={S0: "3m456p789s11223z", S3: "33m"})
+    h3.send(Draw(S3))  # out of turn: seat 3's hand is dead (W 摸打-1)
     h3.discard(S0, "3m")
-    rejected(h3, Call(S3, "pon", h3.tiles(S3, "33m")), "dead_hand_call", article="M 7-2, 7-3")
+    rejected(h3, Call(S3, "pon", h3.tiles(S3, "33m")), "dead_hand_call", article="W 相公")
+    # ...and M 7-2-1 makes it a chombo ("これに反した場合はチョンボ"): the hand ends.
+    h4 = Hand("mleague", hands={S0: "3m456p789s11223z", S3: "33m"}, draws="5z")
+    h4.send(Draw(S3))  # out of turn: seat 3's hand is dead (M 3-4-8)
+    h4.draw(S0)
+    h4.discard(S0, "3m")
+    ev = h4.send(Call(S3, "pon", h4.tiles(S3, "33m")))
+    assert [v["code"] for v in h4.violations(ev)] == ["dead_hand_call"]
+    end = h4.ended()
+    assert end["outcome"]["kind"] == "chombo" and end["outcome"]["offender"] == 3
+    assert end["settlement"]["pt_penalties"][3] == -20.0
 
 
 @pytest.mark.parametrize(("ruleset", "forbidden"), [("mleague", True), ("saikouisen", True),

@@ -13,6 +13,26 @@
   const FLAGS = ["riichi", "double_riichi", "ippatsu", "haitei", "houtei", "rinshan", "chankan", "tenhou", "chiihou"];
   const FU = [20, 25, 30, 40, 50, 60, 70, 80, 90, 100, 110];
   const MELD_SIZE = { chi: 3, pon: 3, daiminkan: 4, ankan: 4, kakan: 4 };
+  // where each seat sits at the table, seen from seat 0's side: turn order runs to the right
+  // (shimocha), so seat 1 is on the right, seat 2 across, seat 3 on the left
+  const POS = ["bottom", "right", "top", "left"];
+  // the yaku checklist: [name, han closed, han open (0: closed only)]; yakuman count 13
+  const YAKU = [
+    ["Riichi", 1, 0], ["Double riichi", 2, 0], ["Ippatsu", 1, 0], ["Menzen tsumo", 1, 0],
+    ["Pinfu", 1, 0], ["Iipeikou", 1, 0], ["Tanyao", 1, 1], ["Yakuhai: seat wind", 1, 1],
+    ["Yakuhai: round wind", 1, 1], ["Yakuhai: haku", 1, 1], ["Yakuhai: hatsu", 1, 1],
+    ["Yakuhai: chun", 1, 1], ["Haitei / houtei", 1, 1], ["Rinshan kaihou", 1, 1],
+    ["Chankan", 1, 1], ["Chanta", 2, 1], ["Ittsu", 2, 1], ["Sanshoku doujun", 2, 1],
+    ["Sanshoku doukou", 2, 2], ["Toitoi", 2, 2], ["San ankou", 2, 2], ["San kantsu", 2, 2],
+    ["Shousangen", 2, 2], ["Honroutou", 2, 2], ["Chiitoitsu", 2, 0], ["Ryanpeikou", 3, 0],
+    ["Honitsu", 3, 2], ["Junchan", 3, 2], ["Chinitsu", 6, 5],
+    ["Kokushi musou", 13, 0], ["Suu ankou", 13, 0], ["Daisangen", 13, 13],
+    ["Shousuushii", 13, 13], ["Daisuushii", 13, 13], ["Tsuuiisou", 13, 13],
+    ["Chinroutou", 13, 13], ["Ryuuiisou", 13, 13], ["Chuuren poutou", 13, 0],
+    ["Suu kantsu", 13, 13], ["Tenhou", 13, 0], ["Chiihou", 13, 0],
+  ];
+  const ABORT_WORDS = { nine_terminals: "nine terminals (kyuushu kyuuhai)", four_winds: "four winds (suufon renda)", four_riichi: "four riichi (suucha riichi)", four_kans: "four kans (suukaikan)", triple_ron: "triple ron (sanchahou)" };
+  let riichiHand = null;    // the hand the riichi picker belongs to
 
   let csrf = "";
   let state = null;         // the last /api/state
@@ -157,7 +177,7 @@
       if (c && c.hand_remaining_ns != null) {
         badges.append(el("span", { class: "badge clock" + (c.warning && c.warning !== "none" ? " warn" : ""), text: `⏱ ${fmtClock(c.hand_remaining_ns)}${c.running ? " ▶" : ""}` }));
       }
-      seats.append(el("div", { class: "seat" + (snap.dealer === seat.seat ? " dealer" : ""), "data-seat": String(seat.seat) },
+      seats.append(el("div", { class: `seat pos-${POS[seat.seat]}` + (snap.dealer === seat.seat ? " dealer" : ""), "data-seat": String(seat.seat) },
         el("div", { class: "top" }, el("span", { text: `seat ${seat.seat}` }), el("span", { class: "wind", text: seat.wind ? WIND_NAMES[seat.wind] || seat.wind : "" })),
         el("div", { class: "name", text: splitName(seat.name).name || "—" }, splitName(seat.name).id ? el("span", { class: "pid", text: ` #${splitName(seat.name).id}` }) : null),
         el("div", { class: "score", text: seat.score == null ? "—" : seat.score.toLocaleString("en-US") }),
@@ -191,7 +211,15 @@
     const last = state.referee_log.length ? state.referee_log[state.referee_log.length - 1] : null;
     $("u-text").textContent = last ? `Last referee action: ${last.action} by ${last.by} (input ${last.seq}).` : "No referee action to undo.";
     renderRecent();
+    // a new hand: the riichi picker starts from what the table saw (nothing, without sensors)
+    if (snap.hand !== riichiHand) {
+      riichiHand = snap.hand;
+      chosen["h-riichi"] = new Set((snap.seats || []).filter((x) => x.riichi === "accepted").map((x) => x.seat));
+      pickerSig = "";
+    }
     renderSeatPickers();
+    renderRules();
+    renderHistory();
     if (!$("g-ruleset").options.length) {
       for (const r of state.rulesets) $("g-ruleset").append(el("option", { value: r, text: r }));
       $("g-ruleset").value = state.default_ruleset;
@@ -237,8 +265,10 @@
   // ------------------------------------------------------------------ seat pickers
   const chosen = {};  // picker id -> seat or Set of seats
   let pickerSig = "";
+  // seats that cannot be picked here given the other pickers (the winner cannot have dealt in)
+  const EXCLUDE = { "r-loser": ["r-winner", "r-winner2"], "r-winner": ["r-loser"], "r-winner2": ["r-loser", "r-winner"], "r-pao": ["r-winner"] };
   function renderSeatPickers(force) {
-    const sig = SEATS.map(seatName).join("|");
+    const sig = SEATS.map(seatName).join("|") + JSON.stringify(Object.entries(chosen).map(([k, v]) => [k, v instanceof Set ? [...v] : v]));
     if (!force && sig === pickerSig) return;
     pickerSig = sig;
     for (const box of document.querySelectorAll(".seatpick")) {
@@ -248,7 +278,10 @@
       box.replaceChildren();
       for (const s of SEATS) {
         const on = multi ? chosen[id].has(s) : chosen[id] === s;
-        box.append(el("button", { type: "button", class: on ? "on" : "", "data-seat": String(s), text: seatName(s), onclick: () => {
+        const barred = (EXCLUDE[id] || []).some((other) => chosen[other] === s);
+        const attrs = { type: "button", class: `${on ? "on " : ""}pos-${POS[s]}`, "data-seat": String(s), text: seatName(s) };
+        if (barred) { attrs.disabled = "disabled"; attrs.title = "already picked as the other side of this win"; }
+        box.append(el("button", { ...attrs, onclick: () => {
           if (multi) { if (chosen[id].has(s)) chosen[id].delete(s); else chosen[id].add(s); }
           else chosen[id] = chosen[id] === s ? null : s;
           renderSeatPickers(true);
@@ -267,6 +300,81 @@
     closePreview();
   }
 
+  // ------------------------------------------------------------------ what the ruleset has
+  let rulesSig = "";
+  function renderRules() {
+    const info = state.ruleset_info;
+    const sig = JSON.stringify(info);
+    if (sig === rulesSig) return;
+    rulesSig = sig;
+    if (!$("g-auto-hands").dataset.set) { $("g-auto-hands").checked = !!state.sensorless; $("g-auto-hands").dataset.set = "1"; }
+    const sel = $("d-abort");
+    sel.replaceChildren();
+    const kinds = info ? info.abortive : [];
+    for (const k of kinds) sel.append(el("option", { value: k, text: ABORT_WORDS[k] || k }));
+    $("d-abort-pill").classList.toggle("off", !kinds.length);
+    $("d-abort-hint").textContent = info && !kinds.length ? `${info.name} has no abortive draws.` : "";
+    $("hand-box").hidden = !!info && !info.riichi;
+    // pao only where the ruleset has it (M 8-1: daisangen, daisuushii, suukantsu)
+    $("r-pao-row").classList.toggle("off", !info || !info.pao.length);
+    $("r-pao-hint").textContent = info && info.pao.length ? `the seat that fed the last set of ${info.pao.join(", ")}` : "";
+    $("r-multi-hint").textContent = !info ? "" : info.multiple_ron === "head_bump"
+      ? `${info.name}: head-bump — only the winner nearest the discarder in turn order is paid.`
+      : `${info.name}: every ron is paid.`;
+  }
+
+  // ------------------------------------------------------------------ hand history
+  const signed = (d) => (d > 0 ? "+" : "") + d;
+  // the history names players without winds: the winds moved on since
+  const plainName = (s) => {
+    const seat = state && state.snapshot.seats ? state.snapshot.seats[s] : null;
+    return seat && seat.name ? splitName(seat.name).name : `Seat ${s}`;
+  };
+  function resultText(h) {
+    if (!h.ended) return "being played";
+    const who = plainName;
+    if (h.kind === "win") {
+      const paid = h.wins.map((w) => {
+        const v = w.value ? `${w.value} points` : w.yakuman ? `${w.yakuman}× yakuman` : `${w.han} han${w.fu ? ` ${w.fu} fu` : ""}`;
+        return `${who(w.winner)} ${w.loser == null ? "tsumo" : `ron from ${who(w.loser)}`} (${v})`;
+      });
+      const bumped = h.declared.filter((s) => !h.wins.some((w) => w.winner === s));
+      return paid.join("; ") + (bumped.length ? `; head-bumped: ${bumped.map(who).join(", ")}` : "");
+    }
+    if (h.kind === "exhaustive") return h.tenpai.length ? `draw, tenpai: ${h.tenpai.map(who).join(", ")}` : "draw, all noten";
+    if (h.kind === "abortive") return `abortive draw: ${ABORT_WORDS[h.abort] || h.abort || "triple ron"}`;
+    if (h.kind === "chombo") return `chombo: ${who(h.offender)}${h.replay ? " (hand replayed)" : ""}`;
+    return h.kind || "";
+  }
+  function renderHistory() {
+    const t = $("history");
+    const rows = state.history || [];
+    const sig = JSON.stringify(rows) + pickerSig;
+    if (t.dataset.sig === sig) return;
+    t.dataset.sig = sig;
+    t.replaceChildren(el("tr", {}, el("th", { text: "Hand" }), el("th", { text: "Result" }), ...SEATS.map((s) => el("th", { text: plainName(s) }))));
+    for (const h of rows) {
+      if (!h.ended) continue;
+      if (h.kind === "correction") {
+        t.append(el("tr", { class: "correction-row" }, el("td", {}), el("td", { class: "result", text: "score correction (referee)" }),
+          ...SEATS.map((s) => el("td", { class: h.deltas[s] > 0 ? "plus" : h.deltas[s] < 0 ? "minus" : "", "data-seat": String(s), text: signed(h.deltas[s]) }))));
+        continue;
+      }
+      const riichi = h.riichi.length ? ` · riichi ${h.riichi.map(plainName).join(", ")}` : "";
+      t.append(el("tr", { "data-hand": String(h.hand), class: "delta-row" },
+        el("td", { text: `${h.label}${h.honba ? `-${h.honba}` : ""}` }),
+        el("td", { class: "result", text: resultText(h) + riichi }),
+        ...SEATS.map((s) => el("td", { class: h.deltas[s] > 0 ? "plus" : h.deltas[s] < 0 ? "minus" : "", "data-seat": String(s), text: signed(h.deltas[s]) }))));
+      t.append(el("tr", { "data-hand": String(h.hand), class: "total-row" },
+        el("td", {}), el("td", { class: "hint", text: "scores after" }),
+        ...SEATS.map((s) => el("td", { "data-seat": String(s), text: String(h.scores_after[s]) }))));
+    }
+    const last = state.referee_log.length ? state.referee_log[state.referee_log.length - 1] : null;
+    $("h-undo").disabled = !last || !["manual_result", "chombo"].includes(last.action) || !tabAllowed("undo");
+  }
+  $("h-undo").addEventListener("click", () => startPreview("Undo the last result", "undo", { reason: "result entered wrongly" }));
+  $("h-correct").addEventListener("click", () => { openTab("correct"); $("c-scores").scrollIntoView({ block: "nearest" }); });
+
   // ------------------------------------------------------------------ the tile picker
   const radio = (name) => { const r = document.querySelector(`input[name="${name}"]:checked`); return r ? r.value : null; };
   function buildPalette() {
@@ -278,10 +386,48 @@
     for (const f of FLAGS) {
       $("t-flags").append(el("label", { class: "pill" }, el("input", { type: "checkbox", id: `t-flag-${f}` }), f.replace("_", " ")));
     }
-    for (const id of ["r-fu", "r-fu2"]) {
-      for (const fu of FU) $(id).append(el("option", { value: String(fu), text: String(fu) }));
-      $(id).value = "30";
+    for (const pick of document.querySelectorAll(".fupick")) {
+      const target = $(pick.dataset.for);
+      const draw = () => {
+        pick.replaceChildren();
+        for (const fu of FU) {
+          pick.append(el("button", { type: "button", class: target.value === String(fu) ? "on" : "", "data-fu": String(fu), text: String(fu), onclick: () => { target.value = String(fu); draw(); } }));
+        }
+      };
+      draw();
     }
+    YAKU.forEach(([name, closed, open], i) => {
+      $("y-list").append(el("label", { class: "pill", "data-yaku": name }, el("input", { type: "checkbox", id: `y-${i}` }), `${name} `, el("span", { class: "hint", text: closed >= 13 ? "yakuman" : open && open !== closed ? `${closed} (open ${open})` : open ? String(closed) : `${closed}, closed only` })));
+    });
+    $("y-box").addEventListener("change", yakuHan);
+    $("y-box").addEventListener("input", yakuHan);
+  }
+  // the checklist's count goes into the han (or the yakuman count) field
+  function yakuHan() {
+    const open = $("y-open").checked;
+    let han = 0, yakuman = 0;
+    const names = [];
+    YAKU.forEach(([name, closed, openHan], i) => {
+      const box = $(`y-${i}`);
+      const lbl = box.closest("label");
+      const allowed = !open || openHan > 0;
+      lbl.classList.toggle("barred", !allowed);
+      if (!box.checked || !allowed) return;
+      names.push(name);
+      if (closed >= 13) yakuman += 1;
+      else han += open ? openHan : closed;
+    });
+    const dora = Number.parseInt($("y-dora").value, 10) || 0;
+    if (yakuman) {
+      $("y-total").textContent = `${names.join(", ")}: ${yakuman}× yakuman`;
+      document.querySelector('input[name="r-mode"][value="yakuman"]').checked = true;
+      $("r-yakuman").value = String(yakuman);
+      for (const m of document.querySelectorAll("#panel-result .mode")) m.hidden = m.dataset.mode !== "yakuman";
+      return;
+    }
+    if (!names.length) { $("y-total").textContent = "No yaku ticked: a hand needs one (dora alone do not count)."; return; }
+    $("y-total").textContent = `${names.join(", ")}${dora ? ` + ${dora} dora` : ""} = ${han + dora} han`;
+    $("r-han").value = String(han + dora);
   }
   function addTile(name) {
     const target = radio("t-target");
@@ -329,6 +475,13 @@
       $("r-second-box").classList.toggle("off", radio("r-kind") !== "ron");
     });
   }
+  for (const r of document.querySelectorAll('input[name="d-kind"]')) {
+    r.addEventListener("change", () => {
+      const abortive = radio("d-kind") === "abortive";
+      $("d-abort").hidden = !abortive;
+      $("d-tenpai-row").hidden = abortive;
+    });
+  }
   for (const r of document.querySelectorAll('input[name="p-kind"]')) {
     r.addEventListener("change", () => { $("p-amounts").hidden = radio("p-kind") !== "penalty"; });
   }
@@ -337,6 +490,7 @@
   const int = (id) => Number.parseInt($(id).value, 10);
   const say = (cls, text) => { const r = $("reply"); r.className = "reply " + cls; r.textContent = text; };
 
+  const riichiList = () => [...(chosen["h-riichi"] || [])].sort();
   $("panel-result").addEventListener("submit", (ev) => {
     ev.preventDefault();
     const kind = radio("r-kind");
@@ -345,32 +499,47 @@
     if (win.winner == null) return say("error", "Choose the winner.");
     if (kind === "ron") {
       if (chosen["r-loser"] == null) return say("error", "Choose the seat that dealt in.");
+      if (chosen["r-loser"] === win.winner) return say("error", "The winner cannot be the seat that dealt in: pick the discarder.");
       win.loser = chosen["r-loser"];
     }
     let tiles;
     if (mode === "hanfu") { win.han = int("r-han"); win.fu = int("r-fu"); }
-    else if (mode === "yakuman") win.yakuman = int("r-yakuman");
+    else if (mode === "yakuman") {
+      win.yakuman = int("r-yakuman");
+      if (chosen["r-pao"] != null) win.pao = chosen["r-pao"];  // M 8-1, μ §67
+    }
     else if (mode === "points") win.points = int("r-points");
     else {
       if (picked.meldBuf.length) return say("error", "Finish the meld being picked (or clear it).");
       if (picked.win.length !== 1) return say("error", "Pick the winning tile.");
       const flags = {};
       for (const f of FLAGS) if ($(`t-flag-${f}`).checked) flags[f] = true;
+      // the riichi list of the hand says whether the winner declared
+      if (riichiList().includes(win.winner) && !flags.double_riichi) flags.riichi = true;
+      if (!riichiList().includes(win.winner)) { delete flags.riichi; delete flags.double_riichi; delete flags.ippatsu; }
       tiles = { hand: picked.hand, win_tile: picked.win[0], melds: picked.melds, dora: picked.dora, ura: picked.ura, flags };
     }
     const wins = [win];
     if (kind === "ron" && mode === "hanfu" && $("r-second").checked) {
       if (chosen["r-winner2"] == null) return say("error", "Choose the second winner.");
+      if (chosen["r-winner2"] === win.winner || chosen["r-winner2"] === win.loser) return say("error", "The second winner must be a third seat: neither the first winner nor the discarder.");
       wins.push({ winner: chosen["r-winner2"], loser: win.loser, han: int("r-han2"), fu: int("r-fu2") });
     }
     for (const w of wins) for (const [k, v] of Object.entries(w)) if (Number.isNaN(v)) return say("error", `${k}: enter a number`);
     const who = wins.map((w) => seatName(w.winner)).join(" + ");
-    startPreview(`${kind === "ron" ? "Ron" : "Tsumo"}: ${who}`, "manual_result", { kind, wins, reason: $("r-reason").value }, tiles);
+    startPreview(`${kind === "ron" ? "Ron" : "Tsumo"}: ${who}`, "manual_result", { kind, wins, riichi: riichiList(), reason: $("r-reason").value }, tiles);
   });
   $("panel-draw").addEventListener("submit", (ev) => {
     ev.preventDefault();
+    if (radio("d-kind") === "abortive") {
+      const abort = $("d-abort").value;
+      if (!abort) return say("error", "This ruleset has no abortive draws: record an exhaustive draw, or play the hand on.");
+      return startPreview(`Abortive draw: ${ABORT_WORDS[abort] || abort}`, "manual_result", { kind: "abortive", abort, riichi: riichiList(), reason: $("d-reason").value });
+    }
     const tenpai = [...chosen["d-tenpai"]].sort();
-    startPreview("Exhaustive draw", "manual_result", { kind: "exhaustive", tenpai, reason: $("d-reason").value });
+    const noten = riichiList().filter((s) => !tenpai.includes(s));
+    if (noten.length) return say("error", `${seatName(noten[0])} declared riichi but is not marked tenpai: mark the seat tenpai, or record the noten riichi as a chombo (Chombo tab).`);
+    startPreview("Exhaustive draw", "manual_result", { kind: "exhaustive", tenpai, riichi: riichiList(), reason: $("d-reason").value });
   });
   $("panel-penalty").addEventListener("submit", (ev) => {
     ev.preventDefault();
@@ -436,6 +605,7 @@
     const ids = SEATS.map((s) => $(`g-id-${s}`).value.trim());
     const args = { ruleset: $("g-ruleset").value, first_dealer: dealer, names };
     if ($("g-confirm-wins").checked) args.confirm_wins = true;
+    args.auto_hands = $("g-auto-hands").checked;
     startPreview("New game", "new_game", args, undefined, { player_ids: ids });
   });
 
@@ -503,6 +673,13 @@
     if (r.status === 200 && r.body.status === "ok") {
       closePreview();
       delete $("c-scores").dataset.dirty;
+      // a result is recorded: the next hand starts with clean forms
+      if (["manual_result", "chombo"].includes(p.body.name)) {
+        for (const id of ["r-winner", "r-loser", "r-winner2", "r-pao", "p-seat"]) chosen[id] = null;
+        chosen["d-tenpai"] = new Set();
+        if ($("r-second").checked) { $("r-second").checked = false; $("r-second-row").hidden = true; }
+        renderSeatPickers(true);
+      }
       say("ok", `Done: ${p.title} (input #${r.body.input_seq}${r.body.repeated ? ", already done" : ""}).`);
     } else {
       $("preview-confirm").disabled = false;

@@ -1,0 +1,103 @@
+"""The firmware's main loop on the Pico (``main.py`` calls :func:`main`).
+
+Every millisecond or so: read the link, poll the table's signals and the timed outputs, run
+the link's timers, write what the link produced, feed the watchdog. Nothing blocks: the TM1637
+writes are the longest step (~0.5 ms per display).
+"""
+
+import os
+import sys
+import time
+
+import machine
+
+from firmware import firmware_string
+from firmware.board import Board, Config
+from firmware.link import Link
+from firmware.table import Table
+from firmware.transport import UartTransport, UsbCdcTransport
+
+
+class Clock:
+    """Milliseconds since boot that never wrap (``time.ticks_ms`` wraps; the link compares
+    times by subtraction)."""
+
+    def __init__(self) -> None:
+        self._last = time.ticks_ms()
+        self._now = 0
+
+    def now(self) -> int:
+        tick = time.ticks_ms()
+        self._now += time.ticks_diff(tick, self._last)
+        self._last = tick
+        return self._now
+
+
+def platform() -> str:
+    """"rp2040" or "rp2350" (else the interpreter's platform: the host harness), for the
+    firmware string in ``welcome``."""
+    name = getattr(sys.implementation, "_machine", "")  # "Raspberry Pi Pico with RP2040"
+    if "RP2350" in name:
+        return "rp2350"
+    if "RP2040" in name:
+        return "rp2040"
+    return sys.platform
+
+
+def load_config(path: str = "/config.json") -> Config:
+    """The documented wiring, overridden by ``/config.json`` when the venue put one there."""
+    cfg = Config()
+    try:
+        import json
+
+        with open(path) as f:
+            cfg.update(json.load(f))
+    except OSError:
+        pass  # no config.json: the documented wiring
+    return cfg
+
+
+def boot_id() -> int:
+    """Random per boot (§7.4: a rebooted board must not be taken for the same one)."""
+    return int.from_bytes(os.urandom(4), "little") or 1
+
+
+def main(config_path: str = "/config.json") -> None:
+    """Run the table, unless the maintenance jumper (``Config.maintenance_pin`` to GND) is set at
+    power-up: then return and leave the USB REPL to ``mpremote`` (docs/firmware.md)."""
+    cfg = load_config(config_path)
+    pin = cfg.maintenance_pin
+    if pin is not None and machine.Pin(pin, machine.Pin.IN, machine.Pin.PULL_UP).value() == 0:
+        print(firmware_string(platform()) + ": maintenance jumper set, not running")
+        return
+    run(cfg)
+
+
+def run(cfg: Config) -> None:
+    from neopixel import NeoPixel
+
+    board = Board(machine, cfg, NeoPixel, time.sleep_us)
+    link = Link(boot_id(), board.capabilities(), firmware_string(platform()))
+    table = Table(link, board)
+    board.table = table
+    if cfg.transport == "uart":
+        transport: UartTransport | UsbCdcTransport = UartTransport(
+            machine, cfg.uart_id, cfg.uart_tx, cfg.uart_rx, cfg.baud)
+        table.on_log = print  # the USB REPL is free: log there
+    else:
+        transport = UsbCdcTransport()
+    clock = Clock()
+    table.attach(clock.now())
+    watchdog = machine.WDT(timeout=5000)  # a hung loop reboots the board (a new boot id)
+    while True:
+        now = clock.now()
+        data = transport.read()
+        if data:
+            table.receive(data, now)
+        table.tick(now)  # also polls the board's inputs and timed outputs
+        out = table.take_output()
+        if out:
+            transport.write(out)
+        watchdog.feed()
+        if not data:
+            time.sleep_ms(1)
