@@ -41,8 +41,14 @@ from daemon.errors import EventLogError
 
 FORMAT: Final = 1
 
-# Inputs carry read-only mappings (RefereeOverride.args) that states may keep: make them picklable.
-copyreg.pickle(types.MappingProxyType, lambda m: (types.MappingProxyType, (dict(m),)))
+
+def _mapping_proxy(items: dict[Any, Any]) -> types.MappingProxyType[Any, Any]:
+    return types.MappingProxyType(items)
+
+
+# Inputs carry read-only mappings (RefereeOverride.args) that states may keep: make them picklable
+# (rebuilt by a module function: pickle cannot name the ``mappingproxy`` type itself).
+copyreg.pickle(types.MappingProxyType, lambda m: (_mapping_proxy, (dict(m),)))
 
 _SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
