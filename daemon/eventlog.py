@@ -42,7 +42,6 @@ from daemon.errors import EventLogError
 FORMAT: Final = 1
 
 
-
 def _mapping_proxy(items: dict[Any, Any]) -> types.MappingProxyType[Any, Any]:
     """Rebuilds a read-only mapping from a checkpoint (pickle needs a named module function:
     ``types.MappingProxyType`` itself cannot be looked up by name)."""
