@@ -54,9 +54,11 @@ class Follower:
             self.messages.append((time.monotonic(), msg.topic, msg.payload))
 
     def payloads(self, suffix: str) -> list[tuple[float, dict[str, Any]]]:
+        """The public topic's payloads (``private/...`` only when the suffix names it)."""
+        private = "/private/" in suffix
         with self._lock:
             return [(t, json.loads(p)) for t, topic, p in self.messages
-                    if topic.endswith(suffix) and p]
+                    if topic.endswith(suffix) and p and ("/private/" in topic) == private]
 
     def close(self) -> None:
         self.client.loop_stop()
