@@ -37,7 +37,7 @@ PUBLIC: Final = frozenset({
 #: event types shown with some fields blanked (``None``): which fields are concealed
 REDACTED: Final[dict[str, tuple[str, ...]]] = {
     # the drawn tile: only the drawer sees it (its position in the wall is on the table)
-    "draw": ("tile",),
+    "draw": ("tile", "tile_mjai"),
     # expected/actual may name concealed tiles, waits or the drawn tile
     # (tile_not_in_hand, riichi_furiten, wrong_tile_drawn, kuikae ...)
     "violation": ("expected", "actual"),
@@ -92,8 +92,9 @@ def public_event(envelope: dict[str, Any]) -> dict[str, Any]:
 
 
 def public_snapshot(snap: dict[str, Any]) -> dict[str, Any]:
-    """The rules engine's table snapshot without the seats' furiten and the violations' values."""
-    out = dict(snap)
+    """The table's view model without its ``private`` part (concealed hands, drawn tiles,
+    furiten, waits: rules/table_view.py), the seats' furiten and the violations' values."""
+    out = {k: v for k, v in snap.items() if k != "private"}
     seats = snap.get("seats")
     if isinstance(seats, list):
         out["seats"] = [

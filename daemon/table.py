@@ -25,6 +25,7 @@ from daemon.engine import Engine
 from daemon.eventlog import CommandRow, EventLog, LinkPosition, Record
 from daemon.topics import SCHEMA_EVENT, Topics
 from rules.inputs import GameStart, Input, InputError, input_from_json, input_to_json
+from rules.table_state import TableState
 
 log = logging.getLogger("jantaku.table")
 
@@ -65,7 +66,7 @@ DAEMON_EVENTS: tuple[type, ...] = (DaemonBadInput, DaemonEngineError, Concealed)
 class CoreState:
     """Everything the fold carries (pickled in checkpoints)."""
 
-    table: Any
+    table: TableState
     clocks: dc.Clocks
     game: int = 0  # games started in this log (the ``game`` column and envelope field)
     hand: int | None = None  # the reducer's hand number (from its ``hand_started`` event)

@@ -37,7 +37,7 @@ from aiohttp import web
 from daemon import auth, bounded_json
 from daemon import clocks as dc
 from daemon.mqtt import Incoming
-from daemon.service import Service
+from daemon.port import TablePort
 from daemon.table import iso
 from daemon.topics import SCHEMA_COMMAND
 from daemon.web.console_actions import (
@@ -89,7 +89,7 @@ class Console:
 
     def __init__(
         self,
-        service: Service,
+        service: TablePort,
         settings: ConsoleSettings | None = None,
         *,
         clock: Clock = time.monotonic,
@@ -152,7 +152,9 @@ class Console:
             if game > 0:
                 recs = await svc.db(lambda: list(svc.eventlog.records(after=after, game=game)))
                 self.history.feed(recs)
-            return self.history.rows() if game > 0 else []
+            rs = getattr(svc.core.state.table, "ruleset", None)
+            stick = rs.riichi.deposit if rs is not None else 0
+            return self.history.rows(stick) if game > 0 else []
 
     def ruleset_info(self) -> dict[str, Any] | None:
         """What the forms need to know of the game's ruleset (which draws, pao, riichi)."""

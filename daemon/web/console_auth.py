@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 
 from daemon import auth
 from daemon.config import RefereeUser
+from daemon.errors import DaemonError
 
 Clock = Callable[[], float]
 
@@ -86,7 +87,7 @@ def _buckets(keys: tuple[str, ...], max_failures: int) -> list[tuple[str, int]]:
     return out
 
 
-class LoginRefused(Exception):
+class LoginRefused(DaemonError, PermissionError):
     """A login refused; ``retry_after`` seconds when it is the rate limit."""
 
     def __init__(self, message: str, retry_after: float | None = None) -> None:
