@@ -247,3 +247,19 @@ def test_a_point_chombo_can_bust_where_a_bust_ends_the_game() -> None:
     plain = dataclasses.replace(rs, game=MU.game)
     q = advance(plain, p, outcome, settle(plain, outcome))
     assert not q.finished and where(q) == where(p)
+
+
+def test_mu_24_east_and_south_and_43_2_deposits_stay_on_a_draw() -> None:
+    """μ §24: a game ends when every seat has dealt twice (East and South); μ §43(2): at a draw
+    the riichi deposit stays on the table for the next winner."""
+    p = start_game(MU, Seat.S0)
+    assert p.rounds == 2
+    p = draw(MU, p, Seat.S1, riichi=(Seat.S1,))
+    assert p.deposits == 1 and where(p) == ("E", 2, 1, 1)  # the noten dealer passes the deal
+    q = ron(MU, p, Seat.S2, Seat.S3)
+    assert q.deposits == 0  # the next winner takes it
+    p = dataclasses.replace(p, round_wind=Wind.SOUTH, hand_in_round=3, dealer=Seat.S3)
+    q = ron(MU, p, Seat.S1, Seat.S0)
+    assert q.finished and q.end_reason == "last_hand"
+    p = dataclasses.replace(p, round_wind=Wind.EAST, hand_in_round=3, dealer=Seat.S3)
+    assert not ron(MU, p, Seat.S1, Seat.S0).finished  # after East 4 comes South 1

@@ -139,3 +139,14 @@ def test_mu_34_71_22_the_sea_floor_and_the_draw() -> None:
     ended = h.ended()
     assert ended["settlement"]["deltas"] == [-1000, 3000, -1000, -1000]
     assert ended["next"]["dealer"] == 1  # the dealer (S0) was noten: the deal passes
+
+
+def test_mu_29_at_most_four_kans() -> None:
+    """μ §29: four kans at most in a hand; a fifth is refused."""
+    assert load_ruleset(MU).calls.max_kans == 4
+    h = Hand(MU, hands={S0: "1111m2222m3333m4m"}, draws="4m", rinshan="4m4m5z6z")
+    for kind in ("1m", "2m", "3m", "4m"):
+        h.send(Ankan(S0, h.four(S0, kind)))
+        h.rinshan(S0)
+    assert h.h.kans == 4
+    rejected(h, Ankan(S0), "fifth_kan", article="μ §29")

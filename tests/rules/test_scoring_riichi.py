@@ -343,3 +343,12 @@ def test_malformed_melds_are_refused() -> None:
     )
     with pytest.raises(ScoringError, match="of a kind"):
         riichi_hand(M, win, ctx())
+
+
+def test_m_1_2_2_2_6_4_a_red_five_is_a_dora() -> None:
+    """M 1-2-2: one red five of each suit in the set; M 2-6-4: each counts as a dora."""
+    win = win_from_text("234m567p678s34p05s", "2p", winner=Seat.S2, loser=Seat.S1)
+    red = riichi_hand(M, win, ctx(aka=True))
+    plain = riichi_hand(M, win, ctx(aka=False))
+    assert dict(red.yaku).get("Aka Dora") == 1 and "Aka Dora" not in dict(plain.yaku)
+    assert red.han == plain.han + 1
