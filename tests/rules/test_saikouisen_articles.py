@@ -8,14 +8,19 @@ from test_violations import TENPAI, recorded, rejected
 from test_wmc_articles import _to_the_sea_floor
 
 from rules.inputs import (
+    Ankan,
     Call,
     Discard,
     Draw,
     ExhaustiveDraw,
     HandStart,
+    IndicatorShown,
+    Kakan,
     RefereeOverride,
     RinshanDraw,
     Ron,
+    Tsumo,
+    WinShown,
 )
 
 S = "saikouisen"
@@ -111,3 +116,58 @@ def test_s_27_6_no_hand_after_the_game() -> None:
     h.send(RefereeOverride(action="end_game"))
     assert h.state.game_over
     rejected(h, HandStart(), "game_over", article="S §27-6")
+
+
+def test_s_43_4_the_kan_stands_once_its_indicator_is_turned() -> None:
+    """S §43-4: a kan is established when its indicator is turned: the added tile can no longer
+    be robbed (the same chankan is taken before it, test_violations.py)."""
+    h = Hand(S, hands={S0: "1m456p789s11223z", S1: "11m234p", S2: "23m456p789s11333z"},
+             draws="9p" + "2p" + "3s3s" + "1m", rinshan="5z", kan_dora="6z")
+    h.draw(S0)
+    h.discard(S0, "1m")
+    h.send(Call(S1, "pon", h.tiles(S1, "11m")))
+    h.discard(S1, "2p")
+    h.go_around(S2, 3)
+    h.draw(S1)
+    h.send(Kakan(S1, h.tile(S1, "1m")))
+    assert h.h.kan_window is not None  # robbable now
+    h.send(IndicatorShown())
+    assert h.h.kan_window is None
+    ev = h.send(Ron(S2))
+    assert "win_declared" not in h.types(ev) and h.codes(ev) == ["call_after_draw"]
+
+
+def test_s_45_14_a_hand_start_that_disagrees_with_the_game() -> None:
+    """S §45-14: a hand start whose dealer differs from the game's is recorded; the game's own
+    dealer stands."""
+    h = Hand(S, hands={S0: TENPAI}, draws="1z")  # the dealer's 14th completes it
+    h.send(Tsumo(S0))
+    assert "hand_ended" in h.types()
+    v = recorded(h, HandStart(dealer=S2), "progress_mismatch", article="S §45-14")
+    assert v["actual"] == {"dealer": 2} and h.h.dealer == S0
+
+
+def test_s_45_12_a_shown_win_that_differs_from_the_known_hand() -> None:
+    """S §45-12: the hand shown at a win is checked against the tiles the sensors saw; a
+    difference is recorded for the referee, the shown hand is scored."""
+    h = Hand(S, hands={S0: TENPAI}, draws="1z", confirm_wins=True)
+    h.send(Tsumo(S0))
+    known = h.h.seats[S0].concealed
+    assert known is not None
+    other = next(t for t in h.wall[60:] if t.kind.mjai == "4m")
+    shown = tuple(sorted([*(t for t in known if t.kind.mjai != "1m"), other]))
+    recorded(h, WinShown(S0, shown, known[-1]), "win_shown_mismatch", article="S §45-12")
+    h.send(RefereeOverride("confirm_win"))
+    assert h.ended()["outcome"]["wins"][0]["hand"] == [t.id for t in shown]
+
+
+def test_s_12_2_3_the_replacement_tiles_come_from_the_dead_wall_end() -> None:
+    """S §12-2,3: after a kan the replacement tile is the dead wall's last stack, upper first."""
+    from rules.wall import Wall
+
+    assert Wall.RINSHAN == (134, 135, 132, 133)
+    h = Hand(S, hands={S0: "1111m456p789s112z"}, draws="5z", rinshan="6z")
+    h.send(Ankan(S0, h.four(S0, "1m")))
+    h.rinshan(S0)
+    drawn = h.h.seats[S0].drawn
+    assert drawn is not None and drawn == h.wall[Wall.RINSHAN[0]]  # the 6z put there

@@ -206,6 +206,8 @@ def test_pao_is_ignored_when_the_hand_lacks_the_yakuman() -> None:
     ],
 )
 def test_tenpai_payments_s_52_8(tenpai: tuple[Seat, ...], deltas: tuple[int, ...]) -> None:
+    """S §52-8: 3,000 from the noten seats to the tenpai ones (none if all or none are tenpai);
+    S §39-11: the deposits stay on the table."""
     for ruleset in (S, M, MU, T):
         s = settle(ruleset, HandOutcome("exhaustive", ctx(deposits=2), tenpai=tenpai))
         assert s.deltas == deltas and s.deposits_after == 2 and s.kind == "exhaustive"
