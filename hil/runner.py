@@ -51,7 +51,7 @@ from drivers.tiles.places import Place, Zone
 from hil.rig import Rig, physical_manifest
 from hil.simulator import GameSimulator, Step
 from rules import inputs as ri
-from rules.events import Event
+from rules.events import Event, GameStarted
 from rules.ruleset import Ruleset, load_ruleset
 from rules.seats import SEATS, Seat
 from rules.tiles import Tile
@@ -101,6 +101,7 @@ def _normalised(event: dict[str, Any]) -> dict[str, Any]:
         return event
     context = dict(outcome.get("context") or {})
     context.pop("ura_indicators", None)
+    context.pop("ura_indicators_mjai", None)
     return {**event, "outcome": {**outcome, "context": context}}
 
 
@@ -323,6 +324,7 @@ class HilRunner:
         self.speed = speed
         self.before, self.after, self.replace = before, after, replace
         self.sim_events: list[dict[str, Any]] = []
+        self._sim_aka = True
         self._wall: tuple[Tile, ...] = ()
         self._last_discard: Tile | None = None
         self._riichi: set[Seat] = set()
@@ -373,7 +375,10 @@ class HilRunner:
                 await self._press_late()  # after the next seat's discard
             if self.after is not None:
                 await _maybe(self.after(self, p))
-            self.sim_events.extend(e.to_json() for e in step.events)
+            for e in step.events:
+                if isinstance(e, GameStarted):  # tile names follow the game's red fives
+                    self._sim_aka = e.aka
+                self.sim_events.append(e.to_json(aka=self._sim_aka))
 
     async def perform(self, step: Step, following: Step | None) -> None:
         """The device actions that make the daemon see ``step.input``."""

@@ -72,6 +72,12 @@ class RecordedWin:
     yakuman: int = 0  # yakuman count (double yakuman = 2)
     points_text: str | None = None
     yaku: tuple[tuple[str, int], ...] = ()  # (name as recorded, han; yakuman: 13 per yakuman)
+    # An engine result's point text in Tenhou's words (``30符3飜1000-2000点``), for the
+    # tenhou.net/6 exporter; a record's own text is ``points_text``.
+    tenhou_text: str | None = field(default=None, compare=False)
+    # The engine's result (yaku named by the scorer, for the exporter to put in Tenhou's words);
+    # False: the record's own, written back as it came.
+    from_engine: bool = field(default=False, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -153,3 +159,5 @@ class ImportedRecord:
     # Record-level values an exporter writes back as they came (tenhou.net/6: ver, ref, dan,
     # rate, sx, lobby, ratingc, rule): they are not the engine's to compute.
     source_meta: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    # The record's final pt per seat (tenhou.net/6 ``sc``), kept for the exporter.
+    final_pt: tuple[float, float, float, float] | None = None

@@ -295,3 +295,15 @@ def test_s_54_2_a_chombo_replays_the_hand() -> None:
     q = advance(S, p, outcome, settle(S, outcome))
     assert where(q) == where(p) and q.hands_played == p.hands_played + 1
     assert q.pt_adjustments[Seat.S2] < 0
+
+
+def test_an_abortive_draw_at_all_last_never_ends_the_game_tenhou() -> None:
+    """Issue 17 B14 (the external engine, Tenhou rules): the all-last dealer stop follows a win
+    or a tenpai renchan only; an abortive draw keeps the deal and the game goes on (before, a
+    sole-top dealer's nine-terminals draw ended it)."""
+    p = south_four(T, (30000, 20000, 15000, 35000))
+    for kind in ("nine_terminals", "four_winds", "four_riichi", "four_kans", "triple_ron"):
+        outcome = HandOutcome("abortive", context(p), abort_kind=kind)  # type: ignore[arg-type]
+        q = advance(T, p, outcome, settle(T, outcome))
+        assert not q.finished, kind
+        assert where(q) == ("S", 4, 3, p.honba + 1), kind

@@ -67,11 +67,14 @@ def test_mu_70_turn_order_sanctions() -> None:
 
 
 def test_mu_72_a_dead_hand_makes_no_call_and_no_win() -> None:
-    """μ §70, §72: a dead hand (after a sanction) calls nothing and cannot win."""
+    """μ §70, §72: a dead hand (after a sanction) calls nothing; the attempt is a full chombo
+    (μ §70, rules/reducer/sanctions.py)."""
     h = Hand(MU, hands={S0: DEALER_DISCARD, S2: "1p1p"})
     recorded(h, Draw(S2), "draw_out_of_turn")
     h.discard(S0, "1p")
-    rejected(h, Call(S2, "pon", h.tiles(S2, "1p1p")), "dead_hand_call", article="μ §70, §72")
+    v = recorded(h, Call(S2, "pon", h.tiles(S2, "1p1p")), "dead_hand_call", article="μ §70, §72")
+    assert v["sanction"] == "rejected"
+    assert h.ended()["outcome"]["kind"] == "chombo"
 
 
 def test_mu_26_27_33_calls() -> None:

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rules.inputs import GameStart, Input, RefereeOverride
+from rules.inputs import GameStart, HandStart, Input, RefereeOverride
 from rules.reducer import new_table, reduce
 from rules.seats import Seat
 from rules.table_state import TableState
@@ -115,3 +115,12 @@ def test_seats_swap_before_anything_happened_in_the_hand_that_began_by_itself() 
     assert [s["score"] for s in t.snapshot()["seats"]] == [20000, 30000, 25000, 25000]
     t, evs = reduce(t, ref("undo_last"))
     assert [s["score"] for s in t.snapshot()["seats"]] == [30000, 20000, 25000, 25000]
+
+
+def test_a_start_button_on_a_hand_that_began_by_itself_is_that_hand() -> None:
+    """Sensors switched off on a table that still has its start button: no second hand."""
+    t, _ = fold([start()])
+    t, evs = reduce(t, HandStart())
+    assert not rejected([e.to_json() for e in evs]) and t.hands == 1
+    t, evs = reduce(t, ref("manual_result", kind="exhaustive", tenpai=[]))
+    assert t.hands == 2 and t.snapshot()["dealer"] == 1
