@@ -106,3 +106,14 @@ def test_m_3_11_2_4_5_tenpai_at_the_draw() -> None:
     assert [v["article"] for v in h.violations(ev) if v["code"] == "false_tenpai"] == \
         ["M 3-11-2,4"]
     assert h.ended()["settlement"]["deltas"] == [-1000, 3000, -1000, -1000]
+
+
+def test_m_7_2_7_3_a_dead_hand_calls_nothing() -> None:
+    """M 7-2, 7-3: a hand made dead (here by a draw out of turn) may not call; the attempt is
+    refused, and as M 7-2-1 has it the offence becomes a chombo."""
+    h = Hand(M, hands={S0: "1p" + "23456789m1234z", S2: "1p1p"})
+    h.draw(S0)
+    recorded(h, Draw(S2), "draw_out_of_turn")
+    h.discard(S0, "1p")
+    recorded(h, Call(S2, "pon", h.tiles(S2, "1p1p")), "dead_hand_call", article="M 7-2, 7-3")
+    assert h.ended()["outcome"]["kind"] == "chombo"
