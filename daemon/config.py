@@ -115,7 +115,7 @@ class MqttConfig:
 
 @dataclass(frozen=True, slots=True)
 class TableLinkConfig:
-    kind: Literal["serial", "usb", "gpio", "simulator", "none"]
+    kind: Literal["serial", "usb", "gpio", "none"]
     path: Path | None = None  # serial
     baud: int = 115200  # serial
     vid: int | None = None  # usb
@@ -191,6 +191,10 @@ class WebConfig:
     lockout_seconds: float = 5 * 60.0
     #: > 0: also serve the spectator feed (players' hands) this many seconds behind the table
     spectator_delay_seconds: float = 0.0
+    #: also serve the multi-table scoreboard from the venue broker (docs/overlay.md)
+    scoreboard: bool = False
+    #: the tables on it, in this order (empty: every table on the broker, by id)
+    scoreboard_tables: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -381,7 +385,8 @@ def _is_pin(v: object) -> bool:
 
 
 def _table_link(sec: _Section) -> TableLinkConfig:
-    kind = sec.choice("kind", ("serial", "usb", "gpio", "simulator", "none"))
+    # no "simulator": the demo and the HIL rig run the emulator on a pty and name it as "serial"
+    kind = sec.choice("kind", ("serial", "usb", "gpio", "none"))
     if kind == "serial":
         path = sec.path("path")
         baud = sec.int_("baud", 1200, 4_000_000, 115200)
@@ -500,6 +505,17 @@ def _referee(sec: _Section | None) -> RefereeConfig:
 MIN_SPECTATOR_DELAY_S = 10.0
 
 
+def _table_ids(sec: _Section, key: str) -> tuple[str, ...]:
+    raw = sec.get(
+        key,
+        lambda v: isinstance(v, list)
+        and all(isinstance(x, str) and TABLE_ID.fullmatch(x) for x in v),
+        "a list of table ids (1..32 of a-z 0-9 _ -)",
+        [],
+    )
+    return tuple(raw)
+
+
 def _web(sec: _Section | None) -> WebConfig | None:
     if sec is None:
         return None
@@ -516,6 +532,8 @@ def _web(sec: _Section | None) -> WebConfig | None:
         max_login_failures=sec.int_("max_login_failures", 1, 1000, d.max_login_failures),
         lockout_seconds=sec.float_("lockout_seconds", 1.0, 86400.0, d.lockout_seconds),
         spectator_delay_seconds=sec.float_("spectator_delay_seconds", 0.0, 3600.0, 0.0),
+        scoreboard=sec.bool_("scoreboard", False),
+        scoreboard_tables=_table_ids(sec, "scoreboard_tables"),
     )
     sec.done()
     if (cfg.tls_cert is None) != (cfg.tls_key is None):

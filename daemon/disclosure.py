@@ -19,7 +19,11 @@ is classified here; tests/daemon/test_hostile_disclosure.py fails on an unclassi
 
 from __future__ import annotations
 
-from typing import Any, Final
+from dataclasses import dataclass
+from typing import Any, ClassVar, Final
+
+#: the rules events' tile fields have a twin with the mjai name (rules/events.py)
+MJAI_SUFFIX: Final = "_mjai"
 
 #: event types that carry no concealed fact
 PUBLIC: Final = frozenset({
@@ -33,7 +37,7 @@ PUBLIC: Final = frozenset({
 #: event types shown with some fields blanked (``None``): which fields are concealed
 REDACTED: Final[dict[str, tuple[str, ...]]] = {
     # the drawn tile: only the drawer sees it (its position in the wall is on the table)
-    "draw": ("tile",),
+    "draw": ("tile", "tile_mjai"),
     # expected/actual may name concealed tiles, waits or the drawn tile
     # (tile_not_in_hand, riichi_furiten, wrong_tile_drawn, kuikae ...)
     "violation": ("expected", "actual"),
@@ -43,6 +47,17 @@ REDACTED: Final[dict[str, tuple[str, ...]]] = {
 }
 #: the type a wholly concealed event has on ``events`` (furiten, and any type not listed above)
 CONCEALED: Final = "concealed"
+
+
+@dataclass(frozen=True, slots=True)
+class Concealed:
+    """What ``events`` carries for a wholly concealed event (its ``seq`` kept; daemon/schema_gen
+    types its ``data``)."""
+
+    TYPE: ClassVar[str] = CONCEALED
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.TYPE}
 
 
 def public_type(event_type: str) -> str:
@@ -56,11 +71,12 @@ def public_data(data: dict[str, Any]) -> dict[str, Any]:
     kind = str(data.get("type", ""))
     shown = public_type(kind)
     if shown == CONCEALED:
-        return {"type": CONCEALED}
+        return Concealed().to_json()
     hidden = REDACTED.get(kind, ())
     if not hidden:
         return data
-    return {k: (None if k in hidden else v) for k, v in data.items()}
+    blank = set(hidden) | {k + MJAI_SUFFIX for k in hidden}
+    return {k: (None if k in blank else v) for k, v in data.items()}
 
 
 def public_event(envelope: dict[str, Any]) -> dict[str, Any]:
@@ -76,8 +92,9 @@ def public_event(envelope: dict[str, Any]) -> dict[str, Any]:
 
 
 def public_snapshot(snap: dict[str, Any]) -> dict[str, Any]:
-    """The rules engine's table snapshot without the seats' furiten and the violations' values."""
-    out = dict(snap)
+    """The table's view model without its ``private`` part (concealed hands, drawn tiles,
+    furiten, waits: rules/table_view.py), the seats' furiten and the violations' values."""
+    out = {k: v for k, v in snap.items() if k != "private"}
     seats = snap.get("seats")
     if isinstance(seats, list):
         out["seats"] = [

@@ -22,6 +22,7 @@ from enum import Enum
 from typing import Any, Literal, is_typeddict
 
 from daemon import clocks as dc
+from daemon import disclosure
 from daemon.table import DAEMON_EVENTS
 from rules import events as ev
 from rules.outcome import Meld
@@ -184,6 +185,13 @@ def data_schemas(gen: Generator) -> dict[str, dict[str, Any]]:
     for dcls in DAEMON_EVENTS:
         name = typing.cast(str, dcls.TYPE)  # type: ignore[attr-defined]
         out[name] = gen.obj(dcls, head={"type": {"const": name}})
+    # On the public ``events`` topic a wholly concealed event (furiten, an unclassified type)
+    # keeps its seq with nothing but this type (daemon/disclosure.py).
+    out[disclosure.CONCEALED] = {
+        "type": "object", "required": ["type"], "additionalProperties": False,
+        "properties": {"type": {"const": disclosure.CONCEALED}},
+        "description": "a concealed event on the public topic (daemon/disclosure.py)",
+    }
     return dict(sorted(out.items()))
 
 

@@ -28,9 +28,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
+from rules.errors import RulesError
+from rules.evolve import replace
 from rules.outcome import HandOutcome
 from rules.ruleset import Ruleset
 from rules.seats import SEATS, Seat, Wind
@@ -38,7 +40,7 @@ from rules.settlement import Settlement
 from rules.standings import Standings, compute_standings
 
 
-class GameFlowError(ValueError):
+class GameFlowError(RulesError, ValueError):
     """A game state that cannot advance (a finished game, a bad start)."""
 
 

@@ -20,12 +20,13 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
 
+from rules.errors import RulesError
 from rules.timers import TimerRules
 
 BUILTIN = ("saikouisen", "saikouisen-classic", "mleague", "mu", "wmc", "tenhou")
 
 
-class RulesetError(ValueError):
+class RulesetError(RulesError, ValueError):
     """A ruleset file that cannot be used; the message names the file and the key."""
 
 

@@ -12,11 +12,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from rules.events import Violation, encode, outcome_to_json
+from rules.events import Violation, encode
 from rules.game_flow import GameProgress
 from rules.outcome import HandOutcome, Meld, Win
 from rules.ruleset import Ruleset
-from rules.seats import SEATS, Seat, Wind
+from rules.seats import Seat, Wind
 from rules.tiles import Tile
 from rules.wall import TILES, Break, Position, Wall
 
@@ -55,7 +55,8 @@ class RiverTile:
         }
 
 
-@dataclass(frozen=True, slots=True)
+# no __slots__: rules.evolve copies the instance dict in one C call, the hot path of a replay
+@dataclass(frozen=True)
 class SeatState:
     concealed: tuple[Tile, ...] | None = None  # None: the tiles are not known
     count: int = 0  # concealed tiles held (always known)
@@ -125,7 +126,8 @@ class PendingWin:
     win: Win  # flags filled at the declaration; hand/melds completed at settlement
 
 
-@dataclass(frozen=True, slots=True)
+# no __slots__: rules.evolve copies the instance dict in one C call, the hot path of a replay
+@dataclass(frozen=True)
 class HandState:
     number: int
     dealer: Seat
@@ -196,7 +198,8 @@ class RefereeRecord:
     compensation: Mapping[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
+# no __slots__: rules.evolve copies the instance dict in one C call, the hot path of a replay
+@dataclass(frozen=True)
 class TableState:
     ruleset: Ruleset | None = None
     game: GameInfo | None = None
@@ -210,65 +213,8 @@ class TableState:
     game_over: bool = False
 
     def snapshot(self) -> dict[str, Any]:
-        """The JSON view for displays and MQTT retained state."""
-        rs, g, p, h = self.ruleset, self.game, self.progress, self.hand
-        out: dict[str, Any] = {
-            "seq": self.seq,
-            "game": None if g is None else g.number,
-            "hand": None if h is None else h.number,
-            "ruleset": None if rs is None else rs.name,
-            "game_over": self.game_over,
-        }
-        dealer = h.dealer if h is not None else (p.dealer if p is not None else None)
-        scores = h.scores if h is not None and h.step != "ended" else (
-            p.scores if p is not None else None
-        )
-        seats = []
-        for s in SEATS:
-            st = h.seats[s] if h is not None else None
-            seats.append(
-                {
-                    "seat": int(s),
-                    "name": "" if g is None else g.names[s],
-                    "wind": None if dealer is None else s.wind(dealer).mjai,
-                    "score": None if scores is None else scores[s],
-                    "riichi": None if st is None else st.riichi,
-                    "furiten": None if st is None else (st.furiten_temp or st.furiten_riichi),
-                    "dead": None if st is None else st.dead,
-                    "count": None if st is None else st.count,
-                    "melds": [] if st is None else encode(st.melds),
-                    "river": [] if st is None else [r.to_json() for r in st.river],
-                }
-            )
-        out["seats"] = seats
-        out["dealer"] = None if dealer is None else int(dealer)
-        if h is not None:
-            out.update(
-                round_wind=h.round_wind.mjai,
-                hand_in_round=h.hand_in_round,
-                # Once the hand has ended the table shows what the next hand starts with (the
-                # winner took the sticks; a renchan or draw added a honba), as the scores do.
-                honba=p.honba if (h.step == "ended" and p is not None) else h.honba,
-                deposits=p.deposits if (h.step == "ended" and p is not None) else h.deposits,
-                step=h.step,
-                turn=int(h.turn),
-                **{"break": None if h.brk is None else h.brk.to_json()},
-                rolls=[[int(seat), list(dice)] for seat, dice in h.rolls],
-                dora_indicators=[encode(i.tile) for i in h.indicators],
-                dora_positions=[encode(i.position) for i in h.indicators],
-                live_left=h.live_left() if h.dealt else None,
-                kans=h.kans,
-            )
-        elif p is not None:
-            out.update(
-                round_wind=p.round_wind.mjai,
-                hand_in_round=p.hand_in_round,
-                honba=p.honba,
-                deposits=p.deposits,
-                step=None,
-            )
-        out["open_violations"] = [v.to_json() for v in self.open_violations]
-        out["last_result"] = None if self.last_result is None else dict(self.last_result)
-        if h is not None and h.outcome is not None:
-            out["outcome"] = outcome_to_json(h.outcome)
-        return out
+        """The table's one view model (:mod:`rules.table_view`): MQTT state, overlay, displays
+        and console all read it; concealed facts only under ``private``."""
+        from rules.table_view import table_view  # the view reads this module's types
+
+        return table_view(self)

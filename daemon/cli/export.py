@@ -45,12 +45,9 @@ def main(argv: Sequence[str]) -> int:
     from rules.records import RecordError, import_record
     from rules.records.export import ExportError, export_mjai, export_tenhou6, hands_from_events
     from rules.records.replay import replay
-    from rules.ruleset import RulesetError, load_ruleset
+    from rules.ruleset import load_ruleset
 
-    try:
-        ruleset = load_ruleset(args.ruleset)
-    except RulesetError as exc:
-        return _fail(str(exc))
+    ruleset = load_ruleset(args.ruleset)  # a RulesetError: one line, exit 2 (daemon.cli)
     try:
         text = read_text(args.file)
     except (OSError, UnicodeDecodeError, EOFError) as exc:

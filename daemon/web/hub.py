@@ -11,6 +11,8 @@ import asyncio
 import json
 from typing import Any
 
+from daemon.web.view import hold_standings
+
 
 class ViewHub:
     def __init__(self, initial: dict[str, Any] | None = None) -> None:
@@ -32,6 +34,7 @@ class ViewHub:
         return self._text
 
     async def publish(self, view: dict[str, Any]) -> None:
+        view = hold_standings(self._view, view)
         text = json.dumps(view, ensure_ascii=False, separators=(",", ":"))
         if text == self._text:
             return

@@ -1,9 +1,10 @@
 """The daemon's web front end at run time: the overlay and the referee console on one server, fed
 from the service's table state.
 
-The publisher builds the overlay view (``daemon/web/view.py``) whenever the applied event sequence
-moves, and at least every ``CLOCK_TICK_S`` while clocks run, so WMC clocks tick on the overlay
-without an event. The view is complete each time: the hub drops identical ones.
+The publisher presents the table's view model as the overlay view (``daemon/web/view.py``)
+whenever the applied event sequence moves, and at least every ``CLOCK_TICK_S`` while clocks run,
+so WMC clocks tick on the overlay without an event. The view is complete each time: the hub
+drops identical ones.
 """
 
 from __future__ import annotations
@@ -22,16 +23,18 @@ from daemon.web.view import overlay_view
 
 if TYPE_CHECKING:
     from daemon.config import WebConfig
-    from daemon.service import Service
+    from daemon.port import TablePort
+    from daemon.web.console import Console
 
 log = logging.getLogger("jantaku.web")
 CLOCK_TICK_S = 0.2
 
 
-def current_view(service: Service, table: str, *, hands: bool = False) -> dict[str, Any]:
+def current_view(service: TablePort, table: str, *, hands: bool = False) -> dict[str, Any]:
     state = service.core.state
     clocks = dc.view_json(state.clocks, time.monotonic_ns())
-    return overlay_view(state.table, table=table, clocks=clocks, seq=state.event_seq,
+    # the view model built once for the applied input (TableCore caches it per state)
+    return overlay_view(service.core.snapshot(), table=table, clocks=clocks, seq=state.event_seq,
                         hands=hands)
 
 
@@ -43,7 +46,7 @@ def _ssl_context(cfg: WebConfig) -> ssl.SSLContext | None:
     return ctx
 
 
-async def run_web(service: Service, cfg: WebConfig, table: str) -> None:
+async def run_web(service: TablePort, cfg: WebConfig, table: str) -> None:
     """Serve the overlay and the console until cancelled."""
     from daemon.web.console import Console
     from daemon.web.console_auth import ConsoleSettings
@@ -64,8 +67,29 @@ async def run_web(service: Service, cfg: WebConfig, table: str) -> None:
         # due the spectator feed shows the table as it was at start, without hands.
         spectator = ViewHub(current_view(service, table))
         delay = DelayLine(cfg.spectator_delay_seconds)
+    tables: ViewHub | None = None
+    board_task: asyncio.Task[None] | None = None
+    if cfg.scoreboard:
+        from daemon.web.scoreboard import SCHEMA, follow
+
+        tables = ViewHub({"schema": SCHEMA, "tables": []})
+        board_task = asyncio.create_task(
+            follow(service.config.mqtt, tables, cfg.scoreboard_tables,
+                   f"jantaku-{table}-scoreboard"),
+            name="scoreboard",
+        )
+    try:
+        await _serve(service, cfg, table, hub, console, spectator, delay, tables)
+    finally:
+        if board_task is not None:
+            board_task.cancel()
+
+
+async def _serve(service: TablePort, cfg: WebConfig, table: str, hub: ViewHub, console: Console,
+                 spectator: ViewHub | None, delay: DelayLine | None,
+                 tables: ViewHub | None) -> None:
     async with serve(hub, cfg.host, cfg.port, console=console, ssl_context=_ssl_context(cfg),
-                     spectator=spectator) as port:
+                     spectator=spectator, tables=tables) as port:
         scheme = "https" if cfg.tls_cert is not None else "http"
         log.info("web server up", extra={"fields": {
             "overlay": f"{scheme}://{cfg.host}:{port}/overlay/",

@@ -27,6 +27,8 @@ STATIC = Path(str(resources.files("daemon") / "web" / "static"))
 HUB_KEY: web.AppKey[ViewHub] = web.AppKey("hub", ViewHub)
 #: the delayed spectator feed (hands shown), only when the venue configures a broadcast delay
 SPECTATOR_KEY: web.AppKey[ViewHub] = web.AppKey("spectator", ViewHub)
+#: the multi-table scoreboard (daemon/web/scoreboard.py), only when configured
+TABLES_KEY: web.AppKey[ViewHub] = web.AppKey("tables", ViewHub)
 #: the open SSE streams, ended at shutdown (a stream otherwise waits on the hub for ever)
 STREAMS_KEY: web.AppKey[set[asyncio.Task[object]]] = web.AppKey("streams")
 KEEPALIVE_S = 15.0
@@ -41,7 +43,8 @@ async def _overlay_index(request: web.Request) -> web.StreamResponse:
 
 
 def _hub(request: web.Request) -> ViewHub:
-    key = SPECTATOR_KEY if request.match_info.get("feed") == "spectator/" else HUB_KEY
+    feed = request.match_info.get("feed")
+    key = SPECTATOR_KEY if feed == "spectator/" else TABLES_KEY if feed == "tables/" else HUB_KEY
     return request.app[key]
 
 
@@ -93,10 +96,12 @@ async def _end_streams(app: web.Application) -> None:
 
 
 def make_app(
-    hub: ViewHub, console: Console | None = None, spectator: ViewHub | None = None
+    hub: ViewHub, console: Console | None = None, spectator: ViewHub | None = None,
+    tables: ViewHub | None = None,
 ) -> web.Application:
     """The overlay routes; with ``console``, the referee console under ``/console/`` too; with
-    ``spectator``, the delayed feed with hands under ``/api/spectator/``."""
+    ``spectator``, the delayed feed with hands under ``/api/spectator/``; with ``tables``, the
+    multi-table scoreboard under ``/api/tables/``."""
     app = web.Application()
     app[HUB_KEY] = hub
     app[STREAMS_KEY] = set()
@@ -111,6 +116,10 @@ def make_app(
         app[SPECTATOR_KEY] = spectator
         app.router.add_get("/api/{feed:spectator/}view", _view)
         app.router.add_get("/api/{feed:spectator/}stream", _stream)
+    if tables is not None:
+        app[TABLES_KEY] = tables
+        app.router.add_get("/api/{feed:tables/}view", _view)
+        app.router.add_get("/api/{feed:tables/}stream", _stream)
     if console is not None:
         from daemon.web.console import console_app
 
@@ -127,11 +136,12 @@ async def serve(
     console: Console | None = None,
     ssl_context: ssl.SSLContext | None = None,
     spectator: ViewHub | None = None,
+    tables: ViewHub | None = None,
 ) -> AsyncIterator[int]:
     """Run the web server; yields the bound port (``port=0`` picks a free one). ``console``: also
     serve the referee console; ``ssl_context``: serve HTTPS (the venue's certificate);
     ``spectator``: the delayed feed with hands."""
-    runner = web.AppRunner(make_app(hub, console, spectator), handle_signals=False,
+    runner = web.AppRunner(make_app(hub, console, spectator, tables), handle_signals=False,
                            shutdown_timeout=1.0)
     await runner.setup()
     site = web.TCPSite(runner, host, port, ssl_context=ssl_context)

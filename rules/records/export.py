@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, assert_never
 
+from rules.errors import RulesError
 from rules.inputs import (
     AbortiveDraw,
     Ankan,
@@ -51,7 +52,7 @@ from rules.seats import SEATS, Seat, Wind
 from rules.tiles import Tile
 
 
-class ExportError(ValueError):
+class ExportError(RulesError, ValueError):
     """A history that cannot be written in the asked format (the message says why)."""
 
 

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from rules.errors import RulesError
 from rules.inputs import Input
 from rules.seats import Seat, Wind
 
@@ -26,7 +27,7 @@ ResultKind = Literal["win", "exhaustive", "nagashi", "abortive", "unknown"]
 Scores = tuple[int, int, int, int]
 
 
-class RecordError(ValueError):
+class RecordError(RulesError, ValueError):
     """A file that is not a readable record (not JSON, no hands, wrong shape): one clear line."""
 
 

@@ -17,10 +17,11 @@ hand start (dealer, round, honba, deposits, scores) and goes on from there (:cla
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from rules.events import Event, HandEnded, HandStarted, Violation
+from rules.evolve import replace
 from rules.game_flow import standings
 from rules.inputs import GameStart, HandStart, Input, RefereeOverride
 from rules.records.model import ImportedRecord, RecordedHand, Scores

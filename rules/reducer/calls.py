@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 from rules import hand_shape
 from rules.claims import chi_allowed_from, kuikae_kinds
@@ -11,6 +10,7 @@ from rules.events import (
     Called,
     Kan,
 )
+from rules.evolve import replace
 from rules.inputs import (
     Ankan,
     Call,

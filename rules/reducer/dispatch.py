@@ -4,10 +4,10 @@ classes, each phase's handler per class, ``assert_never`` at the end."""
 from __future__ import annotations
 
 import contextlib
-from dataclasses import replace
 from typing import assert_never
 
 from rules.events import Event
+from rules.evolve import replace
 from rules.inputs import (
     AbortiveDraw,
     Ankan,

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from rules import hand_shape
+from rules.evolve import replace
 from rules.inputs import (
     AbortiveDraw,
     ExhaustiveDraw,

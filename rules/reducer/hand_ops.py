@@ -5,7 +5,6 @@ scoring context of a hand."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 from rules import hand_shape
 from rules.claims import ron_order
@@ -14,6 +13,7 @@ from rules.events import (
     PenaltyTiles,
     RiichiAccepted,
 )
+from rules.evolve import replace
 from rules.outcome import HandContext
 from rules.reducer.output import Out
 from rules.ruleset import Ruleset

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any, assert_never
 
 from rules import manual_result
@@ -17,6 +16,7 @@ from rules.events import (
     Undone,
     ViolationAccepted,
 )
+from rules.evolve import replace
 from rules.inputs import (
     RefereeOverride,
 )
@@ -24,6 +24,7 @@ from rules.outcome import HandOutcome, Win
 from rules.reducer.hand_ops import expose, hand_context, kill, ruleset_of, set_seat
 from rules.reducer.output import Out
 from rules.reducer.sealing import end_game, end_hand, seal
+from rules.reducer.setup import untouched_auto_hand
 from rules.ruleset import Ruleset
 from rules.seats import SEATS, Seat
 from rules.table_state import (
@@ -193,10 +194,7 @@ def _ref_swap(t: TableState, args: Mapping[str, Any], by: str, out: Out
 def _between_hands(t: TableState) -> bool:
     """No hand in play, or only one that began by itself and saw nothing yet (auto_hands)."""
     h = t.hand
-    if h is None or h.step == "ended":
-        return True
-    return (t.game is not None and t.game.auto_hands and h.step == "setup" and not h.rolls
-            and h.brk is None and not h.indicators)
+    return h is None or h.step == "ended" or untouched_auto_hand(t)
 
 
 def _swap(t: TableState, a: Seat, b: Seat, out: Out) -> TableState:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from rules.events import (
     Discarded,
     Drew,
     HaiteiReached,
     RiichiDeclared,
 )
+from rules.evolve import replace
 from rules.inputs import (
     Discard,
     Draw,

@@ -3,8 +3,6 @@ indicators."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from rules import hand_shape
 from rules.events import (
     AwaitingConfirmation,
@@ -13,6 +11,7 @@ from rules.events import (
     WinDeclared,
     WinShownEv,
 )
+from rules.evolve import replace
 from rules.inputs import (
     Ron,
     Tsumo,

@@ -29,6 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from rules.errors import RulesError
 from rules.outcome import HandContext, Meld, Win
 from rules.ruleset import Ruleset, ZungJungRules
 from rules.scoring.zung_jung_patterns import BY_KEY, ORDER, PATTERNS, HandFacts, detect
@@ -49,7 +50,7 @@ __all__ = [
 LimitKind = Literal["compound", "listed"]
 
 
-class ZungJungError(ValueError):
+class ZungJungError(RulesError, ValueError):
     """Input that cannot be scored (impossible tiles, contradictory flags, no ZJ ruleset)."""
 
 

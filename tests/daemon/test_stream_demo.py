@@ -39,6 +39,7 @@ class Follower:
 
     def __init__(self, port: int, table: str) -> None:
         self.messages: list[tuple[float, str, bytes]] = []
+        self.base = f"jantaku/v1/{table}"
         self._lock = threading.Lock()
         self._ready = threading.Event()
         self.client = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id=f"f-{table}")
@@ -54,9 +55,11 @@ class Follower:
             self.messages.append((time.monotonic(), msg.topic, msg.payload))
 
     def payloads(self, suffix: str) -> list[tuple[float, dict[str, Any]]]:
+        """The messages of one topic, ``suffix`` under the table's base (``/state`` is not
+        ``/private/state``)."""
         with self._lock:
             return [(t, json.loads(p)) for t, topic, p in self.messages
-                    if topic.endswith(suffix) and p]
+                    if topic == self.base + suffix and p]
 
     def close(self) -> None:
         self.client.loop_stop()

@@ -26,16 +26,14 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"
 GOLDEN = DATA / "golden"
+RECORD_DIRS = ("game-logs", "mjai")
 RULESETS = ("tenhou", "mleague", "saikouisen", "saikouisen-classic", "mu", "wmc")
 EVENT_RULESETS = ("tenhou", "mleague")
 
 
-#: The folders of tests/data that hold game records (others hold other data: link vectors, ...).
-RECORD_DIRS = ("game-logs", "mjai")
-
-
 def records() -> list[str]:
-    """Every game record under tests/data (relative to the root, as the CLI prints it)."""
+    """Every game record under tests/data (relative to the root, as the CLI prints it): the
+    folders of records (other data, e.g. link test vectors, also lives in tests/data)."""
     found = (p for d in RECORD_DIRS for p in (DATA / d).rglob("*")
              if p.suffix in (".json", ".jsonl"))
     return sorted(str(p.relative_to(ROOT)) for p in found)

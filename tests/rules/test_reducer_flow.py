@@ -505,7 +505,9 @@ def test_snapshot_view() -> None:
     assert snap["turn"] == 1 and snap["live_left"] == 68 and snap["dealer"] == 0
     assert snap["dora_indicators"] == [h.wall[130].id]
     assert snap["open_violations"] == []
-    assert [s["furiten"] for s in snap["seats"]] == [False, False, False, False]
+    # furiten is concealed: only in the view's private part (the public form drops it)
+    assert [s["furiten"] for s in snap["private"]["seats"]] == [False, False, False, False]
+    assert all("furiten" not in s for s in snap["seats"])
 
 
 def test_kakan_needs_its_pon() -> None:

@@ -120,9 +120,10 @@ def _check_dom_matches(driver: Any, view: dict[str, Any]) -> None:
     dora = [e.get_attribute("data-tile") for e in driver.find_elements(
         By.CSS_SELECTOR, "#dora .tiles .tile")]
     assert dora == view["dora_indicators"]
-    honba = driver.find_element(By.ID, "honba").text
+    # textContent: after a hand the centre box gives way to the result card (hidden, still true)
+    honba = driver.find_element(By.ID, "honba").get_attribute("textContent") or ""
     assert honba.endswith(str(view["round"]["honba"]))
-    wall = driver.find_element(By.ID, "wall").text
+    wall = driver.find_element(By.ID, "wall").get_attribute("textContent") or ""
     if view["wall_remaining"] is not None:
         assert wall.endswith(str(view["wall_remaining"]))
 
@@ -137,10 +138,10 @@ def test_overlay_follows_a_real_game_and_resyncs(server: ServerThread) -> None:
         for _ in range(n):
             next(steps)  # the game is long enough: running out is a failure
             seq += 1
-            server.publish(overlay_view(sim.state, table="t-browser", seq=seq))
-        return overlay_view(sim.state, table="t-browser", seq=seq)
+            server.publish(overlay_view(sim.state.snapshot(), table="t-browser", seq=seq))
+        return overlay_view(sim.state.snapshot(), table="t-browser", seq=seq)
 
-    first = overlay_view(sim.state, table="t-browser", seq=0)
+    first = overlay_view(sim.state.snapshot(), table="t-browser", seq=0)
     server.start(first)
     with chromium() as driver:
         driver.get(f"http://127.0.0.1:{server.port}/overlay/?lang=en")
@@ -149,7 +150,7 @@ def test_overlay_follows_a_real_game_and_resyncs(server: ServerThread) -> None:
         assert driver.find_element(By.ID, "round").text == "East 1"
         view = advance(140)
         _check_dom_matches(driver, view)
-        save_screenshot(driver, "overlay-full.png")
+        save_screenshot(driver, "overlay-full.png", doc_as="overlay.png")
         # Play on to the end of the first hand: the result card shows the payments.
         while view["status"] != "hand_over":
             view = advance(1)

@@ -69,6 +69,34 @@ def _dom_matches_rendered_view(driver: Any) -> None:
         assert box["hand"] == 0
 
 
+HOOKS_JS = """
+const rect = (e) => { const r = e.getBoundingClientRect();
+  return {x: r.left, y: r.top, w: r.width, h: r.height}; };
+const seats = [...document.querySelectorAll('#table [data-role="seat"]')];
+const tiles = [...document.querySelectorAll('#table .tile')].filter((e) => e.offsetParent);
+return {seats: seats.map((e) => ({seat: e.dataset.seat, ...rect(e)})),
+        tiles: tiles.map((e) => ({tile: e.dataset.tile, sideways: e.classList.contains('sideways'),
+                                  ...rect(e)})),
+        card: document.querySelector('[data-role="result"]') !== null,
+        status: document.getElementById('root').dataset.status};
+"""
+
+
+def _hooks_hold(driver: Any) -> None:
+    """Issue 19 item 4 on the real demo: four seat panels with data-seat that do not overlap,
+    every tile names its mjai tile and is at least 44 px tall at 1080p."""
+    g = driver.execute_script(HOOKS_JS)
+    assert sorted(s["seat"] for s in g["seats"]) == ["0", "1", "2", "3"] and g["card"]
+    for a in g["seats"]:
+        for b in g["seats"]:
+            if a is not b:
+                assert (a["x"] + a["w"] <= b["x"] or b["x"] + b["w"] <= a["x"]
+                        or a["y"] + a["h"] <= b["y"] or b["y"] + b["h"] <= a["y"]), (a, b)
+    assert g["tiles"] or g["status"] != "playing", "a game in play shows tiles"
+    for t in g["tiles"]:
+        assert t["tile"] and (t["w"] if t["sideways"] else t["h"]) >= 44, t
+
+
 def test_overlay_follows_a_running_demo_through_a_broker_restart(tmp_path: Path) -> None:
     broker = PrivateBroker(tmp_path / "broker").start()
     http_port = free_port()
@@ -87,6 +115,7 @@ def test_overlay_follows_a_running_demo_through_a_broker_restart(tmp_path: Path)
             _wait(lambda: (_rendered(driver) or {}).get("status") == "playing", "play to start")
             _wait(lambda: ((_rendered(driver) or {}).get("seq") or 0) > 40, "forty events")
             _dom_matches_rendered_view(driver)
+            _hooks_hold(driver)
             # The page is current: what it rendered is what the daemon serves now (give or
             # take the events that arrived during the comparison).
             assert _api_view(http_port)["seq"] - (_rendered(driver) or {})["seq"] < 10

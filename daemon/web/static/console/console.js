@@ -322,9 +322,14 @@
 
   // ------------------------------------------------------------------ hand history
   const signed = (d) => (d > 0 ? "+" : "") + d;
+  // the history names players without winds: the winds moved on since
+  const plainName = (s) => {
+    const seat = state && state.snapshot.seats ? state.snapshot.seats[s] : null;
+    return seat && seat.name ? splitName(seat.name).name : `Seat ${s}`;
+  };
   function resultText(h) {
     if (!h.ended) return "being played";
-    const who = (s) => seatName(s);
+    const who = plainName;
     if (h.kind === "win") {
       const paid = h.wins.map((w) => {
         const v = w.value ? `${w.value} points` : w.yakuman ? `${w.yakuman}× yakuman` : `${w.han} han${w.fu ? ` ${w.fu} fu` : ""}`;
@@ -344,10 +349,15 @@
     const sig = JSON.stringify(rows) + pickerSig;
     if (t.dataset.sig === sig) return;
     t.dataset.sig = sig;
-    t.replaceChildren(el("tr", {}, el("th", { text: "Hand" }), el("th", { text: "Result" }), ...SEATS.map((s) => el("th", { text: seatName(s) }))));
+    t.replaceChildren(el("tr", {}, el("th", { text: "Hand" }), el("th", { text: "Result" }), ...SEATS.map((s) => el("th", { text: plainName(s) }))));
     for (const h of rows) {
       if (!h.ended) continue;
-      const riichi = h.riichi.length ? ` · riichi ${h.riichi.map((s) => seatName(s)).join(", ")}` : "";
+      if (h.kind === "correction") {
+        t.append(el("tr", { class: "correction-row" }, el("td", {}), el("td", { class: "result", text: "score correction (referee)" }),
+          ...SEATS.map((s) => el("td", { class: h.deltas[s] > 0 ? "plus" : h.deltas[s] < 0 ? "minus" : "", "data-seat": String(s), text: signed(h.deltas[s]) }))));
+        continue;
+      }
+      const riichi = h.riichi.length ? ` · riichi ${h.riichi.map(plainName).join(", ")}` : "";
       t.append(el("tr", { "data-hand": String(h.hand), class: "delta-row" },
         el("td", { text: `${h.label}${h.honba ? `-${h.honba}` : ""}` }),
         el("td", { class: "result", text: resultText(h) + riichi }),
@@ -657,6 +667,13 @@
     if (r.status === 200 && r.body.status === "ok") {
       closePreview();
       delete $("c-scores").dataset.dirty;
+      // a result is recorded: the next hand starts with clean forms
+      if (["manual_result", "chombo"].includes(p.body.name)) {
+        for (const id of ["r-winner", "r-loser", "r-winner2", "p-seat"]) chosen[id] = null;
+        chosen["d-tenpai"] = new Set();
+        if ($("r-second").checked) { $("r-second").checked = false; $("r-second-row").hidden = true; }
+        renderSeatPickers(true);
+      }
       say("ok", `Done: ${p.title} (input #${r.body.input_seq}${r.body.repeated ? ", already done" : ""}).`);
     } else {
       $("preview-confirm").disabled = false;
