@@ -190,7 +190,8 @@ class PenaltyRules:
     # pt deducted per violation code as the offence is ruled, play going on or the hand dead:
     # S §54-3 小错和(停和) −10 (kuikae, 多牌/少牌, 先自摸, a call by a 停和 hand: §55-3) and
     # §54-4 小错和(对局继续) −10 (a false tenpai declaration: §55-4(4)).
-    minor_chombo_pt: Mapping[str, float] = field(default_factory=dict)
+    # (not hashed: a ruleset is a cache key, rules/conditions.py; equality still compares it)
+    minor_chombo_pt: Mapping[str, float] = field(default_factory=dict, hash=False)
     # A call, kan or riichi by a seat whose hand is dead: refused ("rejected"), or a chombo
     # (M 7-2-1 "これに反した場合はチョンボ", μ §70 "违反者判为错和").
     dead_hand_call: Literal["rejected", "chombo"] = "rejected"
