@@ -102,7 +102,9 @@ class PrivateBroker:
 
 
 class EventCollector:
-    """Subscribes to ``jantaku/v1/<table>/events`` and keeps every payload, reconnecting."""
+    """Subscribes to ``jantaku/v1/<table>/private/events`` (the full stream, concealed facts
+    included, as the referee's tools read it: the harness compares it with the simulator's) and
+    keeps every payload, reconnecting."""
 
     def __init__(self, host: str, port: int, table: str) -> None:
         self.host, self.port, self.table = host, port, table
@@ -125,7 +127,7 @@ class EventCollector:
     async def _run(self) -> None:
         import aiomqtt
 
-        topic = f"jantaku/v1/{self.table}/events"
+        topic = f"jantaku/v1/{self.table}/private/events"
         while True:
             try:
                 async with aiomqtt.Client(self.host, self.port, identifier=self.ident,
