@@ -28,12 +28,15 @@ DATA = ROOT / "tests" / "data"
 GOLDEN = DATA / "golden"
 RULESETS = ("tenhou", "mleague", "saikouisen", "saikouisen-classic", "mu", "wmc")
 EVENT_RULESETS = ("tenhou", "mleague")
+#: JSON under tests/data that is no game record (the table-link codec's shared test vectors)
+NOT_RECORDS = frozenset({"link-vectors.json"})
 
 
 def records() -> list[str]:
     """Every game record under tests/data (relative to the root, as the CLI prints it)."""
     found = (p for p in DATA.rglob("*") if p.suffix in (".json", ".jsonl"))
-    return sorted(str(p.relative_to(ROOT)) for p in found if GOLDEN not in p.parents)
+    return sorted(str(p.relative_to(ROOT)) for p in found
+                  if GOLDEN not in p.parents and p.name not in NOT_RECORDS)
 
 
 @dataclass(frozen=True, slots=True)
