@@ -1,23 +1,35 @@
 """Venue load: N real table daemons on one private Mosquitto, each playing a simulated game.
 
-    .venv/bin/python bench/venue.py [--quick] [--tables 1,10,50,100] [--hands 2] [--rate 5] [--json]
+    .venv/bin/python bench/venue.py [--quick] [--tables 1,10,50,100] [--hands 1]
+        [--pace play|rate] [--rate 5] [--fault none|broker-restart|bridge-outage]
+        [--fault-at S] [--outage S] [--isolate] [--json]
 
 Each table is its own process running the real daemon -- ``jantaku run --config FILE`` (config
 validation, JSON logging, signals, :class:`daemon.service.Service`, its own SQLite event log,
 its own MQTT connection). The game comes from ``hil.simulator.GameSimulator`` (four bots through
 the real reducer, seeded per table) and enters the daemon through its own input path: a driver
-(:class:`ScriptTable`, added to the drivers the config names) calls ``Service.put`` for each input,
-exactly as the table link and sensor drivers do, awaiting each one as a table does (the HIL
-runner / ``jantaku demo --headless`` had not landed when this was written). Inputs are paced at
-``--rate`` per second per table (a real table makes about one per second).
+(:class:`ScriptTable`, added to the drivers the config names) calls ``Service.submit`` for each
+input, exactly as the table link does (logged and applied before the next).
 
-One subscriber (aiomqtt, QoS 1, ``jantaku/v1/+/events``) takes every event and stamps its arrival.
-Afterwards each table's log is opened read-only: the subscriber must have received events
-``1..event_seq`` of every table exactly once (zero loss, zero duplicates by ``seq``), and every
+``--pace play`` (the default) feeds each table at the speed of play: every input at the moment
+the simulator's players took it (human-like thinking, about 0.7 inputs/s over a hand), each
+hand's set-up (hand start, wall, dice, break, indicator, deal) as one burst, as a table sends it.
+``--pace rate`` feeds ``--rate`` inputs per second evenly (a stress form: 5/s is seven times a
+live table). No public game record carries per-action times, so the pacing is the simulator's
+documented timing model (docs/scaling.md).
+
+``--fault broker-restart`` stops the venue broker ``--outage`` seconds (default 5) at
+``--fault-at`` seconds into the play and measures how long after its restart every outbox is
+empty and a fresh client gets every table's retained state; ``--fault bridge-outage`` puts a
+central broker behind the shipped bridge configuration and cuts the bridge for ``--outage``
+seconds (default 30), the subscriber at the centre (bench/venue_run.py).
+
+One persistent subscriber (QoS 1) takes every event and stamps its arrival. Afterwards each
+table's log is opened read-only: the subscriber must have received events ``1..event_seq`` of
+every table (zero loss after dedupe by ``seq``; redeliveries are counted), in order, and every
 outbox must be empty. Latency = arrival wall time - the event's ``ts`` (the wall time the daemon
-stamped on the input when it was put; ``ts`` has millisecond resolution, truncated, so figures
-are high by up to 1 ms). CPU and RSS of the broker and of the daemons come from psutil when it is
-installed, else from /proc.
+stamped on the input; millisecond resolution, truncated, so figures are high by up to 1 ms).
+CPU and RSS of the daemons come from psutil when it is installed, else from /proc.
 
 ``--quick`` runs N = 1 and 10 with one hand per table.
 """
@@ -26,20 +38,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import importlib
 import json
 import os
 import shutil
-import signal
 import socket
-import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -51,16 +58,15 @@ MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
 
 # --------------------------------------------------------------------------- the child: a daemon
 class ScriptTable:
-    """A driver that plays a recorded input stream into the daemon's input queue (``sink.put``),
-    one input at a time, each awaited (logged and applied) before the next, at ``rate`` per s.
+    """A driver that plays a timed input stream (``[[at_seconds, input], ...]``) into the daemon
+    (``sink.submit``), one input at a time, each awaited (logged and applied) before the next.
 
     It waits for ``go`` (a file) so that all tables of a run start together, and writes ``done``
     (the number of inputs fed) when the stream is over; then it idles like a quiet table."""
 
-    def __init__(self, script: list[dict[str, Any]], rate: float, go: Path, done: Path) -> None:
+    def __init__(self, script: list[list[Any]], go: Path, done: Path) -> None:
         self.name = "script"
-        self.script = script
-        self.rate = rate
+        self.script = script  # [[at_seconds, input_json], ...]
         self.go = go
         self.done = done
         self.fed = 0
@@ -77,14 +83,13 @@ class ScriptTable:
         if hasattr(sink, "db") and hasattr(sink, "eventlog"):
             log = sink.eventlog
             start = await sink.db(lambda: sum(1 for r in log.records() if r.kind == "input"))
-        period = 1.0 / self.rate if self.rate > 0 else 0.0
         t0 = time.monotonic()
-        for i, body in enumerate(self.script[start:]):
-            if period:
-                delay = t0 + i * period - time.monotonic()
-                if delay > 0:
-                    await asyncio.sleep(delay)
-            await sink.put("input", "table", body)
+        base = self.script[start][0] if start < len(self.script) else 0.0
+        for at, body in self.script[start:]:
+            delay = t0 + (at - base) - time.monotonic()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            await sink.submit("input", "table", body)
             self.fed += 1
         self.done.write_text(str(start + self.fed))
         await asyncio.Event().wait()
@@ -97,9 +102,9 @@ class ScriptTable:
 
 
 def child(argv: list[str]) -> int:
-    """``venue.py --child CONFIG SCRIPT RATE GO DONE``: ``jantaku run --config CONFIG`` with the
+    """``venue.py --child CONFIG SCRIPT GO DONE``: ``jantaku run --config CONFIG`` with the
     script driver added."""
-    config, script_path, rate, go, done = argv
+    config, script_path, go, done = argv
     script = json.loads(Path(script_path).read_text())
     import daemon.devices
     from daemon.cli import main
@@ -108,7 +113,7 @@ def child(argv: list[str]) -> int:
 
     def build(cfg: Any, *, pin_factory: Any = None) -> list[Any]:
         drivers: list[Any] = list(real_build(cfg, pin_factory=pin_factory))
-        drivers.append(ScriptTable(script, float(rate), Path(go), Path(done)))
+        drivers.append(ScriptTable(script, Path(go), Path(done)))
         return drivers
 
     daemon.devices.build_drivers = build  # type: ignore[assignment]
@@ -133,11 +138,35 @@ def wait_port(port: int, timeout: float = 10.0) -> None:
     raise TimeoutError(f"nothing listens on 127.0.0.1:{port}")
 
 
-def game_script(seed: int, hands: int, ruleset: str = "mleague") -> list[dict[str, Any]]:
+#: the inputs that set a hand up: on a real table they arrive as one burst (the controller
+#: reports the raised wall, the dice and the break at once; the sensors read the deal together)
+SETUP = frozenset({"hand_start", "wall_raised", "dice_rolled", "break_opened", "indicator_shown",
+                   "deal_done"})
+
+
+def game_script(
+    seed: int, hands: int, pace: str = "play", rate: float = 5.0, ruleset: str = "mleague"
+) -> list[list[Any]]:
+    """A game as ``[[at_seconds, input], ...]``. ``pace="play"``: at the speed of play -- each
+    input at the time the simulator's players took it (hil/simulator.py: human-like thinking,
+    log-normal around 1.5 s a decision, about 0.7 inputs/s over a hand), with each hand's
+    set-up sent as one burst; ``pace="rate"``: ``rate`` inputs per second, evenly."""
     from hil.simulator import GameSimulator
     from rules.inputs import input_to_json
 
-    return [input_to_json(s.input) for s in GameSimulator(ruleset, seed, hands=hands).steps()]
+    out: list[list[Any]] = []
+    shift = 0.0  # the set-up gaps taken out so far (the burst)
+    prev = 0.0
+    for i, step in enumerate(GameSimulator(ruleset, seed, hands=hands).steps()):
+        body = input_to_json(step.input)
+        if pace == "rate":
+            out.append([i / rate if rate > 0 else 0.0, body])
+            continue
+        if body["type"] in SETUP and body["type"] != "hand_start":
+            shift += step.t - prev
+        prev = step.t
+        out.append([round(step.t - shift, 3), body])
+    return out
 
 
 def table_config(table: str, db: Path, port: int) -> str:
@@ -212,159 +241,11 @@ def usage_source() -> str:
     return "/proc" if psutil is None else f"psutil {psutil.__version__}"
 
 
-@dataclass
-class Received:
-    seqs: dict[str, list[int]] = field(default_factory=dict)
-    latency_ms: list[float] = field(default_factory=list)
-    first_ns: int | None = None
-    last_ns: int | None = None
-
-
-async def subscribe(port: int, received: Received, subscribed: asyncio.Event) -> None:
-    import aiomqtt
-
-    async with aiomqtt.Client(
-        "127.0.0.1", port, identifier=f"venue-sub-{os.getpid()}", max_queued_incoming_messages=0
-    ) as client:
-        await client.subscribe("jantaku/v1/+/events", qos=1)
-        subscribed.set()
-        async for m in client.messages:
-            now = time.time_ns()
-            body = json.loads(bytes(m.payload))  # type: ignore[arg-type,unused-ignore]
-            received.seqs.setdefault(body["table"], []).append(int(body["seq"]))
-            ts = datetime.fromisoformat(body["ts"].replace("Z", "+00:00")).timestamp()
-            received.latency_ms.append((now / 1e9 - ts) * 1000)
-            received.first_ns = received.first_ns or now
-            received.last_ns = now
-
-
 def pct(values: list[float], p: float) -> float:
     if not values:
         return float("nan")
     s = sorted(values)
     return s[min(len(s) - 1, round(p / 100 * (len(s) - 1)))]
-
-
-def run_one(
-    n: int, hands: int, rate: float, work: Path, log: Any, isolate: bool = False
-) -> dict[str, Any]:
-    from daemon.eventlog import EventLog
-
-    work.mkdir(parents=True, exist_ok=True)
-    port = free_port()
-    conf = work / "mosquitto.conf"
-    user = "user root\n" if os.getuid() == 0 else ""
-    conf.write_text(
-        f"{user}listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\n"
-        "max_queued_messages 0\nmax_inflight_messages 0\nset_tcp_nodelay true\n"
-    )
-    broker = subprocess.Popen(
-        [MOSQUITTO, "-c", str(conf)],
-        stdout=open(work / "mosquitto.log", "wb"),  # noqa: SIM115
-        stderr=subprocess.STDOUT,
-    )
-    procs: list[subprocess.Popen[bytes]] = []
-    try:
-        wait_port(port)
-        go = work / "go"
-        tables = [f"v{n:03d}-{i:03d}" for i in range(n)]
-        inputs_total = 0
-        scripts: dict[int, list[dict[str, Any]]] = {}
-        for i, table in enumerate(tables):
-            # a handful of distinct games, reused round-robin: simulation is not what is measured
-            seed = i % 8
-            if seed not in scripts:
-                scripts[seed] = game_script(seed + 1, hands)
-            script_path = work / f"game-{seed}.json"
-            if not script_path.exists():
-                script_path.write_text(json.dumps(scripts[seed]))
-            inputs_total += len(scripts[seed])
-            cfg = work / f"{table}.toml"
-            cfg.write_text(table_config(table, work / f"{table}.sqlite", port))
-            procs.append(
-                subprocess.Popen(
-                    [sys.executable, __file__, "--child", str(cfg), str(script_path), str(rate),
-                     str(go), str(work / f"{table}.done")],
-                    stdout=subprocess.DEVNULL,
-                    stderr=open(work / f"{table}.log", "wb"),  # noqa: SIM115
-                    preexec_fn=_normal_priority if isolate else None,
-                )
-            )
-        if isolate:  # the broker and the subscriber as if on machines of their own (root only);
-            # after the daemons are spawned, which must not inherit the priority
-            os.setpriority(os.PRIO_PROCESS, broker.pid, -10)
-            os.setpriority(os.PRIO_PROCESS, 0, -10)
-        t_start = time.monotonic()
-        # READY: each daemon's retained status goes "online" once connected
-        asyncio.run(_wait_online(port, tables, timeout=60 + n * 2.0))
-        t_ready = time.monotonic() - t_start
-        received = Received()
-        usage_b = Usage(broker.pid)
-        usage_d = [Usage(p.pid) for p in procs]
-        result = asyncio.run(
-            _play(port, n, go, work, tables, received, usage_b, usage_d, timeout=120 + n * 5.0)
-        )
-        # verify against every table's own log
-        lost = dup = undelivered = 0
-        events_total = 0
-        for table in tables:
-            el = EventLog(work / f"{table}.sqlite", table, readonly=True)
-            try:
-                _, event_seq = el.applied()
-                depth = el.outbox_depth()
-            finally:
-                el.close()
-            events_total += event_seq
-            got = received.seqs.get(table, [])
-            lost += len(set(range(1, event_seq + 1)) - set(got))
-            dup += len(got) - len(set(got))
-            undelivered += depth
-            if sorted(set(got)) != got:
-                result["out_of_order_tables"] = result.get("out_of_order_tables", 0) + 1
-        span = ((received.last_ns or 0) - (received.first_ns or 0)) / 1e9
-        out = {
-            "tables": n,
-            "hands_per_table": hands,
-            "rate_per_table": rate,
-            "inputs": inputs_total,
-            "events": events_total,
-            "received": sum(len(v) for v in received.seqs.values()),
-            "lost": lost,
-            "duplicates": dup,
-            "outbox_left": undelivered,
-            "out_of_order_tables": result.get("out_of_order_tables", 0),
-            "all_ready_s": round(t_ready, 2),
-            "play_s": round(result["play_s"], 2),
-            "events_per_s": round(events_total / result["play_s"], 1) if result["play_s"] else 0,
-            "delivery_span_s": round(span, 2),
-            "latency_p50_ms": round(pct(received.latency_ms, 50), 2),
-            "latency_p99_ms": round(pct(received.latency_ms, 99), 2),
-            "latency_max_ms": round(max(received.latency_ms, default=float("nan")), 2),
-            "broker_cpu_pct": round(result["broker_cpu_pct"], 1),
-            "broker_rss_mb": round(usage_b.rss_mb(), 1),
-            "daemon_cpu_pct_mean": round(result["daemon_cpu_pct_mean"], 2),
-            "daemon_cpu_pct_total": round(result["daemon_cpu_pct_total"], 1),
-            "daemon_rss_mb_mean": round(sum(u.rss_mb() for u in usage_d) / n, 1),
-            "daemon_rss_mb_max": round(max(u.rss_mb() for u in usage_d), 1),
-            "verified": lost == 0 and dup == 0 and undelivered == 0,
-        }
-        return out
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
-        for p in procs:
-            try:
-                p.wait(20)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
-        broker.terminate()
-        try:
-            broker.wait(5)
-        except subprocess.TimeoutExpired:
-            broker.kill()
-            broker.wait()
 
 
 async def _wait_online(port: int, tables: list[str], timeout: float) -> None:
@@ -387,66 +268,24 @@ async def _wait_online(port: int, tables: list[str], timeout: float) -> None:
         await asyncio.wait_for(watch(), max(1.0, deadline - time.monotonic()))
 
 
-async def _play(
-    port: int,
-    n: int,
-    go: Path,
-    work: Path,
-    tables: list[str],
-    received: Received,
-    usage_b: Usage,
-    usage_d: list[Usage],
-    timeout: float,
-) -> dict[str, Any]:
-    subscribed = asyncio.Event()
-    sub = asyncio.create_task(subscribe(port, received, subscribed))
-    await asyncio.wait_for(subscribed.wait(), 10)
-    cpu_b0 = usage_b.cpu_s()
-    cpu_d0 = [u.cpu_s() for u in usage_d]
-    t0 = time.monotonic()
-    go.write_text("go")
-    deadline = t0 + timeout
-    while not all((work / f"{t}.done").exists() for t in tables):
-        if time.monotonic() > deadline:
-            raise TimeoutError("the tables did not finish their games in time")
-        await asyncio.sleep(0.05)
-    play_s = time.monotonic() - t0
-    # then wait until the subscriber holds every event the logs numbered (or a quiet second)
-    from daemon.eventlog import EventLog
-
-    want = {}
-    for t in tables:
-        el = EventLog(work / f"{t}.sqlite", t, readonly=True)
-        want[t] = el.applied()[1]
-        el.close()
-    quiet_until = time.monotonic() + 10.0
-    while time.monotonic() < quiet_until:
-        if all(len(set(received.seqs.get(t, []))) >= want[t] for t in tables):
-            break
-        await asyncio.sleep(0.05)
-    wall = time.monotonic() - t0
-    cpu_b = usage_b.cpu_s() - cpu_b0
-    cpu_d = [u.cpu_s() - c for u, c in zip(usage_d, cpu_d0, strict=True)]
-    sub.cancel()
-    with contextlib.suppress(asyncio.CancelledError, Exception):
-        await sub
-    return {
-        "play_s": play_s,
-        "broker_cpu_pct": 100 * cpu_b / wall,
-        "daemon_cpu_pct_mean": 100 * sum(cpu_d) / len(cpu_d) / wall,
-        "daemon_cpu_pct_total": 100 * sum(cpu_d) / wall,
-    }
-
-
 def main(argv: list[str] | None = None) -> int:
     args_in = sys.argv[1:] if argv is None else argv
     if args_in and args_in[0] == "--child":
         return child(args_in[1:])
+    import venue_run
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else "")
     parser.add_argument("--quick", action="store_true", help="N = 1 and 10, one hand each")
     parser.add_argument("--tables", default=None, help="comma-separated N (default 1,10,50,100)")
-    parser.add_argument("--hands", type=int, default=None, help="hands per table (default 2)")
-    parser.add_argument("--rate", type=float, default=5.0, help="inputs/s per table")
+    parser.add_argument("--hands", type=int, default=1, help="hands per table (default 1)")
+    parser.add_argument("--pace", choices=("play", "rate"), default="play",
+                        help="play: the speed of a real game (default); rate: --rate inputs/s")
+    parser.add_argument("--rate", type=float, default=5.0, help="inputs/s per table (--pace rate)")
+    parser.add_argument("--fault", choices=("none", "broker-restart", "bridge-outage"),
+                        default="none", help="restart the venue broker, or cut its bridge")
+    parser.add_argument("--fault-at", type=float, default=20.0, help="seconds into the play")
+    parser.add_argument("--outage", type=float, default=None,
+                        help="seconds the broker is down / the bridge is cut (default 5 / 30)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
     parser.add_argument(
@@ -456,26 +295,21 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(args_in)
     sizes = [int(x) for x in (args.tables or ("1,10" if args.quick else "1,10,50,100")).split(",")]
-    hands = args.hands or (1 if args.quick else 2)
+    outage = args.outage if args.outage is not None else (
+        30.0 if args.fault == "bridge-outage" else 5.0)
     work = Path(tempfile.mkdtemp(prefix="jantaku-venue-"))
     results = []
     try:
         for n in sizes:
-            r = run_one(n, hands, args.rate, work / f"n{n}", sys.stderr, args.isolate)
+            plan = venue_run.Plan(
+                tables=n, hands=args.hands, pace=args.pace, rate=args.rate, fault=args.fault,
+                fault_at_s=args.fault_at, outage_s=outage, isolate=args.isolate,
+            )
+            r = venue_run.run_one(plan, work / f"n{n}")
             r["isolated"] = args.isolate
             results.append(r)
             if not args.json:
-                print(
-                    f"N={n:>3}: {r['events']} events ({r['inputs']} inputs) in {r['play_s']} s"
-                    f" = {r['events_per_s']} events/s; latency p50 {r['latency_p50_ms']} ms"
-                    f" p99 {r['latency_p99_ms']} ms max {r['latency_max_ms']} ms;"
-                    f" lost {r['lost']} dup {r['duplicates']} outbox {r['outbox_left']};"
-                    f" broker {r['broker_cpu_pct']}% CPU {r['broker_rss_mb']} MB;"
-                    f" daemon {r['daemon_cpu_pct_mean']}% CPU (all {r['daemon_cpu_pct_total']}%)"
-                    f" RSS {r['daemon_rss_mb_mean']} MB (max {r['daemon_rss_mb_max']});"
-                    f" all online in {r['all_ready_s']} s",
-                    flush=True,
-                )
+                print(_line(r), flush=True)
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
@@ -490,8 +324,28 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(summary))
     else:
         print(f"usage from {summary['usage_source']}, {summary['cpus']} CPUs;"
-              f" zero loss/duplicates verified: {summary['verified']}")
+              f" zero loss, order kept, outboxes empty: {summary['verified']}")
     return 0 if summary["verified"] else 1
+
+
+def _line(r: dict[str, Any]) -> str:
+    fault = ""
+    if r.get("fault") == "broker-restart":
+        fault = (f"; broker down {r['outage_s']} s: outboxes drained {r['drained_s']} s after"
+                 f" restart, {r['retained_restored']} retained states in"
+                 f" {r['retained_restored_s']} s")
+    elif r.get("fault") == "bridge-outage":
+        fault = (f"; bridge cut {r['outage_s']} s ({r['held_during_outage']} events held):"
+                 f" caught up {r['bridge_caught_up_s']} s after")
+    return (
+        f"N={r['tables']:>3} ({r['pace']}): {r['events']} events ({r['inputs']} inputs) in"
+        f" {r['play_s']} s; latency p50 {r['latency_p50_ms']} ms p99 {r['latency_p99_ms']} ms"
+        f" max {r['latency_max_ms']} ms; lost {r['lost']} redelivered {r['redelivered']}"
+        f" out of order {r['out_of_order_tables']} outbox {r['outbox_left']}; daemon"
+        f" {r['daemon_cpu_pct_mean']}% CPU (all {r['daemon_cpu_pct_total']}%) RSS"
+        f" {r['daemon_rss_mb_mean']} MB (max {r['daemon_rss_mb_max']}); all online in"
+        f" {r['all_ready_s']} s{fault}"
+    )
 
 
 if __name__ == "__main__":

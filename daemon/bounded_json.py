@@ -14,11 +14,13 @@ import json
 import math
 from typing import Any, Final
 
+from daemon.errors import DaemonError
+
 MAX_BYTES: Final = 64 * 1024
 MAX_DEPTH: Final = 32
 
 
-class JsonRefused(ValueError):
+class JsonRefused(DaemonError, ValueError):
     """A payload refused before or while parsing; ``code`` is the reply's ``error.code``."""
 
     def __init__(self, code: str, message: str) -> None:

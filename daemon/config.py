@@ -115,7 +115,7 @@ class MqttConfig:
 
 @dataclass(frozen=True, slots=True)
 class TableLinkConfig:
-    kind: Literal["serial", "usb", "gpio", "simulator", "none"]
+    kind: Literal["serial", "usb", "gpio", "none"]
     path: Path | None = None  # serial
     baud: int = 115200  # serial
     vid: int | None = None  # usb
@@ -385,7 +385,8 @@ def _is_pin(v: object) -> bool:
 
 
 def _table_link(sec: _Section) -> TableLinkConfig:
-    kind = sec.choice("kind", ("serial", "usb", "gpio", "simulator", "none"))
+    # no "simulator": the demo and the HIL rig run the emulator on a pty and name it as "serial"
+    kind = sec.choice("kind", ("serial", "usb", "gpio", "none"))
     if kind == "serial":
         path = sec.path("path")
         baud = sec.int_("baud", 1200, 4_000_000, 115200)

@@ -4,12 +4,19 @@ Built from the overlay view model (``daemon/web/view.py``, the same dict the bro
 gets) plus the last events, so the terminal and the overlay can never disagree: round, honba,
 riichi sticks, dora indicators, live tiles left, and per seat its wind, name, score, riichi, clock
 and river.
+
+Everything is written for a person: honours as their faces (東 南 西 北 白 發 中: mjai's ``W`` and
+``P`` read as West or White to a player), dice, breaks, deltas and scores as words and signed
+numbers, never as Python lists or dicts. When stdout is no terminal (``make demo | tee log``),
+:func:`hand_line` gives one line per hand instead of the live view. The hands counted are the
+``hand_ended`` events seen (:meth:`DemoView.count`), and the footer, the progress lines and the
+closing summary all read that one counter.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -20,6 +27,29 @@ from rich.text import Text
 from rules.tiles import Tile
 
 WINDS = {"E": "東", "S": "南", "W": "西", "N": "北"}
+#: mjai honour letters → the tile's face
+HONOURS = {**WINDS, "P": "白", "F": "發", "C": "中"}
+
+
+def tile_label(mjai: str) -> str:
+    """A tile as a player reads it: honours as their faces, suits as ``5m``, red fives ``5m赤``."""
+    if mjai in HONOURS:
+        return HONOURS[mjai]
+    if len(mjai) == 3 and mjai.endswith("r"):
+        return f"{mjai[:2]}赤"
+    return mjai
+
+
+def tiles_label(tiles: Iterable[str], sep: str = " ") -> str:
+    return sep.join(tile_label(t) for t in tiles)
+
+
+def signed(deltas: Sequence[int] | None) -> str:
+    return "-" if not deltas else " ".join(f"{d:+d}" if d else "0" for d in deltas)
+
+
+def scores_label(scores: Sequence[int] | None) -> str:
+    return "-" if not scores else " ".join(str(s) for s in scores)
 
 
 class DemoView:
@@ -29,9 +59,14 @@ class DemoView:
         self.broker = broker
         self.view: dict[str, Any] = {}
         self.events: deque[str] = deque(maxlen=last)
-        self.hands = 0
-        self.games = 0
+        self.hands = 0  # hand_ended events seen: the footer and the summary both say this
         self.pending: list[dict[str, Any]] = []  # events not yet drawn
+
+    def count(self, events: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Count the hands these events end (when they arrive); returns those events' data."""
+        ended = [env.get("data", env) for env in events if env.get("type") == "hand_ended"]
+        self.hands += len(ended)
+        return ended
 
     def update(self, view: dict[str, Any], events: Sequence[dict[str, Any]]) -> None:
         self.view = view
@@ -39,8 +74,6 @@ class DemoView:
             line = describe(env.get("data", env))
             if line:
                 self.events.append(line)
-            if env.get("type") == "hand_ended":
-                self.hands += 1
 
     def __rich__(self) -> RenderableType:
         v = self.view
@@ -52,7 +85,7 @@ class DemoView:
             wind = str(rnd.get("wind", "?"))
             head.append(f"{WINDS.get(wind, wind)} {rnd.get('number')}局  ", style="bold")
             head.append(f"honba {rnd.get('honba')}  riichi sticks {rnd.get('deposits')}  ")
-        dora = " ".join(v.get("dora_indicators") or []) or "-"
+        dora = tiles_label(v.get("dora_indicators") or []) or "-"
         head.append(f"dora ind. {dora}  ", style="yellow")
         wall = v.get("wall_remaining")
         head.append(f"wall {'-' if wall is None else wall}  status {v.get('status', 'starting')}")
@@ -63,24 +96,32 @@ class DemoView:
             seats.add_column(col, **kw)
         turn = v.get("turn")
         for s in v.get("seats") or []:
-            style = "bold green" if s.get("seat") == turn else ""
-            clock = s.get("clock") or {}
-            remaining = clock.get("turn_remaining")
-            river = " ".join(
-                ("*" if r.get("riichi") else "") + r.get("tile", "?")
-                + ("'" if r.get("called") else "") for r in s.get("river", [])
-            )
-            melds = " ".join("[" + "".join(m.get("tiles", [])) + "]" for m in s.get("melds", []))
-            seats.add_row(
-                str(s.get("seat")), WINDS.get(s.get("wind", ""), "?")
-                + ("*" if s.get("dealer") else ""), str(s.get("name", "")),
-                str(s.get("score")), "riichi" if s.get("riichi") else "",
-                "" if remaining is None else f"{remaining:.1f}s",
-                (river + ("  " + melds if melds else "")), style=style)
+            seats.add_row(*_seat_row(s), style="bold green" if s.get("seat") == turn else "")
         last = Text("\n".join(self.events) or "…", style="dim")
         foot = Text(f"overlay {self.overlay_url}   broker {self.broker}   hands played "
                     f"{self.hands}   Ctrl-C stops", style="cyan")
         return Panel(Group(head, seats, Panel(last, title="last events"), foot), title=title)
+
+
+def _seat_row(s: dict[str, Any]) -> tuple[str, ...]:
+    clock = s.get("clock") or {}
+    remaining = clock.get("turn_remaining")
+    # * before a riichi discard, ' after a called one (the overlay turns them sideways)
+    river = " ".join(("*" if r.get("riichi") else "") + tile_label(r.get("tile", "?"))
+                     + ("'" if r.get("called") else "") for r in s.get("river", []))
+    melds = " ".join("[" + tiles_label(m.get("tiles", []), "") + "]" for m in s.get("melds", []))
+    wind = WINDS.get(s.get("wind", ""), "?") + ("*" if s.get("dealer") else "")
+    return (str(s.get("seat")), wind, str(s.get("name", "")), str(s.get("score")),
+            "riichi" if s.get("riichi") else "",
+            "" if remaining is None else f"{remaining:.1f}s",
+            river + ("  " + melds if melds else ""))
+
+
+def _wins(settlement: dict[str, Any]) -> str:
+    return ", ".join(
+        f"seat {w.get('winner')} {w.get('han')} han {w.get('fu')} fu"
+        if w.get("han") is not None else f"seat {w.get('winner')} {w.get('value', '')}".rstrip()
+        for w in settlement.get("wins", []))
 
 
 def describe(ev: dict[str, Any]) -> str | None:
@@ -90,12 +131,16 @@ def describe(ev: dict[str, Any]) -> str | None:
     if t == "hand_started":
         return f"hand {ev.get('hand')} starts"
     if t == "dice_rolled":
-        return f"seat {seat} rolls {ev.get('dice')}"
+        dice = ev.get("dice") or []
+        return f"seat {seat} rolls {' + '.join(str(d) for d in dice)} = {sum(dice)}"
     if t == "break_checked":
-        return f"wall opened: {ev.get('brk')} ({'ok' if ev.get('ok') else 'WRONG'})"
+        brk = ev.get("brk") or {}
+        # rules.wall.Break: `count` stacks stay on the right of `seat`'s wall
+        return (f"wall opened in seat {brk.get('seat')}'s wall, {brk.get('count')} stacks left on "
+                f"its right ({'ok' if ev.get('ok') else 'WRONG'})")
     if t == "dora_revealed":
         tile = ev.get("tile")
-        return f"dora indicator {'?' if not isinstance(tile, int) else Tile(tile).mjai()}"
+        return f"dora indicator {tile_label(Tile(tile).mjai()) if isinstance(tile, int) else '?'}"
     if t == "call":
         meld = ev.get("meld") or {}
         return f"seat {seat} calls {meld.get('kind')}"
@@ -110,14 +155,21 @@ def describe(ev: dict[str, Any]) -> str | None:
     if t == "hand_ended":
         outcome = ev.get("outcome") or {}
         settlement = ev.get("settlement") or {}
-        wins = ", ".join(
-            f"seat {w.get('winner')} {w.get('han')}han {w.get('fu')}fu"
-            if w.get("han") is not None else f"seat {w.get('winner')} {w.get('value', '')}"
-            for w in settlement.get("wins", []))
-        return (f"hand over: {outcome.get('kind')}{' ' + wins if wins else ''}; deltas "
-                f"{settlement.get('deltas')}")
+        wins = _wins(settlement)
+        return (f"hand over: {outcome.get('kind')}{' ' + wins if wins else ''}; "
+                f"{signed(settlement.get('deltas'))}")
     if t == "game_ended":
         return "game over"
     if t == "violation":
         return f"VIOLATION {ev.get('code')} (seat {seat})"
     return None
+
+
+def hand_line(number: int, ev: dict[str, Any]) -> str:
+    """The progress line of one ended hand, for a stdout that is no terminal."""
+    outcome = ev.get("outcome") or {}
+    settlement = ev.get("settlement") or {}
+    wins = _wins(settlement)
+    return (f"jantaku demo: hand {number}: {outcome.get('kind') or 'ended'}"
+            f"{', ' + wins if wins else ''}; "
+            f"deltas {signed(settlement.get('deltas'))}; scores {scores_label(ev.get('scores'))}")

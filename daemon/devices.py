@@ -5,6 +5,9 @@
 * :class:`ButtonsDriver`: the chess-clock buttons (gpiozero) → ``timer`` records.
 * :class:`NoTable`: a table without a data connection (inputs come from the referee only).
 
+The table emulator (``hil/``) is not started here: the demo and the HIL rig run it on a pty and
+give the daemon a plain ``serial`` config naming the pty (production code never imports hil/).
+
 A table event that the rules engine has no input for (a wall manifest, a fault) is still logged, as
 a ``marker`` record, so the log holds everything the table said. A table event is acknowledged to
 the table only once its input is committed, with the link's position (controller boot id, seq) in
@@ -16,21 +19,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import tempfile
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, assert_never
+from typing import TYPE_CHECKING, Any
 
 from daemon.config import Config, DisplaysConfig
 from daemon.eventlog import LinkPosition
-from daemon.table import KIND_INPUT, KIND_MARKER, KIND_TIMER
+from daemon.table import KIND_TIMER
 
 if TYPE_CHECKING:
     from daemon.service import Driver, InputSink
     from daemon.tracker import SensorTracker
     from drivers.link.arq import RxPosition
-    from drivers.link.messages import Command, TableEvent
+    from drivers.link.messages import Command
     from drivers.table.link import Delivery, TableLink
 
 #: opens a table link that resumes from what the log holds of it
@@ -46,42 +48,6 @@ INDICATOR_REFRESH_S = 0.05
 CLOCK_DISPLAY_REFRESH_S = 0.2
 
 
-def table_event_record(event: TableEvent, snapshot: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    """The log record (kind, body) for a table event. ``snapshot``: the table state now (the
-    dealer rolls the dice)."""
-    from drivers.link import messages as m
-
-    match event:
-        case m.StartPressed():
-            return KIND_INPUT, {"type": "hand_start"}
-        case m.WallRaised():
-            return KIND_INPUT, {"type": "wall_raised"}
-        case m.Dice():
-            # The dealer rolls first; under W 开门-2 the second roll is the breaker's, the seat
-            # the dealer's roll counted to (the roller counts as 1).
-            dealer = snapshot.get("dealer")
-            seat = dealer if isinstance(dealer, int) else 0
-            rolls = snapshot.get("rolls") or []
-            if rolls and snapshot.get("step") == "setup":
-                first = rolls[0][1]
-                seat = (seat + sum(first) - 1) % 4
-            return KIND_INPUT, {"type": "dice", "seat": seat, "dice": list(event.values)}
-        case m.BreakOpened():
-            return KIND_INPUT, {"type": "break_opened", "seat": event.seat, "count": event.count}
-        case m.IndicatorTurned():
-            position = {"seat": event.seat, "stack": event.stack, "layer": event.layer.value}
-            # The face the table read stays in the log; tile ids are allocated by the sensors'
-            # layer.
-            return KIND_INPUT, {"type": "indicator", "position": position, "tile": None}
-        case m.SeatButton():
-            return KIND_TIMER, {"type": "button", "seat": event.seat}
-        case m.WallManifest() | m.Fault():
-            body = event.to_json()
-            return KIND_MARKER, {**body, "type": f"table_{body['type']}"}
-        case _:
-            assert_never(event)
-
-
 class TableLinkDriver:
     """One table link, forever: reconnects are the link's own business (drivers/table)."""
 
@@ -94,7 +60,9 @@ class TableLinkDriver:
     ) -> None:
         self.name = name
         self.factory = factory
-        #: with tile sensors, the tracker turns table events into inputs (daemon/tracker.py)
+        #: the one translation of table events into inputs (daemon/tracker.py): the configured
+        #: sensor tracker, or (no tile sensors) one of its own, so a seat key means its label
+        #: whatever sensors the table has
         self.tracker = tracker
         self.displays = displays
         self._link: TableLink | None = None
@@ -104,12 +72,22 @@ class TableLinkDriver:
         self.failed_effects = 0
         self.last_fault: dict[str, Any] | None = None
 
+    @property
+    def link(self) -> TableLink | None:
+        """The open link (None before it is opened and after it is closed)."""
+        return self._link
+
     async def run(self, sink: InputSink) -> None:
+        from daemon.tracker import SensorTracker
         from drivers.link.arq import RxPosition
         from drivers.table.link import LinkChange
 
         logged = await sink.link_position(self.name)
         resume = None if logged is None else RxPosition(logged.peer_boot_id, logged.seq)
+        own: asyncio.Task[None] | None = None
+        if self.tracker is None:
+            self.tracker = SensorTracker(name=f"{self.name}:tracker")
+            own = asyncio.create_task(self.tracker.run(sink), name=f"{self.name}:tracker")
         async with self.factory(resume) as link:
             self._link = link
             effects = asyncio.create_task(self._send_effects(link), name="table-effects")
@@ -122,9 +100,11 @@ class TableLinkDriver:
                     await self._log(sink, item)
                     link.confirm(item)  # committed: now the table may forget it
             finally:
-                effects.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await effects
+                for task in (effects, own):
+                    if task is not None:
+                        task.cancel()
+                        with contextlib.suppress(asyncio.CancelledError):
+                            await task
                 self._link = None
 
     async def _log(self, sink: InputSink, item: Delivery) -> None:
@@ -132,15 +112,12 @@ class TableLinkDriver:
         receipt = item.receipt
         position = None if receipt is None else \
             LinkPosition(self.name, receipt.peer_boot_id, receipt.seq)
-        if self.tracker is not None:
-            await self.tracker.take(item.event)
-            if position is not None:
-                await sink.mark_link(position)
-            return
-        kind, body = table_event_record(item.event, sink.snapshot())
-        if kind == KIND_MARKER and body["type"] == "table_fault":
-            self.last_fault = body
-        await sink.submit(kind, "table", body, link=position)
+        from drivers.link.messages import Fault
+
+        if isinstance(item.event, Fault):
+            self.last_fault = {**item.event.to_json(), "type": "table_fault"}
+        assert self.tracker is not None
+        await self.tracker.take(item.event, position)
 
     async def _send_effects(self, link: TableLink) -> None:
         from drivers.link.errors import LinkError
@@ -328,7 +305,8 @@ class ClockDisplayDriver:
     async def run(self, sink: InputSink) -> None:
         import time
 
-        from drivers.display.serial import DisplayError, SerialDisplay
+        from drivers.display.errors import DisplayError
+        from drivers.display.serial import SerialDisplay
         from drivers.table.serial import SerialTransport
 
         async with SerialDisplay(SerialTransport(str(self.path), self.baud)) as display:
@@ -349,39 +327,6 @@ class ClockDisplayDriver:
 
     def health(self) -> dict[str, Any]:
         return {"kind": "clock_display", "status": self._status, "failures": self.failures}
-
-
-class SimulatedTable(TableLinkDriver):
-    """The hil table-controller emulator on a pty, driven through the real serial link driver
-    (``devices.table.kind = "simulator"``): the same bytes as a real table."""
-
-    def __init__(
-        self, displays: DisplaysConfig, workdir: Path, tracker: SensorTracker | None = None
-    ) -> None:
-        self.workdir = workdir
-        self.emulator: Any = None
-        self._ready = asyncio.Event()
-        super().__init__(self._open, displays, tracker=tracker)
-
-    def _open(self, resume: RxPosition | None) -> TableLink:
-        from drivers.table.serial import SerialTransport
-        from drivers.table.session import LinkSession
-
-        assert self.emulator is not None
-        return LinkSession(SerialTransport(str(self.emulator.path)), resume=resume)
-
-    async def run(self, sink: InputSink) -> None:
-        from hil.table_controller import PtyTableController
-
-        self.workdir.mkdir(parents=True, exist_ok=True)
-        async with PtyTableController(self.workdir / "ttyJANTAKU-SIM") as emulator:
-            self.emulator = emulator
-            self._ready.set()
-            await super().run(sink)
-
-    async def wait_ready(self) -> Any:
-        await self._ready.wait()
-        return self.emulator
 
 
 def _open(url: str, resume: RxPosition | None) -> TableLink:
@@ -409,9 +354,6 @@ def build_drivers(config: Config, *, pin_factory: Any = None) -> list[Driver]:
     elif link.kind == "gpio":
         url = f"gpio://?relay={link.pins['relay']}&wall={link.pins['wall']}"
         drivers.append(TableLinkDriver(partial(_open, url), displays, tracker=tracker))
-    elif link.kind == "simulator":
-        runtime = Path(tempfile.mkdtemp(prefix=f"jantaku-sim-{config.table.id}-"))
-        drivers.append(SimulatedTable(displays, runtime, tracker=tracker))
     else:
         drivers.append(NoTable())
     if tracker is not None:

@@ -19,7 +19,11 @@ is classified here; tests/daemon/test_hostile_disclosure.py fails on an unclassi
 
 from __future__ import annotations
 
-from typing import Any, Final
+from dataclasses import dataclass
+from typing import Any, ClassVar, Final
+
+#: the rules events' tile fields have a twin with the mjai name (rules/events.py)
+MJAI_SUFFIX: Final = "_mjai"
 
 #: event types that carry no concealed fact
 PUBLIC: Final = frozenset({
@@ -45,6 +49,17 @@ REDACTED: Final[dict[str, tuple[str, ...]]] = {
 CONCEALED: Final = "concealed"
 
 
+@dataclass(frozen=True, slots=True)
+class Concealed:
+    """What ``events`` carries for a wholly concealed event (its ``seq`` kept; daemon/schema_gen
+    types its ``data``)."""
+
+    TYPE: ClassVar[str] = CONCEALED
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.TYPE}
+
+
 def public_type(event_type: str) -> str:
     if event_type in PUBLIC or event_type in REDACTED or event_type.startswith("clock_"):
         return event_type
@@ -56,11 +71,12 @@ def public_data(data: dict[str, Any]) -> dict[str, Any]:
     kind = str(data.get("type", ""))
     shown = public_type(kind)
     if shown == CONCEALED:
-        return {"type": CONCEALED}
+        return Concealed().to_json()
     hidden = REDACTED.get(kind, ())
     if not hidden:
         return data
-    return {k: (None if k in hidden else v) for k, v in data.items()}
+    blank = set(hidden) | {k + MJAI_SUFFIX for k in hidden}
+    return {k: (None if k in blank else v) for k, v in data.items()}
 
 
 def public_event(envelope: dict[str, Any]) -> dict[str, Any]:

@@ -13,23 +13,24 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rules.events import Event
 from rules.inputs import Input
+from rules.table_state import TableState
 
-Reduce = Callable[[Any, Input], tuple[Any, tuple[Any, ...]]]
+Reduce = Callable[[TableState, Input], tuple[TableState, tuple[Event, ...]]]
 
 
 @dataclass(frozen=True, slots=True)
 class Engine:
-    new_table: Callable[[], Any]
+    new_table: Callable[[], TableState]
     reduce: Reduce
     #: A digest of the code that gives the reducer its meaning: checkpoints made by other code
     #: are ignored (full replay), so an upgrade never resumes from a state it cannot read.
     code: str
 
     @staticmethod
-    def snapshot(state: Any) -> dict[str, Any]:
-        snap: dict[str, Any] = state.snapshot()
-        return snap
+    def snapshot(state: TableState) -> dict[str, Any]:
+        return state.snapshot()
 
 
 def code_digest(*packages: str) -> str:

@@ -1,12 +1,15 @@
-"""Errors of the daemon. One root; each leaf also subclasses a builtin, so callers may catch either.
+"""Errors of the daemon. One base (under :class:`rules.errors.JantakuError`); each leaf also
+subclasses a builtin, so callers may catch either.
 
 Messages carry the offending value and what was expected (and never a secret).
 """
 
 from __future__ import annotations
 
+from rules.errors import JantakuError
 
-class DaemonError(Exception):
+
+class DaemonError(JantakuError):
     """Root of every daemon error."""
 
 

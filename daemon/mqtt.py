@@ -45,6 +45,9 @@ log = logging.getLogger("jantaku.mqtt")
 
 #: events in flight at once while draining the outbox
 WINDOW = 64
+#: each publish and its PUBACK are small: without TCP_NODELAY, Nagle and delayed ACKs add ~40 ms
+#: to a command's round trip (bench/referee_rtt.py measures both)
+SOCKET_OPTIONS: tuple[tuple[int, int, int], ...] = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
 #: seconds to wait for the acknowledgements of one window before giving the connection up
 ACK_TIMEOUT = 30.0
 
@@ -173,6 +176,8 @@ class BrokerLink:
         self.refused = 0
         self.since: float | None = None
         self.retained_seen = 0
+        #: TCP_NODELAY on the current connection's socket (None: not a TCP socket)
+        self.nodelay: bool | None = None
         self.retained_topics: dict[str, str] = {}
         self.command_errors = 0
 
@@ -227,8 +232,7 @@ class BrokerLink:
             tls_context=tls_context(self.cfg),
             max_inflight_messages=WINDOW,
             logger=logging.getLogger("jantaku.mqtt.paho"),
-            # each publish and its PUBACK are small: without this, delayed ACKs add 40 ms
-            socket_options=((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),),
+            socket_options=SOCKET_OPTIONS,
             **kwargs,
         )
         _fail_fast_on_close(client)
@@ -271,6 +275,7 @@ class BrokerLink:
                 acks.fail_all(aiomqtt.MqttError("connection closed"))
 
     async def _on_connected(self, client: aiomqtt.Client, acks: _Acks) -> None:
+        self.nodelay = _nodelay(client)
         self.connected = True
         self.connects += 1
         self.since = time.time()
@@ -457,6 +462,13 @@ def _project(payload: bytes, fn: Callable[[dict[str, Any]], dict[str, Any]]) -> 
 
 def _public_event(payload: bytes) -> bytes:
     return _project(payload, disclosure.public_event)
+
+
+def _nodelay(client: aiomqtt.Client) -> bool | None:
+    sock = client._client.socket()
+    if not isinstance(sock, socket.socket):
+        return None
+    return bool(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
 
 
 def _fail_fast_on_close(client: aiomqtt.Client) -> None:

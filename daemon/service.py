@@ -36,7 +36,7 @@ from daemon.clock_sync import read_clock
 from daemon.config import Config
 from daemon.engine import Engine
 from daemon.errors import CommandError
-from daemon.eventlog import EventLog, LinkPosition, OutboxRow, boot_id
+from daemon.eventlog import EventLog, LinkPosition, OutboxRow, Record, boot_id
 from daemon.intake import Intake, RepeatedCommand, Submission
 from daemon.mqtt import BrokerLink, Incoming, OutboxSource, Reply
 from daemon.sdnotify import Notifier, watchdog_interval
@@ -59,6 +59,7 @@ from daemon.topics import (
     Topics,
 )
 from rules.inputs import InputError, input_from_json
+from rules.table_state import TableState
 from rules.timers import Phase
 
 log = logging.getLogger("jantaku.daemon")
@@ -90,6 +91,10 @@ class InputSink(Protocol):
     async def link_position(self, name: str) -> LinkPosition | None: ...
 
     def snapshot(self) -> dict[str, Any]: ...
+
+    def table_state(self) -> TableState: ...
+
+    async def game_records(self) -> list[Record]: ...
 
     def timers_state(self) -> dc.Clocks: ...
 
@@ -238,6 +243,16 @@ class Service:
 
     def snapshot(self) -> dict[str, Any]:
         return self.core.snapshot()
+
+    def table_state(self) -> TableState:
+        return self.core.state.table
+
+    async def game_records(self) -> list[Record]:
+        """The logged inputs of the game being played (none before the first game)."""
+        game = self.core.state.game
+        if not game:
+            return []
+        return await self.db(lambda: list(self.eventlog.records(game=game)))
 
     def timers_state(self) -> dc.Clocks:
         return self.core.state.clocks
@@ -583,6 +598,9 @@ class Service:
         with the traceback and a counter in ``health`` (issue 15)."""
         name = self.topics.command_name(incoming.topic)
         if name is None:
+            self.command_stats.unanswered += 1
+            log.warning("not a command topic, no reply: %s",
+                        incoming.topic.encode("ascii", "backslashreplace").decode()[:120])
             return None
         env = dcmd.peek(incoming.payload)
         reply_topic, topic_problem = self._reply_topic(incoming, env)

@@ -20,10 +20,12 @@ from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 from daemon import clocks as dc
+from daemon.disclosure import Concealed
 from daemon.engine import Engine
 from daemon.eventlog import CommandRow, EventLog, LinkPosition, Record
 from daemon.topics import SCHEMA_EVENT, Topics
 from rules.inputs import GameStart, Input, InputError, input_from_json, input_to_json
+from rules.table_state import TableState
 
 log = logging.getLogger("jantaku.table")
 
@@ -56,14 +58,15 @@ class DaemonEngineError:
 
 
 #: the daemon's own event classes (daemon/schema_gen.py types their ``data``)
-DAEMON_EVENTS: tuple[type, ...] = (DaemonBadInput, DaemonEngineError)
+#: (and ``concealed``: what ``events`` shows of a wholly concealed event, daemon/disclosure.py)
+DAEMON_EVENTS: tuple[type, ...] = (DaemonBadInput, DaemonEngineError, Concealed)
 
 
 @dataclass(frozen=True, slots=True)
 class CoreState:
     """Everything the fold carries (pickled in checkpoints)."""
 
-    table: Any
+    table: TableState
     clocks: dc.Clocks
     game: int = 0  # games started in this log (the ``game`` column and envelope field)
     hand: int | None = None  # the reducer's hand number (from its ``hand_started`` event)

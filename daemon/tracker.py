@@ -44,7 +44,10 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, TypeAlias, assert_never
 
-from daemon.table import KIND_INPUT, KIND_MARKER, KIND_TIMER
+from daemon.eventlog import LinkPosition
+from daemon.intake import InputRefused
+from daemon.table import KIND_INPUT, KIND_MARKER, KIND_TIMER, Applied
+from drivers.link.messages import SeatKey
 from drivers.tiles.events import FaultKind, ReaderFault, Rejection, TileRead
 from drivers.tiles.location import Locations
 from drivers.tiles.places import Place, Zone
@@ -68,6 +71,7 @@ from rules.inputs import (
     Tsumo,
     UraRevealed,
     WallRaised,
+    input_from_json,
     input_to_json,
 )
 from rules.seats import SEATS, Seat, seat_by_dice
@@ -85,16 +89,17 @@ if TYPE_CHECKING:
 log = logging.getLogger("jantaku.tracker")
 
 # --- the seat panel ----------------------------------------------------------------------------
-CLOCK: Final = 0
-RIICHI: Final = 1
-TSUMO: Final = 2
-RON: Final = 3
-TENPAI: Final = 4
-NOTEN: Final = 5
-NINE_TERMINALS: Final = 6
-FOUR_WINDS: Final = 7
-FOUR_RIICHI: Final = 8
-FOUR_KANS: Final = 9
+# the key numbering is the protocol's (drivers.link.messages.SeatKey)
+CLOCK: Final = int(SeatKey.CLOCK)
+RIICHI: Final = int(SeatKey.RIICHI)
+TSUMO: Final = int(SeatKey.TSUMO)
+RON: Final = int(SeatKey.RON)
+TENPAI: Final = int(SeatKey.TENPAI)
+NOTEN: Final = int(SeatKey.NOTEN)
+NINE_TERMINALS: Final = int(SeatKey.NINE_TERMINALS)
+FOUR_WINDS: Final = int(SeatKey.FOUR_WINDS)
+FOUR_RIICHI: Final = int(SeatKey.FOUR_RIICHI)
+FOUR_KANS: Final = int(SeatKey.FOUR_KANS)
 #: seat panel key → what it declares (docs/hil.md)
 BUTTONS: Final[dict[int, str]] = {
     CLOCK: "clock",
@@ -149,7 +154,9 @@ class SensorTracker:
             self.tiles = RfidTiles(readers, sensor, self.feed)
         self.aka = aka
         self._queue: asyncio.Queue[Item] = asyncio.Queue()
-        self._waiters: dict[int, asyncio.Future[None]] = {}  # id(table event) -> handled
+        # id(table event) -> (handled, the link position to commit with its record)
+        self._waiters: dict[int, tuple[asyncio.Future[None], LinkPosition | None]] = {}
+        self._position: LinkPosition | None = None
         self._hand = _Hand()
         self._sink: InputSink | None = None
         self.consumed = 0  # device events handled (reads, rejections, table events, keys)
@@ -184,13 +191,26 @@ class SensorTracker:
     def table_event(self, event: TableEvent) -> None:
         self.feed(event)
 
-    async def take(self, event: TableEvent) -> None:
-        """Feed a table event and wait until it is handled (its records committed): the table
-        link acknowledges it only then."""
+    async def take(self, event: TableEvent, position: LinkPosition | None = None) -> None:
+        """Feed a table event and wait until it is handled (its record committed): the table
+        link acknowledges it only then. ``position`` (the link's, after this event) is committed
+        in the same transaction as the event's own record, or alone if it makes none."""
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._waiters[id(event)] = done
+        self._waiters[id(event)] = (done, position)
         self.feed(event)
         await done
+
+    async def _put(self, sink: InputSink, kind: str, source: str,
+                   body: dict[str, Any]) -> Applied | None:
+        """Log one record; the first one of a table event's own carries the link position."""
+        position, self._position = self._position, None
+        try:
+            return await sink.submit(kind, source, body, link=position)
+        except InputRefused as exc:  # not JSON: a bug here, never lose the position
+            log.error("record refused: %s", exc)
+            if position is not None:
+                await sink.mark_link(position)
+            return None
 
     async def wait_consumed(self, n: int, timeout: float = 30.0) -> None:
         """Until ``n`` device events have been handled (the HIL runner's lockstep)."""
@@ -221,9 +241,12 @@ class SensorTracker:
                     assert reader is not None
                     raise RuntimeError("the RFID readers stopped") from reader.exception()
                 item = get.result()
-                waiter = self._waiters.pop(id(item), None)
+                waiter, position = self._waiters.pop(id(item), (None, None))
                 try:
-                    await self._handle(sink, item)
+                    await self._handle(sink, item, position)
+                    if self._position is not None:  # the event made no record of its own
+                        pos, self._position = self._position, None
+                        await sink.mark_link(pos)
                 except BaseException as exc:
                     if waiter is not None and not waiter.done():
                         waiter.set_exception(RuntimeError(f"tracker failed on {item!r}: {exc!r}"))
@@ -261,16 +284,15 @@ class SensorTracker:
     # ------------------------------------------------------------------ helpers
     @staticmethod
     def _state(sink: InputSink) -> TableState | None:
-        core = getattr(sink, "core", None)
-        table: TableState | None = None if core is None else core.state.table
-        return table
+        return sink.table_state()
 
     def _h(self, sink: InputSink) -> HandState | None:
         st = self._state(sink)
         return None if st is None else st.hand
 
     async def _input(self, sink: InputSink, source: str, inp: Input) -> list[dict[str, Any]]:
-        applied = await sink.put(KIND_INPUT, source, input_to_json(inp))
+        applied = await self._put(sink, KIND_INPUT, source, _compact(inp))
+        assert applied is not None
         self.inputs += 1
         return [e["data"] for e in applied.events]
 
@@ -280,7 +302,7 @@ class SensorTracker:
         body = {"type": "tile_rejected", "what": what, "reason": reason, **fields}
         self.last_rejection = body
         log.warning("rejected %s: %s", what, reason, extra={"fields": fields})
-        await sink.put(KIND_MARKER, "tracker", body)
+        await self._put(sink, KIND_MARKER, "tracker", body)
 
     def _forget(self, tile: Tile, back_to: Place | None = None) -> None:
         """The tile is not where the sensor model put it (a refused read, a tile back to the
@@ -350,16 +372,15 @@ class SensorTracker:
     async def _hold(self, sink: InputSink, what: str, **fields: Any) -> None:
         """Log a device event the tracker holds without an input yet (a dealt tile, a riichi
         key, a meld tile, ...): after a restart, :meth:`_restore` picks it up from the log."""
-        await sink.put(KIND_MARKER, "tracker", {"type": "tracker_hold", "what": what, **fields})
+        await self._put(sink, KIND_MARKER, "tracker",
+                        {"type": "tracker_hold", "what": what, **fields})
 
     async def _restore(self, sink: InputSink) -> None:
         """After a restart (kill -9, power loss) mid-hand: the held device events of this hand
         from the log, and the sensor model from the table state (docs/hil.md)."""
-        db, eventlog, core = (getattr(sink, n, None) for n in ("db", "eventlog", "core"))
-        if db is None or eventlog is None or core is None or not core.state.game:
+        records = await sink.game_records()
+        if not records:
             return
-        game = core.state.game
-        records = await db(lambda: list(eventlog.records(game=game)))
         start = max((i for i, r in enumerate(records) if r.kind == KIND_INPUT
                      and r.body.get("type") == "hand_start"), default=None)
         h = self._h(sink)
@@ -442,25 +463,28 @@ class SensorTracker:
         self.tiles.sensor = replace(sensor, locations=locations)
 
     # ------------------------------------------------------------------ dispatch
-    async def _handle(self, sink: InputSink, item: Item) -> None:
+    async def _handle(self, sink: InputSink, item: Item,
+                      position: LinkPosition | None = None) -> None:
         match item:
             case ReaderFault():
                 if item.kind is FaultKind.CONNECTED:
                     self.reader_connects += 1  # at start and after every re-plug: not a fault
                 else:
                     self.reader_faults += 1
-                await sink.put(KIND_MARKER, "tracker", {**item.as_json(), "type": "reader_fault"})
+                await self._put(sink, KIND_MARKER, "tracker",
+                                {**item.as_json(), "type": "reader_fault"})
             case Rejection():
                 self.rejected += 1
                 self.reasons[item.reason.value] += 1
                 self.last_rejection = item.as_json()
-                await sink.put(KIND_MARKER, "tracker", item.as_json())
+                await self._put(sink, KIND_MARKER, "tracker", item.as_json())
             case TileRead():
                 if not (item.place.zone is Zone.MELDS and item.place.seat in self._hand.melds):
                     await self._close_melds(sink)
                 await self._read(sink, item)
             case _:
                 await self._close_melds(sink)
+                self._position = position  # from here on, records are this table event's own
                 await self._table_event(sink, item)
 
     async def _table_event(self, sink: InputSink, item: TableEvent) -> None:
@@ -473,8 +497,8 @@ class SensorTracker:
                 await self._input(sink, "table", WallRaised())
             case m.WallManifest():
                 self._hand.manifest = item.tiles
-                await sink.put(KIND_MARKER, "table",
-                               {**item.to_json(), "type": "table_wall_manifest"})
+                await self._put(sink, KIND_MARKER, "table",
+                                {**item.to_json(), "type": "table_wall_manifest"})
             case m.Dice():
                 await self._dice(sink, item.values)
             case m.BreakOpened():
@@ -483,14 +507,21 @@ class SensorTracker:
             case m.IndicatorTurned():
                 layer = Layer.TOP if item.layer is m.Layer.TOP else Layer.BOTTOM
                 self._hand.indicator_position = Position(Seat.of(item.seat), item.stack, layer)
-                await self._hold(sink, "indicator_position",
-                                 position=self._hand.indicator_position.to_json())
-                await self._indicator(sink)
+                if self.tiles is None:  # no sensor to read the face: the position is the input
+                    await self._input(sink, "table", IndicatorShown(
+                        position=self._hand.indicator_position, tile=None))
+                    self._hand.indicator_position = None
+                elif self._hand.indicator_tile is not None:  # the face was read first
+                    await self._indicator(sink)
+                else:
+                    await self._hold(sink, "indicator_position",
+                                     position=self._hand.indicator_position.to_json())
             case m.SeatButton():
                 await self._button(sink, Seat.of(item.seat), item.button)
             case m.Fault():
                 body = item.to_json()
-                await sink.put(KIND_MARKER, "table", {**body, "type": f"table_{body['type']}"})
+                await self._put(sink, KIND_MARKER, "table",
+                                {**body, "type": f"table_{body['type']}"})
             case _:
                 assert_never(item)
 
@@ -520,7 +551,7 @@ class SensorTracker:
     async def _button(self, sink: InputSink, seat: Seat, button: int) -> None:
         what = BUTTONS.get(button)
         if button == CLOCK:
-            await sink.put(KIND_TIMER, "table", {"type": "button", "seat": int(seat)})
+            await self._put(sink, KIND_TIMER, "table", {"type": "button", "seat": int(seat)})
             return
         h = self._h(sink)
         if what is None or h is None:
@@ -545,11 +576,12 @@ class SensorTracker:
                                    seat=int(seat), step=h.step, live_left=h.live_left())
                 return
             self._hand.answers[seat] = button == TENPAI
-            await self._hold(sink, "answer", seat=int(seat), tenpai=button == TENPAI)
-            if len(self._hand.answers) == 4:
+            if len(self._hand.answers) == 4:  # the last answer: the draw is the record
                 tenpai = tuple(s for s in SEATS if self._hand.answers[s])
                 self._hand.answers = {}
                 await self._input(sink, "table", ExhaustiveDraw(tenpai=tenpai))
+            else:
+                await self._hold(sink, "answer", seat=int(seat), tenpai=button == TENPAI)
         else:
             kind = _ABORTS[button]
             who = seat if kind == "nine_terminals" else None
@@ -704,3 +736,11 @@ def _is_run(called: Tile, two: Sequence[Tile]) -> bool:
     if any(Kind(k).is_honor for k in kinds) or len({k // 9 for k in kinds}) != 1:
         return False
     return kinds[1] == kinds[0] + 1 and kinds[2] == kinds[1] + 1
+
+
+def _compact(inp: Input) -> dict[str, Any]:
+    """The input's JSON without the ``null`` fields that are its defaults: what the log holds
+    (``{"type": "hand_start"}``), the same input when read back."""
+    full = input_to_json(inp)
+    short = {k: v for k, v in full.items() if v is not None}
+    return short if input_from_json(short) == inp else full

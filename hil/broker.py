@@ -102,9 +102,9 @@ class PrivateBroker:
 
 
 class EventCollector:
-    """Subscribes to ``jantaku/v1/<table>/private/events`` (the full stream, concealed facts
-    included, as the referee's tools read it: the harness compares it with the simulator's) and
-    keeps every payload, reconnecting."""
+    """Subscribes to ``jantaku/v1/<table>/private/events`` (every event in full: the harness
+    checks the drawn tiles too; ``events`` is the public projection, docs/mqtt.md "What is
+    public") and keeps every payload, reconnecting."""
 
     def __init__(self, host: str, port: int, table: str) -> None:
         self.host, self.port, self.table = host, port, table

@@ -18,6 +18,8 @@ from selenium.webdriver.chrome.service import Service
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
+#: the README's screenshots: made by the browser tests, committed (docs/images/README.md)
+DOC_IMAGES = Path(__file__).resolve().parents[1] / "docs" / "images"
 
 
 @contextmanager
@@ -54,8 +56,13 @@ def chromium(width: int = 1920, height: int = 1080) -> Iterator[webdriver.Chrome
         shutil.rmtree(profile, ignore_errors=True)
 
 
-def save_screenshot(driver: webdriver.Chrome, name: str) -> Path:
+def save_screenshot(driver: webdriver.Chrome, name: str, *, doc_as: str | None = None) -> Path:
+    """Save to ``test-artifacts/NAME``; with ``doc_as`` also as the README's ``docs/images/`` file
+    of that name (run from a checkout)."""
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / name
     driver.save_screenshot(str(path))
+    if doc_as is not None:
+        DOC_IMAGES.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, DOC_IMAGES / doc_as)
     return path

@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from drivers.display.errors import DisplayProtocolError
 from drivers.display.lines import (
     PROTOCOL_VERSION,
     Clear,
-    DisplayProtocolError,
     Err,
     ErrCode,
     LineSplitter,

@@ -35,6 +35,7 @@ from typing import Any, Final, assert_never
 
 from drivers.link import messages as m
 from drivers.tiles.places import Place, Zone
+from hil.errors import ScenarioError
 from hil.rig import tag_of
 from hil.runner import GameResult, HilRunner, Perform, run_game
 from rules import inputs as ri
@@ -59,10 +60,6 @@ FAULTS: Final = (
     "late_clock",  # the clock button pressed late: after the next seat's discard
     "kill9",  # after the step, the daemon process is killed (SIGKILL) and started again
 )
-
-
-class ScenarioError(ValueError):
-    pass
 
 
 @dataclass(frozen=True, slots=True)

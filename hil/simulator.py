@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hil.bots import Bot, shanten_of, waits_of
+from hil.errors import SimulationError
 from rules.claims import kuikae_kinds
 from rules.events import Event
 from rules.inputs import (
@@ -52,10 +53,6 @@ from rules.tiles import Kind, Tile, kinds_to_34
 from rules.wall import Wall, break_from_dice
 
 DEFAULT_NAMES = ("Aiko", "Bo", "Chen", "Dana")
-
-
-class SimulationError(RuntimeError):
-    """The reducer rejected an action the simulator believed legal: a bug on one side."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -425,6 +425,17 @@ class SeatsSwapped(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class PenaltyTiles(Event):
+    """W 罚张: the seat's exposed tiles lie face up as penalty tiles (``tiles``: all of them
+    now); play goes on (W 错鸣-6: a false win)."""
+
+    TYPE: ClassVar[str] = "penalty_tiles"
+    seat: Seat
+    tiles: tuple[Tile, ...]
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class DeadHandLifted(Event):
     TYPE: ClassVar[str] = "dead_hand_lifted"
     seat: Seat
@@ -465,4 +476,5 @@ def outcome_to_json(o: HandOutcome) -> dict[str, Any]:
         "nagashi": encode(o.nagashi),
         "abort_kind": o.abort_kind,
         "offender": encode(o.offender),
+        "offenders": encode(o.chombo_seats),
     }

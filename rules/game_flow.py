@@ -14,20 +14,25 @@
 * **end** after the last hand of the last round (``game.rounds`` × ``hands_per_round``; a
   GameStart may override the rounds), without renchan; or at once when a score goes below zero
   where ``game.bust = "end_below_zero"``; or, where ``game.all_last_dealer_stop``, when the
-  all-last dealer keeps the deal while sole top (Tenhou's agari-yame / tenpai-yame; with an
+  all-last dealer keeps the deal by a win or by tenpai while sole top (Tenhou's agari-yame /
+  tenpai-yame: an abortive draw, which also keeps the deal, never ends the game; with an
   extension target, only once he has reached it); where ``game.extension = "next_wind"`` and
   nobody reached ``extension_target`` at the scheduled end, play goes on into the next wind and
   stops at the first hand end where somebody has reached it, or after that wind (Tenhou's West
-  round).
+  round); where ``game.time_limit = "end_of_hand"``, with the hand during which the session's
+  time limit was reached (μ §24(2); ``GameProgress.time_up``, set by the referee's
+  ``time_limit`` input).
 
 :func:`standings` gives ranks, final points (leftover deposits included), uma/oka and pt.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
+from rules.errors import RulesError
+from rules.evolve import replace
 from rules.outcome import HandOutcome
 from rules.ruleset import Ruleset
 from rules.seats import SEATS, Seat, Wind
@@ -35,7 +40,7 @@ from rules.settlement import Settlement
 from rules.standings import Standings, compute_standings
 
 
-class GameFlowError(ValueError):
+class GameFlowError(RulesError, ValueError):
     """A game state that cannot advance (a finished game, a bad start)."""
 
 
@@ -59,8 +64,10 @@ class GameProgress:
     finished: bool = False
     hands_played: int = 0
     # Why the game ended: "", "last_hand", "bust", "all_last_stop", "extension_target",
-    # "extension_end".
+    # "extension_end", "time_limit".
     end_reason: str = ""
+    # The session's time limit was reached during the current hand (μ §24(2)).
+    time_up: bool = False
 
     @property
     def in_extension(self) -> bool:
@@ -81,6 +88,7 @@ class GameProgress:
             "finished": self.finished,
             "hands_played": self.hands_played,
             "end_reason": self.end_reason,
+            "time_up": self.time_up,
         }
 
 
@@ -139,6 +147,10 @@ def advance(
         deposits=settlement.deposits_after,
         hands_played=progress.hands_played + 1,
     )
+    if progress.time_up and game.time_limit == "end_of_hand":
+        # μ §24(2): the hand during which the time limit was reached is the last, renchan or
+        # a replayed chombo notwithstanding.
+        return replace(after, finished=True, end_reason="time_limit")
     dealer = progress.dealer
     kind = settlement.kind
     if kind == "chombo" and settlement.replay:
@@ -183,6 +195,7 @@ def advance(
         )
         if (
             game.all_last_dealer_stop
+            and kind in ("win", "exhaustive")  # agari-yame / tenpai-yame, never an abort
             and stop_hand
             and _sole_top(scores, dealer)
             and scores[dealer] >= target

@@ -20,12 +20,13 @@ import typing
 from dataclasses import dataclass
 from typing import Any, Literal, get_args, get_origin
 
+from rules.errors import RulesError
 from rules.seats import Seat, Wind
 from rules.tiles import Tile
 from rules.wall import Position
 
 
-class InputError(ValueError):
+class InputError(RulesError, ValueError):
     """A JSON object that is not a well-formed input; the message says which field and why."""
 
 

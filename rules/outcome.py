@@ -117,5 +117,13 @@ class HandOutcome:
     tenpai: tuple[Seat, ...] = ()
     nagashi: tuple[Seat, ...] = ()
     abort_kind: str | None = None
-    # Chombo: the offender.
+    # Chombo: the offender; ``offenders`` when several seats committed one in the same hand
+    # (two noten riichi at the draw): every one of them is penalised (M 7-4-5, μ §69).
     offender: Seat | None = None
+    offenders: tuple[Seat, ...] = ()
+
+    @property
+    def chombo_seats(self) -> tuple[Seat, ...]:
+        if self.offenders:
+            return self.offenders
+        return () if self.offender is None else (self.offender,)

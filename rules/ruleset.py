@@ -20,12 +20,13 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
 
+from rules.errors import RulesError
 from rules.timers import TimerRules
 
 BUILTIN = ("saikouisen", "saikouisen-classic", "mleague", "mu", "wmc", "tenhou")
 
 
-class RulesetError(ValueError):
+class RulesetError(RulesError, ValueError):
     """A ruleset file that cannot be used; the message names the file and the key."""
 
 
@@ -84,6 +85,9 @@ class CallRules:
     open_tanyao: bool
     # S-sum, M 4-5-6, W 抢杠-3: no kokushi robbing of an ankan.
     kokushi_robs_ankan: bool
+    # Under head-bump: may a ron still bump a winner who has already shown the hand? S §45-4
+    # "倒排后不再承认头跳": no; M, μ are silent and W 截和 has "no exceptions": yes.
+    head_bump_after_shown: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +137,10 @@ class GameRules:
     # Tenhou: play on into the next wind when nobody reached the target.
     extension: Literal["none", "next_wind"]
     extension_target: int
+    # μ §24(2): under a session time limit the game ends with the hand during which it is
+    # reached ("end_of_hand"); the moment reaches the rules as the referee's ``time_limit``
+    # input. "none": the rulebook has no such end.
+    time_limit: Literal["none", "end_of_hand"] = "none"
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +187,18 @@ class PenaltyRules:
     # A riichi hand noten at the exhaustive draw is a chombo (S §54-1, M 7-4-1, μ §68); C-sum:
     # the riichi player may keep his hand hidden and noten riichi is not penalised.
     noten_riichi_chombo: bool
+    # pt deducted per violation code as the offence is ruled, play going on or the hand dead:
+    # S §54-3 小错和(停和) −10 (kuikae, 多牌/少牌, 先自摸, a call by a 停和 hand: §55-3) and
+    # §54-4 小错和(对局继续) −10 (a false tenpai declaration: §55-4(4)).
+    minor_chombo_pt: Mapping[str, float] = field(default_factory=dict)
+    # A call, kan or riichi by a seat whose hand is dead: refused ("rejected"), or a chombo
+    # (M 7-2-1 "これに反した場合はチョンボ", μ §70 "违反者判为错和").
+    dead_hand_call: Literal["rejected", "chombo"] = "rejected"
+    # S §55-1(4): an offence of 停和 level by a riichi player is a full chombo (the hand ends).
+    dead_hand_riichi_chombo: bool = False
+    # W 错鸣-6: a false win is played on and the tiles it exposed become penalty tiles (罚张),
+    # the hand stays alive; False: the false win ends or kills the hand (chombo / dead hand).
+    false_win_exposes: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,7 @@ class Seat(IntEnum):
         return cls(value)
 
     def plus(self, n: int) -> Seat:
-        return Seat((self.value + n) % 4)
+        return _SEATS[(self.value + n) % 4]  # a table, not Seat(...): the enum call is slow
 
     @property
     def shimocha(self) -> Seat:
@@ -47,6 +47,9 @@ class Seat(IntEnum):
 
     def __repr__(self) -> str:
         return f"Seat({self.value})"
+
+
+_SEATS: tuple[Seat, ...] = tuple(Seat)  # by value: Seat(v) is _SEATS[v]
 
 
 class Wind(IntEnum):

@@ -379,16 +379,17 @@ def _settle_exhaustive(ruleset: Ruleset, outcome: HandOutcome) -> Settlement:
 
 def _settle_chombo(ruleset: Ruleset, outcome: HandOutcome) -> Settlement:
     context = outcome.context
-    offender = outcome.offender
-    if offender is None:
+    offenders = outcome.chombo_seats
+    if not offenders:
         raise ScoringError("a chombo outcome names no offender")
     rules = ruleset.penalties
     pt = [0.0, 0.0, 0.0, 0.0]
     points = [0, 0, 0, 0]
-    if rules.chombo == "pt":
-        pt[offender] = rules.chombo_pt  # M 7-4-1, S §54-1, μ §68 (A)
-    elif rules.chombo == "points":
-        points[offender] = rules.chombo_points  # μ §68 (B): taken on the spot
+    for offender in offenders:  # M 7-4-5, μ §69: every offender is penalised
+        if rules.chombo == "pt":
+            pt[offender] += rules.chombo_pt  # M 7-4-1, S §54-1, μ §68 (A)
+        elif rules.chombo == "points":
+            points[offender] += rules.chombo_points  # μ §68 (B): taken on the spot
     returned = [0, 0, 0, 0]
     deposits_after = context.deposits
     if rules.chombo_returns_deposits:

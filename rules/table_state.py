@@ -55,7 +55,8 @@ class RiverTile:
         }
 
 
-@dataclass(frozen=True, slots=True)
+# no __slots__: rules.evolve copies the instance dict in one C call, the hot path of a replay
+@dataclass(frozen=True)
 class SeatState:
     concealed: tuple[Tile, ...] | None = None  # None: the tiles are not known
     count: int = 0  # concealed tiles held (always known)
@@ -74,6 +75,10 @@ class SeatState:
     discards: int = 0
     pao: Seat | None = None  # the seat liable for a yakuman this seat's melds completed
     pao_yaku: str | None = None
+    # W 罚张: concealed tiles exposed face up (a false win, W 错鸣-6): never in an exposed set,
+    # never for a ron by Thirteen Terminals on their kind; a penalty tile discarded (or put in
+    # a concealed kong) is one no more (W 罚张-7).
+    penalty: tuple[Tile, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -84,6 +89,7 @@ class SeatState:
             "riichi": self.riichi,
             "dead": self.dead,
             "furiten": self.furiten_temp or self.furiten_riichi,
+            "penalty": encode(self.penalty),
         }
 
 
@@ -120,7 +126,8 @@ class PendingWin:
     win: Win  # flags filled at the declaration; hand/melds completed at settlement
 
 
-@dataclass(frozen=True, slots=True)
+# no __slots__: rules.evolve copies the instance dict in one C call, the hot path of a replay
+@dataclass(frozen=True)
 class HandState:
     number: int
     dealer: Seat
@@ -191,7 +198,8 @@ class RefereeRecord:
     compensation: Mapping[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
+# no __slots__: rules.evolve copies the instance dict in one C call, the hot path of a replay
+@dataclass(frozen=True)
 class TableState:
     ruleset: Ruleset | None = None
     game: GameInfo | None = None

@@ -21,8 +21,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import IntEnum
 
+from rules.errors import RulesError
 
-class TileError(ValueError):
+
+class TileError(RulesError, ValueError):
     """A tile notation or id that does not name a tile."""
 
 
@@ -183,7 +185,7 @@ class Tile:
 
     @property
     def kind(self) -> Kind:
-        return Kind(self.id // 4)
+        return _KINDS[self.id >> 2]  # a table, not Kind(...): the enum call is the hot path
 
     @property
     def copy(self) -> int:
@@ -208,11 +210,13 @@ class Tile:
 
 
 ALL_TILES: tuple[Tile, ...] = tuple(Tile(i) for i in range(136))
+_KINDS: tuple[Kind, ...] = tuple(Kind)  # by value: Kind(v) is _KINDS[v]
 
 
 def copies_of(kind: Kind, *, red: bool | None = None, aka: bool = True) -> tuple[Tile, ...]:
     """The physical tiles of ``kind``; with ``red`` set, only the red (or only the plain) ones."""
-    tiles = tuple(Tile(kind.value * 4 + c) for c in range(4))
+    base = kind.value * 4
+    tiles = ALL_TILES[base : base + 4]
     if red is None:
         return tiles
     return tuple(t for t in tiles if t.is_red(aka) == red)

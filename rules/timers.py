@@ -14,11 +14,13 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import Enum
 from types import MappingProxyType
 from typing import Final
 
+from rules.errors import RulesError
+from rules.evolve import replace
 from rules.seats import SEATS, Seat
 
 NS_PER_SECOND: Final = 1_000_000_000
@@ -59,7 +61,7 @@ class RestartPolicy(Enum):
     HOLD = "hold"
 
 
-class TimerRulesError(ValueError):
+class TimerRulesError(RulesError, ValueError):
     """A ``[timers]`` table whose values cannot drive the clocks; names the key and the value."""
 
 

@@ -183,6 +183,12 @@ CATALOGUE: dict[str, Entry] = {
         _e("chankan_of_ankan", "ron on an ankan without kokushi, or where no hand may rob "
            "an ankan", "rejected", S="S-sum", M="M 4-5-6", mu="μ §51(6)", W="W 抢杠-3",
            T="RULESETS.md §7"),
+        _e("penalty_tile_call", "a chi, pon or kan that would expose a penalty tile (罚张)",
+           "rejected", W="W 罚张-3,5"),
+        _e("penalty_tile_win", "a ron by Thirteen Terminals on the kind of a penalty tile, or "
+           "with two penalty tiles or more", "rejected", W="W 罚张-4"),
+        _e("head_bump_after_shown", "a ron that would head-bump a winner who has already "
+           "shown the hand", "rejected", S="S §45-4"),
         _e("win_not_shown", "the hand cannot end before the winning hand is shown (WinShown) "
            "or a manual value is entered", "rejected", E="engine: a win must be scorable"),
         _e("win_shown_mismatch", "WinShown differs from the tiles the engine knows", "recorded",

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from rules.errors import RulesError
 from rules.ruleset import Ruleset
 from rules.seats import SEATS, Seat, Wind, seat_by_dice
 
@@ -21,7 +22,7 @@ RING_STACKS = 68
 TILES = 136
 
 
-class WallError(ValueError):
+class WallError(RulesError, ValueError):
     """Dice, a break or a position that the geometry cannot accept."""
 
 

@@ -1,7 +1,9 @@
 """The `jantaku` console command.
 
 Each subcommand lives in its own module under `daemon.cli` and is imported only when it runs, so
-that quick commands (`jantaku wall`) start fast.
+that quick commands (`jantaku wall`) start fast. An error of the tree rooted at
+:class:`rules.errors.JantakuError` that a command does not handle itself is caught here, once:
+one line on stderr (``jantaku COMMAND: message``), exit 2.
 """
 
 from __future__ import annotations
@@ -51,7 +53,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"jantaku: command {name!r} is not available in this build", file=sys.stderr)
             return 2
         raise
-    result: int = module.main(rest)
+    from rules.errors import JantakuError
+
+    try:
+        result: int = module.main(rest)
+    except JantakuError as exc:
+        # Every error jantaku raises on purpose (docs/engineering.md "Exceptions"): its first
+        # line, exit 2. Anything else is a bug and keeps its traceback.
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        print(f"jantaku {name}: {first}", file=sys.stderr)
+        return 2
     return result
 
 

@@ -8,7 +8,8 @@ panels, the clock buttons on gpiozero mock pins. Nothing external is needed:
   exists; otherwise the daemon runs without a broker (it plays on and queues every event), and the
   screen says so;
 * the overlay is served by the daemon side (``daemon/web``): the URL is printed at start;
-* ``--headless``: no terminal view, JSON lines only (logs on stderr, progress on stdout).
+* ``--headless``: no terminal view, JSON lines only (logs on stderr, progress on stdout);
+* stdout not a terminal (``make demo | tee log``): no live view, one progress line per hand.
 
 With ``--hands N`` it stops after N hands with a summary (exit 0 when the daemon's events equal
 the simulator's and no violation occurred); without, it plays game after game until Ctrl-C.
@@ -84,27 +85,34 @@ class _PortBusy(Exception):
 
 
 class _Out:
-    """Progress lines: JSON on stdout (headless), or notes above the live view."""
+    """Progress on stdout: JSON lines (headless), plain lines (stdout is no terminal: a pipe, a
+    file, CI), or nothing but the live view (a terminal)."""
 
-    def __init__(self, headless: bool) -> None:
+    def __init__(self, headless: bool, terminal: bool) -> None:
         self.headless = headless
+        self.lines = not headless and not terminal
+        self.live = not headless and terminal
 
     def emit(self, event: str, **fields: Any) -> None:
         if self.headless:
             print(json.dumps({"event": event, **fields}, ensure_ascii=False), flush=True)
 
+    def say(self, line: str) -> None:
+        if not self.headless:
+            print(line, flush=True)
+
 
 async def _demo(args: argparse.Namespace) -> int:
     from daemon import clocks as dc
     from daemon import jsonlog
-    from daemon.demo_view import DemoView
+    from daemon.demo_view import DemoView, hand_line
     from daemon.web.hub import ViewHub
     from daemon.web.server import serve
     from daemon.web.view import overlay_view
     from hil.broker import PrivateBroker, mosquitto_binary
     from hil.runner import free_port
 
-    out = _Out(args.headless)
+    out = _Out(args.headless, sys.stdout.isatty())
     work = Path(tempfile.mkdtemp(prefix="jantaku-demo-"))
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -141,11 +149,12 @@ async def _demo(args: argparse.Namespace) -> int:
 
             def on_events(snapshot: dict[str, Any], events: Any) -> None:
                 view.pending.extend(events)
-                for env in events:
-                    if env.get("type") == "hand_ended":
-                        d = env.get("data", {})
-                        out.emit("hand_ended", hand=d.get("hand"), scores=d.get("scores"),
-                                 outcome=(d.get("outcome") or {}).get("kind"))
+                first = view.hands + 1
+                for n, d in enumerate(view.count(events), first):
+                    out.emit("hand_ended", hand=d.get("hand"), scores=d.get("scores"),
+                             outcome=(d.get("outcome") or {}).get("kind"))
+                    if out.lines:
+                        out.say(hand_line(n, d))
                 dirty.set()
 
             async def publisher() -> None:
@@ -166,8 +175,7 @@ async def _demo(args: argparse.Namespace) -> int:
 
             out.emit("demo_started", overlay=url, broker=broker_note, table=args.table_id,
                      ruleset=args.ruleset, seed=args.seed, hands=args.hands, speed=args.speed)
-            if not args.headless:
-                print(f"jantaku demo: overlay {url}   broker {broker_note}", flush=True)
+            out.say(f"jantaku demo: overlay {url}   broker {broker_note}")
             pub = asyncio.create_task(publisher(), name="overlay publisher")
             try:
                 status = await _play(args, work, mqtt, on_events, session_ref, stop, out, view)
@@ -187,10 +195,11 @@ async def _demo(args: argparse.Namespace) -> int:
 
 async def _play(args: argparse.Namespace, work: Path, mqtt: tuple[str, int], on_events: Any,
                 session_ref: dict[str, Any], stop: asyncio.Event, out: _Out, view: Any) -> int:
+    from daemon.demo_view import scores_label
     from hil.runner import HilSession
 
     live: Any = contextlib.nullcontext()
-    if not args.headless:
+    if out.live:
         from rich.live import Live
 
         live = Live(view, refresh_per_second=8, screen=False, transient=False)
@@ -224,17 +233,16 @@ async def _play(args: argparse.Namespace, work: Path, mqtt: tuple[str, int], on_
                         break
                 game += 1
         await asyncio.sleep(0.3)  # the last view reaches the overlay
-    hands = sum(r.hands for r in results)
+    hands = view.hands  # the footer's count: every hand that ended, complete game or not
     ok = all(r.equal and not r.violations for r in results)
     summary = {"games": len(results), "hands": hands, "equal": ok,
                "scores": results[-1].final_scores if results else None,
                "seconds": round(sum(r.seconds for r in results), 2),
                "interrupted": stop.is_set()}
     out.emit("summary", **summary)
-    if not args.headless:
-        how = "stopped by Ctrl-C; " if stop.is_set() else ""
-        print(f"jantaku demo: {how}{hands} hands in {len(results)} complete game(s); daemon =="
-              f" simulator: {'yes' if ok else 'NO'}; scores {summary['scores']}", flush=True)
+    how = "stopped by Ctrl-C; " if stop.is_set() else ""
+    out.say(f"jantaku demo: {how}{hands} hands played, {len(results)} complete game(s); daemon =="
+            f" simulator: {'yes' if ok else 'NO'}; scores {scores_label(summary['scores'])}")
     if stop.is_set():
         return 0
     return 0 if ok else 1

@@ -45,12 +45,9 @@ def main(argv: Sequence[str]) -> int:
     from rules.records import RecordError, import_record
     from rules.records.export import ExportError, export_mjai, export_tenhou6, hands_from_events
     from rules.records.replay import replay
-    from rules.ruleset import RulesetError, load_ruleset
+    from rules.ruleset import load_ruleset
 
-    try:
-        ruleset = load_ruleset(args.ruleset)
-    except RulesetError as exc:
-        return _fail(str(exc))
+    ruleset = load_ruleset(args.ruleset)  # a RulesetError: one line, exit 2 (daemon.cli)
     try:
         text = read_text(args.file)
     except (OSError, UnicodeDecodeError, EOFError) as exc:
@@ -64,11 +61,12 @@ def main(argv: Sequence[str]) -> int:
 
     hands = list(record.hands)
     final = record.final_scores
-    pts: tuple[float, float, float, float] | None = None
+    pts: tuple[float, float, float, float] | None = record.final_pt  # the record's own
     if args.results == "engine":
         result = replay(record, keep_events=True)
         hands = hands_from_events(result.event_log)
         final = result.final_scores if result.finished else None
+        pts = None
         if result.standings is not None and result.finished:
             seats = result.standings["seats"]
             pts = (seats[0]["total_pt"], seats[1]["total_pt"], seats[2]["total_pt"],
@@ -80,7 +78,8 @@ def main(argv: Sequence[str]) -> int:
             scored = None
             if final is not None:
                 scored = (final, pts if pts is not None else (0.0, 0.0, 0.0, 0.0))
-            out = export_tenhou6(record.inputs, hands, final=scored, title=record.title) + "\n"
+            out = export_tenhou6(record.inputs, hands, final=scored, title=record.title,
+                                 meta=record.source_meta) + "\n"
     except ExportError as exc:
         return _fail(f"{args.file}: cannot write {args.to}: {exc}", 1)
     if args.output:

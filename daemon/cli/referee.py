@@ -3,11 +3,16 @@
     jantaku referee --table t01 --host broker.local --user alice --password-file ~/.jantaku-pw \\
         set_scores scores='[25000,25000,30000,20000]' reason='miscounted sticks'
     jantaku referee --table t01 --host broker.local --user alice new_game --args @game.json
+    jantaku referee --table t01 --user alice manual_result \
+        --args '{"kind":"ron","riichi":[1],"wins":[{"winner":1,"loser":2,"han":3,"fu":30}],
+                 "reason":"E1"}'
     jantaku referee hash --user alice            # password on stdin -> the config's key line
 
 ``key=value`` arguments are parsed as JSON where they can be (numbers, lists, true/false) and as
 strings otherwise; ``--args`` takes a JSON object (or ``@file``). The password comes from
-``--password-file`` or ``$JANTAKU_REFEREE_PASSWORD`` (never from the command line). Exit status:
+``--password-file`` or ``$JANTAKU_REFEREE_PASSWORD`` (never from the command line). At a table
+without sensors each hand begins by itself: one ``manual_result`` (or ``chombo``) per hand, nothing
+between (docs/mqtt.md "A table without sensors"). Exit status:
 0 ok, 1 the table refused the command, 2 usage, 3 no reply in time, 4 no broker.
 """
 

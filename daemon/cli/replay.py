@@ -232,12 +232,9 @@ def main(argv: Sequence[str]) -> int:
                         help="with several records: each record's hands and differences too")
     args = parser.parse_args(list(argv))
 
-    from rules.ruleset import RulesetError, load_ruleset
+    from rules.ruleset import load_ruleset
 
-    try:
-        ruleset = load_ruleset(args.ruleset)
-    except RulesetError as exc:
-        return _fail(str(exc))
+    ruleset = load_ruleset(args.ruleset)  # a RulesetError: one line, exit 2 (daemon.cli)
     files = record_files(args.files)
     if len(args.files) == 1 and not Path(args.files[0]).is_dir():
         return _single(_replay_one(files[0], ruleset, args.format, args.verify, args.ruleset), args)

@@ -22,11 +22,7 @@ def main(argv: Sequence[str]) -> int:
             print(f"{name:<20} {rs.meta.title}")
         return 0
     if args[0] == "show" and len(args) == 2:
-        try:
-            rs = load_ruleset(args[1])
-        except RulesetError as exc:
-            print(f"jantaku rulesets: {exc}", file=sys.stderr)
-            return 2
+        rs = load_ruleset(args[1])  # a RulesetError: one line, exit 2 (daemon.cli)
         print(json.dumps(rs.to_dict(), indent=2, ensure_ascii=False))
         return 0
     print("usage: jantaku rulesets [list] | jantaku rulesets show NAME|FILE.toml", file=sys.stderr)

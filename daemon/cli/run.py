@@ -23,12 +23,8 @@ def main(argv: list[str]) -> int:
 
     from daemon.config import check_devices, load_config
 
-    try:
-        config = load_config(args.config)
-        check_devices(config)
-    except DaemonError as exc:
-        print(f"jantaku run: {exc}", file=sys.stderr)
-        return 2
+    config = load_config(args.config)  # a ConfigError: one line, exit 2 (daemon.cli)
+    check_devices(config)
     camera = None if config.tiles is None else config.tiles.camera
     if camera is not None:
         from drivers.tiles import camera_stack
@@ -61,11 +57,7 @@ async def _run(config: object) -> int:
     except ModuleNotFoundError as exc:
         print(f"jantaku run: the rules engine is not installed: {exc}", file=sys.stderr)
         return 2
-    try:
-        service = Service(config, engine, drivers=build_drivers(config))
-    except DaemonError as exc:
-        print(f"jantaku run: {exc}", file=sys.stderr)
-        return 2
+    service = Service(config, engine, drivers=build_drivers(config))
     jsonlog.setup(config.logging.level, file=config.logging.file, context=service.context)
     service.install_signals()
     logging.getLogger("jantaku.daemon").info(

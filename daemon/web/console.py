@@ -34,10 +34,10 @@ from typing import Any, Final
 
 from aiohttp import web
 
-from daemon import auth
+from daemon import auth, bounded_json
 from daemon import clocks as dc
 from daemon.mqtt import Incoming
-from daemon.service import Service
+from daemon.port import TablePort
 from daemon.table import iso
 from daemon.topics import SCHEMA_COMMAND
 from daemon.web.console_actions import (
@@ -89,7 +89,7 @@ class Console:
 
     def __init__(
         self,
-        service: Service,
+        service: TablePort,
         settings: ConsoleSettings | None = None,
         *,
         clock: Clock = time.monotonic,
@@ -152,7 +152,9 @@ class Console:
             if game > 0:
                 recs = await svc.db(lambda: list(svc.eventlog.records(after=after, game=game)))
                 self.history.feed(recs)
-            return self.history.rows() if game > 0 else []
+            rs = getattr(svc.core.state.table, "ruleset", None)
+            stick = rs.riichi.deposit if rs is not None else 0
+            return self.history.rows(stick) if game > 0 else []
 
     def ruleset_info(self) -> dict[str, Any] | None:
         """What the forms need to know of the game's ruleset (which draws, pao, riichi)."""
@@ -321,10 +323,14 @@ def _same_origin(request: web.Request) -> bool:
 async def _body(request: web.Request) -> dict[str, Any]:
     if request.content_type != "application/json":
         raise ConsoleError("bad_request", "expected Content-Type: application/json")
+    # the MQTT commands' bounds (daemon/bounded_json.py: 64 KiB, depth 32, no NaN, valid
+    # strings): a console body is a command too (issue 15)
+    raw = await request.content.read(bounded_json.MAX_BYTES + 1)
     try:
-        data = await request.json()
-    except ValueError:
-        raise ConsoleError("bad_request", "the request body is not JSON") from None
+        data = bounded_json.load(raw)
+    except bounded_json.JsonRefused as exc:
+        reason = "the request body is not JSON" if exc.code == "bad_json" else str(exc)
+        raise ConsoleError("bad_request", f"{reason} ({exc})") from None
     if not isinstance(data, dict):
         raise ConsoleError("bad_request", "the request body must be a JSON object")
     return data

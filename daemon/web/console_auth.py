@@ -8,9 +8,15 @@
   id in an ``HttpOnly; SameSite=Strict`` cookie (``Secure`` over TLS), an idle expiry and an
   absolute one, and a per-session CSRF token that every state-changing request must echo in the
   ``X-CSRF-Token`` header.
-* **Failed logins** are limited per client address and per user name: after ``max_failures``
-  failures within ``window`` seconds, further attempts are refused for ``lockout`` seconds (a
-  refused attempt does not derive anything, so it cannot be used to burn the table's CPU).
+* **Failed logins** are throttled per (user name, client address), with growing delays: after
+  ``max_failures`` failures the next attempt waits 1 s, then 2, 4, 8 ... up to ``lockout``
+  seconds; a success, or ``window`` seconds without a failure, forgets them. A stranger guessing
+  "alice" from another device therefore slows only that device: the referee's own device logs in
+  at once (issue 15: the lock was per user name, so five wrong logins from anywhere locked the
+  referee out, renewable for ever). One address guessing many names is throttled too, from
+  ``ADDRESS_FACTOR`` x ``max_failures`` failures. A refused attempt derives nothing, so it
+  cannot be used to burn the table's CPU. (Behind a reverse proxy every login comes from the
+  proxy's address: throttle in the proxy, docs/console.md.)
 
 Time comes from an injected monotonic clock (seconds), so expiry is testable without sleeping.
 """
@@ -21,10 +27,11 @@ import hmac
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from daemon import auth
 from daemon.config import RefereeUser
+from daemon.errors import DaemonError
 
 Clock = Callable[[], float]
 
@@ -35,8 +42,11 @@ class ConsoleSettings:
 
     idle_timeout: float = 30 * 60.0
     absolute_timeout: float = 8 * 3600.0
+    #: failures of one (user, address) before the delays start
     max_failures: int = 5
+    #: seconds without a failure after which a bucket's failures are forgotten
     failure_window: float = 5 * 60.0
+    #: the longest delay (the delays double from 1 s up to this)
     lockout: float = 5 * 60.0
     #: set the cookie's Secure flag (the server sets it anyway when it is served over TLS)
     secure_cookie: bool = False
@@ -54,11 +64,30 @@ class Session:
 
 @dataclass(slots=True)
 class _Failures:
-    times: list[float] = field(default_factory=list)
+    count: int = 0
+    last: float = 0.0
     locked_until: float = 0.0
 
 
-class LoginRefused(Exception):
+#: an address's failures over all user names are throttled from this many times max_failures
+ADDRESS_FACTOR = 4
+#: the first delay once a bucket is throttled (doubles with each further failure)
+FIRST_DELAY_S = 1.0
+
+
+def _buckets(keys: tuple[str, ...], max_failures: int) -> list[tuple[str, int]]:
+    """``(bucket, threshold)`` for the caller's keys (``ip:<address>``, ``user:<name>``): one per
+    (user, address) pair, and the address over all names; a name alone is never a bucket."""
+    ips = [k for k in keys if k.startswith("ip:")]
+    users = [k for k in keys if k.startswith("user:")]
+    if not ips:
+        return [(u, max_failures) for u in users]
+    out = [(f"{ip}|{u}", max_failures) for ip in ips for u in users]
+    out += [(ip, max_failures * ADDRESS_FACTOR) for ip in ips]
+    return out
+
+
+class LoginRefused(DaemonError, PermissionError):
     """A login refused; ``retry_after`` seconds when it is the rate limit."""
 
     def __init__(self, message: str, retry_after: float | None = None) -> None:
@@ -87,9 +116,10 @@ class SessionStore:
 
     # ------------------------------------------------------------------ rate limit
     def check_allowed(self, keys: tuple[str, ...]) -> None:
-        """Raise :class:`LoginRefused` if any of ``keys`` (``ip:...``, ``user:...``) is locked."""
+        """Raise :class:`LoginRefused` if the (user, address) of ``keys`` (``ip:...``,
+        ``user:...``) must wait, or the address as a whole."""
         now = self.clock()
-        for key in keys:
+        for key, _ in _buckets(keys, self.settings.max_failures):
             f = self._failures.get(key)
             if f is not None and f.locked_until > now:
                 wait = f.locked_until - now
@@ -100,19 +130,25 @@ class SessionStore:
     def failed(self, keys: tuple[str, ...]) -> None:
         now = self.clock()
         s = self.settings
-        for key in keys:
+        for key, threshold in _buckets(keys, s.max_failures):
             f = self._failures.setdefault(key, _Failures())
-            f.times = [t for t in f.times if now - t < s.failure_window] + [now]
-            if len(f.times) >= s.max_failures:
-                f.locked_until = now + s.lockout
-                f.times = []
+            if now - f.last >= s.failure_window:
+                f.count = 0  # quiet for a window: start again
+            f.count += 1
+            f.last = now
+            if f.count >= threshold:
+                delay = FIRST_DELAY_S * 2.0 ** min(f.count - threshold, 30)
+                f.locked_until = now + min(s.lockout, delay)
         if len(self._failures) > 10_000:  # a flood of names: forget the idle ones
-            for key in [k for k, f in self._failures.items() if f.locked_until <= now]:
+            for key in [k for k, f in self._failures.items()
+                        if f.locked_until <= now and now - f.last >= s.failure_window]:
                 del self._failures[key]
 
     def succeeded(self, keys: tuple[str, ...]) -> None:
-        for key in keys:
-            self._failures.pop(key, None)
+        """A good login forgets its (user, address) failures (not the address's others)."""
+        for key, _ in _buckets(keys, self.settings.max_failures):
+            if "|" in key or not key.startswith("ip:"):
+                self._failures.pop(key, None)
 
     # ------------------------------------------------------------------ sessions
     def create(self, user: str, role: str) -> Session:

@@ -40,11 +40,29 @@ class HandHistory:
                 continue  # the table refused it the same way: nothing it did to a hand
             self._fold.add(inp)
 
-    def rows(self) -> list[dict[str, Any]]:
-        return [_row(start, end) for start, end in self._fold.played()]
+    def rows(self, stick: int) -> list[dict[str, Any]]:
+        """The hands, and a ``correction`` row wherever the scores moved between two results
+        by something else than a hand (set_scores, a penalty). ``stick``: the riichi deposit."""
+        out: list[dict[str, Any]] = []
+        last: list[int] | None = None
+        for start, end in self._fold.played():
+            row = _row(start, end, stick)
+            if last is not None and row["ended"]:
+                moved = [a - d - b for a, d, b in
+                         zip(row["scores_after"], row["deltas"], last, strict=True)]
+                if any(moved):
+                    out.append({"kind": "correction", "ended": True, "hand": row["hand"],
+                                "label": "", "deltas": moved,
+                                "scores_after": [b + m for b, m in zip(last, moved,
+                                                                       strict=True)]})
+            out.append(row)
+            if row["ended"]:
+                last = row["scores_after"]
+        return out
 
 
-def _row(start: Mapping[str, Any], end: Mapping[str, Any] | None) -> dict[str, Any]:
+def _row(start: Mapping[str, Any], end: Mapping[str, Any] | None, stick: int
+         ) -> dict[str, Any]:
     before = [int(x) for x in start["scores"]]
     row: dict[str, Any] = {
         "hand": int(start["hand"]),
@@ -75,7 +93,9 @@ def _row(start: Mapping[str, Any], end: Mapping[str, Any] | None) -> dict[str, A
         offender=outcome.get("offender"),
         replay=bool(settlement.get("replay")),
         pt=list(settlement.get("pt_penalties", (0, 0, 0, 0))),
-        deltas=[a - b for a, b in zip(after, before, strict=True)],
+        # the hand's own change: its settlement and the riichi sticks put down in it
+        deltas=[int(d) - (stick if s in ctx.get("riichi_seats", ()) else 0)
+                for s, d in enumerate(settlement.get("deltas", (0, 0, 0, 0)))],
         scores_after=after,
     )
     return row

@@ -23,14 +23,14 @@ from daemon.web.view import overlay_view
 
 if TYPE_CHECKING:
     from daemon.config import WebConfig
-    from daemon.service import Service
+    from daemon.port import TablePort
     from daemon.web.console import Console
 
 log = logging.getLogger("jantaku.web")
 CLOCK_TICK_S = 0.2
 
 
-def current_view(service: Service, table: str, *, hands: bool = False) -> dict[str, Any]:
+def current_view(service: TablePort, table: str, *, hands: bool = False) -> dict[str, Any]:
     state = service.core.state
     clocks = dc.view_json(state.clocks, time.monotonic_ns())
     # the view model built once for the applied input (TableCore caches it per state)
@@ -46,7 +46,7 @@ def _ssl_context(cfg: WebConfig) -> ssl.SSLContext | None:
     return ctx
 
 
-async def run_web(service: Service, cfg: WebConfig, table: str) -> None:
+async def run_web(service: TablePort, cfg: WebConfig, table: str) -> None:
     """Serve the overlay and the console until cancelled."""
     from daemon.web.console import Console
     from daemon.web.console_auth import ConsoleSettings
@@ -85,7 +85,7 @@ async def run_web(service: Service, cfg: WebConfig, table: str) -> None:
             board_task.cancel()
 
 
-async def _serve(service: Service, cfg: WebConfig, table: str, hub: ViewHub, console: Console,
+async def _serve(service: TablePort, cfg: WebConfig, table: str, hub: ViewHub, console: Console,
                  spectator: ViewHub | None, delay: DelayLine | None,
                  tables: ViewHub | None) -> None:
     async with serve(hub, cfg.host, cfg.port, console=console, ssl_context=_ssl_context(cfg),

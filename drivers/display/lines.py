@@ -21,14 +21,10 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import TypeAlias
 
-from drivers.link.errors import LinkError
+from drivers.display.errors import DisplayProtocolError
 
 PROTOCOL_VERSION = 1
 MAX_LINE = 64
-
-
-class DisplayProtocolError(LinkError, ValueError):
-    """A line that is not a valid command or reply."""
 
 
 class ErrCode(IntEnum):

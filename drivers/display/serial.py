@@ -14,6 +14,7 @@ from types import TracebackType
 from typing import Self
 
 from drivers.display.board import Scoreboard
+from drivers.display.errors import DisplayReplyError
 from drivers.display.lines import (
     Clear,
     DisplayCommand,
@@ -28,12 +29,7 @@ from drivers.display.lines import (
     format_command,
     parse_reply,
 )
-from drivers.link.errors import LinkError
 from drivers.table.transport import Transport, TransportError
-
-
-class DisplayError(LinkError, RuntimeError):
-    """The display answered ERR, or did not answer."""
 
 
 class SerialDisplay:
@@ -80,7 +76,7 @@ class SerialDisplay:
     async def ping(self) -> Pong:
         reply = await self.request(Ping())
         if not isinstance(reply, Pong):
-            raise DisplayError(f"{self.transport.name} answered PING with {reply!r}")
+            raise DisplayReplyError(f"{self.transport.name} answered PING with {reply!r}")
         return reply
 
     async def request(self, command: DisplayCommand) -> Reply:
@@ -106,10 +102,10 @@ class SerialDisplay:
                     broken = True
                     continue
                 if isinstance(reply, Err):
-                    raise DisplayError(f"{self.transport.name} refused {line!r}: ERR "
+                    raise DisplayReplyError(f"{self.transport.name} refused {line!r}: ERR "
                                        f"{reply.code} {reply.text}")
                 return reply
-        raise DisplayError(f"{self.transport.name} did not answer {line!r} "
+        raise DisplayReplyError(f"{self.transport.name} did not answer {line!r} "
                            f"({self.retries + 1} attempts)")
 
     async def _open(self) -> None:

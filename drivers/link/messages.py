@@ -611,6 +611,24 @@ class WallManifest:
         return cls(tuple(tile if isinstance(tile, str) else None for tile in tiles))
 
 
+class SeatKey(IntEnum):
+    """The keys of a seat panel: ``seat_button.button`` (docs/protocol/table-link.md §6.2). A key
+    means what its label says whatever sensors the table has (daemon/tracker.py turns it into
+    the input). Numbers not listed are refused by the host (a ``tile_rejected`` marker,
+    ``no_such_key``)."""
+
+    CLOCK = 0  # the seat's chess-clock button: a clock record (W 打牌时限)
+    RIICHI = 1  # riichi with the next discard
+    TSUMO = 2
+    RON = 3
+    TENPAI = 4  # the answer at an exhaustive draw
+    NOTEN = 5
+    NINE_TERMINALS = 6  # abortive draws
+    FOUR_WINDS = 7
+    FOUR_RIICHI = 8
+    FOUR_KANS = 9
+
+
 @dataclass(frozen=True, slots=True)
 class SeatButton:
     """A button at a seat was pressed (tables with capability ``seat_buttons``)."""

@@ -69,6 +69,25 @@ def _get(d: Mapping[str, object], key: str, typ: type, where: str, default: obje
     return value
 
 
+#: every key of each table of ``[tiles]`` (docs/daemon.md): anything else is a typo, refused
+_KEYS: dict[str, frozenset[str]] = {
+    "tiles": frozenset({"enrolment", "debounce_ms", "readers", "camera"}),
+    "reader": frozenset({"name", "kind", "path", "seat", "zone", "baud", "grab"}),
+    "camera": frozenset({"source", "width", "height", "threshold", "need", "window", "model",
+                         "classes", "zones"}),
+    "zone": frozenset({"name", "seat", "zone", "rect"}),
+}
+
+
+def _known(d: Mapping[str, object], table: str, where: str) -> None:
+    """A misspelt key (``debounce = 1500``) would be ignored silently: refuse it by name."""
+    unknown = sorted(set(d) - _KEYS[table])
+    if unknown:
+        raise SensorConfigError(
+            f"{where}: unknown key {unknown[0]!r} (known here: {sorted(_KEYS[table])})"
+        )
+
+
 def _str(d: Mapping[str, object], key: str, where: str, default: object = _MISSING) -> str:
     return str(_get(d, key, str, where, default))
 
@@ -111,6 +130,7 @@ def _reader(d: object, i: int) -> ReaderConfig:
     where = f"tiles.readers[{i}]"
     if not isinstance(d, Mapping):
         raise SensorConfigError(f"{where}: expected a table")
+    _known(d, "reader", where)
     kind = _str(d, "kind", where)
     if kind not in ("evdev", "serial"):
         raise SensorConfigError(f"{where}.kind: expected 'evdev' or 'serial', got {kind!r}")
@@ -134,6 +154,7 @@ def _zone(d: object, i: int) -> CameraZone:
     where = f"tiles.camera.zones[{i}]"
     if not isinstance(d, Mapping):
         raise SensorConfigError(f"{where}: expected a table")
+    _known(d, "zone", where)
     rect = _list(d, "rect", where)
     if len(rect) != 4 or not all(isinstance(v, int) and not isinstance(v, bool) for v in rect):
         raise SensorConfigError(f"{where}.rect: expected [x, y, width, height], got {rect!r}")
@@ -148,6 +169,7 @@ def _camera(d: object) -> CameraConfig:
     where = "tiles.camera"
     if not isinstance(d, Mapping):
         raise SensorConfigError(f"{where}: expected a table")
+    _known(d, "camera", where)
     model = _opt_str(d, "model", where)
     classes = d.get("classes")
     if classes is not None and (
@@ -184,6 +206,7 @@ def _camera(d: object) -> CameraConfig:
 
 def parse_tiles_config(section: Mapping[str, object]) -> TilesConfig:
     where = "tiles"
+    _known(section, "tiles", where)
     readers_raw = _list(section, "readers", where, [])
     readers = tuple(_reader(r, i) for i, r in enumerate(readers_raw))
     for key in ("name", "path"):

@@ -1,9 +1,12 @@
-"""Errors of the tile sensors. Each leaf also subclasses a builtin, so callers may catch either."""
+"""Errors of the tile sensors. Each leaf also subclasses a builtin, so callers may catch
+either; the base is under the root :class:`rules.errors.JantakuError`."""
 
 from __future__ import annotations
 
+from rules.errors import JantakuError
 
-class TileSensorError(Exception):
+
+class TileSensorError(JantakuError):
     """Root of every tile-sensor error."""
 
 

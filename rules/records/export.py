@@ -18,13 +18,16 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, assert_never
 
+from rules.errors import RulesError
 from rules.inputs import (
     AbortiveDraw,
     Ankan,
+    BreakOpened,
     Call,
     DealDone,
+    DiceRolled,
     Discard,
     Draw,
     ExhaustiveDraw,
@@ -33,19 +36,23 @@ from rules.inputs import (
     IndicatorShown,
     Input,
     Kakan,
+    RefereeOverride,
     RinshanDraw,
     Ron,
     Tsumo,
     UraRevealed,
+    WallRaised,
+    WinShown,
 )
 from rules.records.mjai import NAGASHI_REASON, REASON_OF
 from rules.records.model import RecordedHand, RecordedWin, ResultKind, Scores
 from rules.records.tenhou6 import ABORT_WORD_OF, NAGASHI_WORD
+from rules.records.tenhou_words import points_text, yaku_name
 from rules.seats import SEATS, Seat, Wind
 from rules.tiles import Tile
 
 
-class ExportError(ValueError):
+class ExportError(RulesError, ValueError):
     """A history that cannot be written in the asked format (the message says why)."""
 
 
@@ -95,6 +102,8 @@ def hands_from_events(events: Sequence[Mapping[str, Any]]) -> list[RecordedHand]
                         yakuman=yakuman,
                         points_text=None if w.get("points") is None else str(w["points"]),
                         yaku=tuple((str(n), int(h)) for n, h in w.get("yaku", ())),
+                        tenhou_text=points_text(w, int(start["dealer"])),
+                        from_engine=True,
                     )
                 )
             kind_of: dict[str, ResultKind] = {
@@ -245,128 +254,130 @@ def _mjai_hand(g: _Game, hand: _Hand, aka: bool, derive: bool) -> list[dict[str,
     scores = _scores_of(hand)
     if scores is not None:
         start["scores"] = list(scores)
-    out: list[dict[str, Any]] = [start]
-    first_indicator = indicators[0]
-    last_draw: list[Tile | None] = [None, None, None, None]
+    w = _MjaiWriter(aka, derive, info, f"hand {wind.mjai}{number}", [start])
     jump = _jump_tile(deal.hands, dealer)
     if jump is not None:
         # The dealer's 14th dealt tile (the jump): records have it as his first draw.
-        out.append({"type": "tsumo", "actor": int(dealer), "pai": _m(jump, aka)})
-        last_draw[dealer] = jump
-    last_discard: tuple[Seat, Tile | None] | None = None
-    pons: dict[tuple[int, int], list[Tile]] = {}
-    pending_reach: Seat | None = None
-    wins: list[dict[str, Any]] = []
-    win_infos = list(info.wins) if info is not None else []
-
-    def accept() -> None:
-        nonlocal pending_reach
-        if pending_reach is not None:
-            out.append({"type": "reach_accepted", "actor": int(pending_reach)})
-            pending_reach = None
-
+        w.out.append({"type": "tsumo", "actor": int(dealer), "pai": _m(jump, aka)})
+        w.last_draw[dealer] = jump
     for inp in hand.inputs:
-        if isinstance(inp, DealDone) or inp is first_indicator:
-            continue
-        if not isinstance(inp, Ron | UraRevealed | IndicatorShown):
-            accept()
-        if isinstance(inp, Draw | RinshanDraw):
-            last_draw[inp.seat] = inp.tile
-            out.append({"type": "tsumo", "actor": int(inp.seat), "pai": _m(inp.tile, aka)})
-        elif isinstance(inp, Discard):
-            if inp.riichi:
-                out.append({"type": "reach", "actor": int(inp.seat)})
-                pending_reach = inp.seat
-            ev: dict[str, Any] = {"type": "dahai", "actor": int(inp.seat), "pai": _m(inp.tile, aka)}
-            if inp.tsumogiri is not None:
-                ev["tsumogiri"] = inp.tsumogiri
-            elif derive:
-                ev["tsumogiri"] = inp.tile is not None and inp.tile == last_draw[inp.seat]
-            out.append(ev)
-            last_discard = (inp.seat, inp.tile)
-            last_draw[inp.seat] = None
-        elif isinstance(inp, Call):
-            if last_discard is None:
-                raise ExportError(f"hand {wind.mjai}{number}: a call with no discard before it")
-            src, tile = last_discard
-            consumed = list(inp.tiles or ())
-            last_draw[inp.seat] = None
-            out.append(
-                {
-                    "type": inp.kind,
-                    "actor": int(inp.seat),
-                    "target": int(src),
-                    "pai": _m(tile, aka),
-                    "consumed": [_m(t, aka) for t in consumed],
-                }
-            )
-            if inp.kind == "pon" and tile is not None:
-                pons[(int(inp.seat), tile.kind)] = [*consumed, tile]
-            last_discard = None
-        elif isinstance(inp, Ankan):
-            out.append(
-                {
-                    "type": "ankan",
-                    "actor": int(inp.seat),
-                    "consumed": [_m(t, aka) for t in (inp.tiles or ())],
-                }
-            )
-        elif isinstance(inp, Kakan):
-            kind = inp.tile.kind if inp.tile is not None else None
-            pon = pons.get((int(inp.seat), kind)) if kind is not None else None
-            out.append(
-                {
-                    "type": "kakan",
-                    "actor": int(inp.seat),
-                    "pai": _m(inp.tile, aka),
-                    "consumed": [_m(t, aka) for t in (pon or [])],
-                }
-            )
-            last_discard = (inp.seat, inp.tile)
-        elif isinstance(inp, IndicatorShown):
-            out.append({"type": "dora", "dora_marker": _m(inp.tile, aka)})
-        elif isinstance(inp, Tsumo | Ron):
-            if isinstance(inp, Ron):
-                pending_reach = None  # a riichi discard that is ronned is not accepted
-            if isinstance(inp, Tsumo):
-                target, pai = inp.seat, last_draw[inp.seat]
-            else:
-                if last_discard is None:
-                    raise ExportError(f"hand {wind.mjai}{number}: ron with no discard")
-                target, pai = last_discard
-            ev = {"type": "hora", "actor": int(inp.seat), "target": int(target)}
-            ev["pai"] = _m(pai, aka)
-            w = _match_win(win_infos, inp.seat, None if isinstance(inp, Tsumo) else target)
-            if w is not None:
-                _mjai_win_fields(ev, w)
-            wins.append(ev)
-            out.append(ev)
-        elif isinstance(inp, UraRevealed):
-            for ev in wins:
-                ev["ura_markers"] = [_m(t, aka) for t in inp.tiles]
-        elif isinstance(inp, ExhaustiveDraw):
-            nagashi = info is not None and info.result == "nagashi"
-            ev = {
-                "type": "ryukyoku",
-                "reason": NAGASHI_REASON if nagashi else "fanpai",
-                "tenpais": [s in inp.tenpai for s in SEATS],
-            }
-            if info is not None and info.deltas is not None:
-                ev["deltas"] = list(info.deltas)
-            out.append(ev)
-        elif isinstance(inp, AbortiveDraw):
-            ev = {"type": "ryukyoku", "reason": REASON_OF[inp.kind]}
-            if info is not None and info.deltas is not None:
-                ev["deltas"] = list(info.deltas)
-            out.append(ev)
-    accept()
-    if wins and info is not None and info.ura_indicators and not any(
+        if inp is not indicators[0]:
+            w.feed(inp)
+    w.accept()
+    if w.wins and info is not None and info.ura_indicators and not any(
         isinstance(i, UraRevealed) for i in hand.inputs
     ):
-        for ev in wins:
+        for ev in w.wins:
             ev["ura_markers"] = [_m(Tile(t), aka) for t in info.ura_indicators]
-    out.append({"type": "end_kyoku"})
-    return out
+    w.out.append({"type": "end_kyoku"})
+    return w.out
+
+
+class _MjaiWriter:
+    """One hand's inputs as mjai events, input by input."""
+
+    def __init__(self, aka: bool, derive: bool, info: RecordedHand | None, where: str,
+                 out: list[dict[str, Any]]) -> None:
+        self.aka, self.derive, self.info, self.where, self.out = aka, derive, info, where, out
+        self.last_draw: list[Tile | None] = [None, None, None, None]
+        self.last_discard: tuple[Seat, Tile | None] | None = None
+        self.pons: dict[tuple[int, int], list[Tile]] = {}
+        self.pending_reach: Seat | None = None
+        self.wins: list[dict[str, Any]] = []
+        self.win_infos = list(info.wins) if info is not None else []
+
+    def accept(self) -> None:
+        if self.pending_reach is not None:
+            self.out.append({"type": "reach_accepted", "actor": int(self.pending_reach)})
+            self.pending_reach = None
+
+    def m(self, tile: Tile | None) -> str:
+        return _m(tile, self.aka)
+
+    def feed(self, inp: Input) -> None:
+        if not isinstance(inp, Ron | UraRevealed | IndicatorShown | DealDone):
+            self.accept()
+        match inp:
+            case Draw() | RinshanDraw():
+                self.last_draw[inp.seat] = inp.tile
+                self.out.append({"type": "tsumo", "actor": int(inp.seat), "pai": self.m(inp.tile)})
+            case Discard():
+                self._discard(inp)
+            case Call():
+                self._call(inp)
+            case Ankan():
+                self.out.append({"type": "ankan", "actor": int(inp.seat),
+                                 "consumed": [self.m(t) for t in (inp.tiles or ())]})
+            case Kakan():
+                kind = inp.tile.kind if inp.tile is not None else None
+                pon = self.pons.get((int(inp.seat), kind)) if kind is not None else None
+                self.out.append({"type": "kakan", "actor": int(inp.seat), "pai": self.m(inp.tile),
+                                 "consumed": [self.m(t) for t in (pon or [])]})
+                self.last_discard = (inp.seat, inp.tile)
+            case IndicatorShown():
+                self.out.append({"type": "dora", "dora_marker": self.m(inp.tile)})
+            case Tsumo() | Ron():
+                self._hora(inp)
+            case UraRevealed():
+                for ev in self.wins:
+                    ev["ura_markers"] = [self.m(t) for t in inp.tiles]
+            case ExhaustiveDraw():
+                nagashi = self.info is not None and self.info.result == "nagashi"
+                self._draw({"type": "ryukyoku", "reason": NAGASHI_REASON if nagashi else "fanpai",
+                            "tenpais": [s in inp.tenpai for s in SEATS]})
+            case AbortiveDraw():
+                self._draw({"type": "ryukyoku", "reason": REASON_OF[inp.kind]})
+            case (GameStart() | HandStart() | RefereeOverride() | WallRaised() | DiceRolled()
+                  | BreakOpened() | DealDone() | WinShown()):
+                pass  # no mjai event: the deal is in start_kyoku, the rest is the table's
+            case _ as never:
+                assert_never(never)
+
+    def _discard(self, inp: Discard) -> None:
+        if inp.riichi:
+            self.out.append({"type": "reach", "actor": int(inp.seat)})
+            self.pending_reach = inp.seat
+        ev: dict[str, Any] = {"type": "dahai", "actor": int(inp.seat), "pai": self.m(inp.tile)}
+        if inp.tsumogiri is not None:
+            ev["tsumogiri"] = inp.tsumogiri
+        elif self.derive:
+            ev["tsumogiri"] = inp.tile is not None and inp.tile == self.last_draw[inp.seat]
+        self.out.append(ev)
+        self.last_discard = (inp.seat, inp.tile)
+        self.last_draw[inp.seat] = None
+
+    def _call(self, inp: Call) -> None:
+        if self.last_discard is None:
+            raise ExportError(f"{self.where}: a call with no discard before it")
+        src, tile = self.last_discard
+        consumed = list(inp.tiles or ())
+        self.last_draw[inp.seat] = None
+        self.out.append({"type": inp.kind, "actor": int(inp.seat), "target": int(src),
+                         "pai": self.m(tile), "consumed": [self.m(t) for t in consumed]})
+        if inp.kind == "pon" and tile is not None:
+            self.pons[(int(inp.seat), tile.kind)] = [*consumed, tile]
+        self.last_discard = None
+
+    def _hora(self, inp: Tsumo | Ron) -> None:
+        if isinstance(inp, Ron):
+            self.pending_reach = None  # a riichi discard that is ronned is not accepted
+            if self.last_discard is None:
+                raise ExportError(f"{self.where}: ron with no discard")
+            target, pai = self.last_discard
+        else:
+            target, pai = inp.seat, self.last_draw[inp.seat]
+        ev: dict[str, Any] = {"type": "hora", "actor": int(inp.seat), "target": int(target),
+                              "pai": self.m(pai)}
+        w = _match_win(self.win_infos, inp.seat, None if isinstance(inp, Tsumo) else target)
+        if w is not None:
+            _mjai_win_fields(ev, w)
+        self.wins.append(ev)
+        self.out.append(ev)
+
+    def _draw(self, ev: dict[str, Any]) -> None:
+        if self.info is not None and self.info.deltas is not None:
+            ev["deltas"] = list(self.info.deltas)
+        self.out.append(ev)
 
 
 def _jump_tile(hands: Sequence[Sequence[Tile]], dealer: Seat) -> Tile | None:
@@ -428,9 +439,12 @@ def to_tenhou6(
     *,
     final: tuple[Scores, tuple[float, float, float, float]] | None = None,
     title: str = "",
+    meta: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The history as a tenhou.net/6 object. tenhou.net/6 numbers seats from the first dealer, so
-    seats are rotated when the first dealer is not seat 0."""
+    seats are rotated when the first dealer is not seat 0. ``meta``: the record's own top-level
+    values (``ImportedRecord.source_meta``: ``ver``, ``ref``, ``dan``, ``rate``, ``sx``, ``rule``
+    with its ``disp``, ...), written back as they came."""
     g = _split(inputs, hands)
     aka = bool(g.start.aka) if g.start.aka is not None else True
     shift = int(g.start.first_dealer)
@@ -439,12 +453,20 @@ def to_tenhou6(
     flag = 1 if aka else 0
     rule = {"disp": f"般{length}喰{'赤' if aka else ''}", "aka": flag}
     rule.update({"aka51": flag, "aka52": flag, "aka53": flag})
-    out: dict[str, Any] = {
+    kept = dict(meta or {})
+    out: dict[str, Any] = {}
+    for key in ("ver", "ref"):
+        if key in kept:
+            out[key] = kept.pop(key)
+    out.update({
         "title": [title, ""],
         "name": names,
-        "rule": rule,
+        "rule": kept.pop("rule", rule),
         "log": [_tenhou_hand(g, h, aka, shift) for h in g.hands],
-    }
+    })
+    for key, value in kept.items():  # per-seat lists (dan, rate, sx) follow the seats
+        per_seat = isinstance(value, list) and len(value) == 4
+        out[key] = [value[(i + shift) % 4] for i in range(4)] if per_seat else value
     if final is not None:
         points, pts = final
         sc: list[float] = []
@@ -457,129 +479,158 @@ def to_tenhou6(
 def _tenhou_hand(g: _Game, hand: _Hand, aka: bool, shift: int) -> list[Any]:
     wind, dealer, number = _hand_place(g, hand)
     info = hand.info
-
-    def rel(seat: Seat) -> int:
-        return (int(seat) - shift) % 4
-
     honba = _pick(hand.start.honba, info.honba if info else None)
     deposits = _pick(hand.start.deposits, info.deposits if info else None)
     scores = _scores_of(hand)
     deal = next((i for i in hand.inputs if isinstance(i, DealDone)), None)
     if deal is None or deal.hands is None:
         raise ExportError(f"hand {wind.mjai}{number}: no dealt tiles")
-    haipai: list[list[int]] = [[], [], [], []]
+    w = _TenhouWriter(aka, shift)
     for s in SEATS:
-        haipai[rel(s)] = [_t(t, aka) for t in deal.hands[s][:13]]
-    takes: list[list[Any]] = [[], [], [], []]
-    discards: list[list[Any]] = [[], [], [], []]
-    dora: list[int] = []
-    ura: list[int] = []
-    last_discard: tuple[Seat, Tile | None] | None = None
-    pons: dict[tuple[int, int], tuple[int, str, str, str]] = {}
-    wins: list[tuple[Seat, Seat]] = []
-    last_draw: list[Tile | None] = [None, None, None, None]
-    end: Input | None = None
+        w.haipai[w.rel(s)] = [_t(t, aka) for t in deal.hands[s][:13]]
     jump = _jump_tile(deal.hands, dealer)
     if jump is not None:
-        takes[rel(dealer)].append(_t(jump, aka))
-        last_draw[dealer] = jump
+        w.takes[w.rel(dealer)].append(_t(jump, aka))
+        w.last_draw[dealer] = jump
     for inp in hand.inputs:
-        if isinstance(inp, IndicatorShown):
-            dora.append(_t(inp.tile, aka))
-        elif isinstance(inp, UraRevealed):
-            ura = [_t(t, aka) for t in inp.tiles]
-        elif isinstance(inp, Draw | RinshanDraw):
-            takes[rel(inp.seat)].append(_t(inp.tile, aka))
-            last_draw[inp.seat] = inp.tile
-        elif isinstance(inp, Discard):
-            tsumogiri = inp.tsumogiri
-            if tsumogiri is None:  # unknown to the table: the tile ids tell
-                tsumogiri = inp.tile is not None and inp.tile == last_draw[inp.seat]
-            code = 60 if tsumogiri else _t(inp.tile, aka)
-            if tsumogiri and inp.tile != last_draw[inp.seat]:
-                raise ExportError("a tsumogiri discard that is not the drawn tile")
-            discards[rel(inp.seat)].append(f"r{code}" if inp.riichi else code)
-            last_discard = (inp.seat, inp.tile)
-            last_draw[inp.seat] = None
-        elif isinstance(inp, Call):
-            if last_discard is None:
-                raise ExportError("a call with no discard before it")
-            src, tile = last_discard
-            called = _s(tile, aka)
-            cs = [_s(t, aka) for t in (inp.tiles or ())]
-            r = inp.seat.relative(src)  # 1 right, 2 opposite, 3 left
-            if inp.kind == "chi":
-                text = "c" + called + "".join(cs)
-            elif inp.kind == "pon":
-                if len(cs) != 2:
-                    raise ExportError("a pon needs two tiles from the hand")
-                text = {3: "p" + called + cs[0] + cs[1], 2: cs[0] + "p" + called + cs[1]}.get(
-                    r, cs[0] + cs[1] + "p" + called
-                )
-                if tile is not None:
-                    pons[(int(inp.seat), tile.kind)] = (r, called, cs[0], cs[1])
-            else:
-                if len(cs) != 3:
-                    raise ExportError("a daiminkan needs three tiles from the hand")
-                text = {3: "m" + called + "".join(cs), 2: cs[0] + "m" + called + cs[1] + cs[2]}.get(
-                    r, "".join(cs) + "m" + called
-                )
-            takes[rel(inp.seat)].append(text)
-            if inp.kind == "daiminkan":
-                discards[rel(inp.seat)].append(0)
-            last_discard = None
-            last_draw[inp.seat] = None
-        elif isinstance(inp, Ankan):
-            cs = [_s(t, aka) for t in (inp.tiles or ())]
-            if len(cs) != 4:
-                raise ExportError("an ankan needs its four tiles")
-            discards[rel(inp.seat)].append(cs[0] + cs[1] + cs[2] + "a" + cs[3])
-        elif isinstance(inp, Kakan):
-            kind = inp.tile.kind if inp.tile is not None else None
-            pon = pons.get((int(inp.seat), kind)) if kind is not None else None
-            if pon is None:
-                raise ExportError("a kakan without its pon")
-            r, called, c0, c1 = pon
-            added = _s(inp.tile, aka)
-            text = {3: "k" + added + called + c0 + c1, 2: c0 + "k" + added + called + c1}.get(
-                r, c0 + c1 + "k" + added + called
-            )
-            discards[rel(inp.seat)].append(text)
-            last_discard = (inp.seat, inp.tile)
-        elif isinstance(inp, Tsumo):
-            wins.append((inp.seat, inp.seat))
-        elif isinstance(inp, Ron):
-            if last_discard is None:
-                raise ExportError("ron with no discard")
-            wins.append((inp.seat, last_discard[0]))
-        elif isinstance(inp, ExhaustiveDraw | AbortiveDraw):
-            end = inp
-    if wins and not ura and info is not None and info.ura_indicators:
-        ura = [_t(Tile(t), aka) for t in info.ura_indicators]
-    result = _tenhou_result(wins, end, info, rel)
+        w.feed(inp)
+    if w.wins and not w.ura and info is not None and info.ura_indicators:
+        w.ura = [_t(Tile(t), aka) for t in info.ura_indicators]
+    result = _tenhou_result(w.wins, w.end, info, w.rel)
     kyoku = int(wind) * 4 + number - 1
     entry: list[Any] = [
         [kyoku, honba, deposits],
         None if scores is None else [scores[(i + shift) % 4] for i in range(4)],
-        dora,
-        ura,
+        w.dora,
+        w.ura,
     ]
     for i in range(4):
-        entry += [haipai[i], takes[i], discards[i]]
+        entry += [w.haipai[i], w.takes[i], w.discards[i]]
     entry.append(result)
     return entry
+
+
+class _TenhouWriter:
+    """One hand's inputs as tenhou.net/6 takes and discards (seats counted from the first
+    dealer), input by input."""
+
+    def __init__(self, aka: bool, shift: int) -> None:
+        self.aka, self.shift = aka, shift
+        self.haipai: list[list[int]] = [[], [], [], []]
+        self.takes: list[list[Any]] = [[], [], [], []]
+        self.discards: list[list[Any]] = [[], [], [], []]
+        self.dora: list[int] = []
+        self.ura: list[int] = []
+        self.last_discard: tuple[Seat, Tile | None] | None = None
+        self.pons: dict[tuple[int, int], tuple[int, str, str, str]] = {}
+        self.wins: list[tuple[Seat, Seat]] = []
+        self.last_draw: list[Tile | None] = [None, None, None, None]
+        self.end: Input | None = None
+
+    def rel(self, seat: Seat) -> int:
+        return (int(seat) - self.shift) % 4
+
+    def feed(self, inp: Input) -> None:
+        aka = self.aka
+        match inp:
+            case IndicatorShown():
+                self.dora.append(_t(inp.tile, aka))
+            case UraRevealed():
+                self.ura = [_t(t, aka) for t in inp.tiles]
+            case Draw() | RinshanDraw():
+                self.takes[self.rel(inp.seat)].append(_t(inp.tile, aka))
+                self.last_draw[inp.seat] = inp.tile
+            case Discard():
+                self._discard(inp)
+            case Call():
+                self._call(inp)
+            case Ankan():
+                cs = [_s(t, aka) for t in (inp.tiles or ())]
+                if len(cs) != 4:
+                    raise ExportError("an ankan needs its four tiles")
+                self.discards[self.rel(inp.seat)].append(cs[0] + cs[1] + cs[2] + "a" + cs[3])
+            case Kakan():
+                self._kakan(inp)
+            case Tsumo():
+                self.wins.append((inp.seat, inp.seat))
+            case Ron():
+                if self.last_discard is None:
+                    raise ExportError("ron with no discard")
+                self.wins.append((inp.seat, self.last_discard[0]))
+            case ExhaustiveDraw() | AbortiveDraw():
+                self.end = inp
+            case (GameStart() | HandStart() | RefereeOverride() | WallRaised() | DiceRolled()
+                  | BreakOpened() | DealDone() | WinShown()):
+                pass  # the deal is the haipai; the rest is the table's, not the record's
+            case _ as never:
+                assert_never(never)
+
+    def _discard(self, inp: Discard) -> None:
+        tsumogiri = inp.tsumogiri
+        if tsumogiri is None:  # unknown to the table: the tile ids tell
+            tsumogiri = inp.tile is not None and inp.tile == self.last_draw[inp.seat]
+        code = 60 if tsumogiri else _t(inp.tile, self.aka)
+        if tsumogiri and inp.tile != self.last_draw[inp.seat]:
+            raise ExportError("a tsumogiri discard that is not the drawn tile")
+        self.discards[self.rel(inp.seat)].append(f"r{code}" if inp.riichi else code)
+        self.last_discard = (inp.seat, inp.tile)
+        self.last_draw[inp.seat] = None
+
+    def _call(self, inp: Call) -> None:
+        if self.last_discard is None:
+            raise ExportError("a call with no discard before it")
+        src, tile = self.last_discard
+        called = _s(tile, self.aka)
+        cs = [_s(t, self.aka) for t in (inp.tiles or ())]
+        r = inp.seat.relative(src)  # 1 right, 2 opposite, 3 left
+        if inp.kind == "chi":
+            text = "c" + called + "".join(cs)
+        elif inp.kind == "pon":
+            if len(cs) != 2:
+                raise ExportError("a pon needs two tiles from the hand")
+            text = {3: "p" + called + cs[0] + cs[1], 2: cs[0] + "p" + called + cs[1]}.get(
+                r, cs[0] + cs[1] + "p" + called
+            )
+            if tile is not None:
+                self.pons[(int(inp.seat), tile.kind)] = (r, called, cs[0], cs[1])
+        else:
+            if len(cs) != 3:
+                raise ExportError("a daiminkan needs three tiles from the hand")
+            text = {3: "m" + called + "".join(cs), 2: cs[0] + "m" + called + cs[1] + cs[2]}.get(
+                r, "".join(cs) + "m" + called
+            )
+        self.takes[self.rel(inp.seat)].append(text)
+        if inp.kind == "daiminkan":
+            self.discards[self.rel(inp.seat)].append(0)
+        self.last_discard = None
+        self.last_draw[inp.seat] = None
+
+    def _kakan(self, inp: Kakan) -> None:
+        kind = inp.tile.kind if inp.tile is not None else None
+        pon = self.pons.get((int(inp.seat), kind)) if kind is not None else None
+        if pon is None:
+            raise ExportError("a kakan without its pon")
+        r, called, c0, c1 = pon
+        added = _s(inp.tile, self.aka)
+        text = {3: "k" + added + called + c0 + c1, 2: c0 + "k" + added + called + c1}.get(
+            r, c0 + c1 + "k" + added + called
+        )
+        self.discards[self.rel(inp.seat)].append(text)
+        self.last_discard = (inp.seat, inp.tile)
 
 
 def _points_text(w: RecordedWin) -> str:
     """The record's points text, or one in Tenhou's words for a bare number (engine results):
     ``40符3飜7700点``, ``役満32000点``."""
+    if w.tenhou_text is not None:
+        return w.tenhou_text
     text = w.points_text
     if text is None:
         return ""
     if not text.isdigit():
         return text
     if w.yakuman:
-        return f"{'' if w.yakuman == 1 else f'{w.yakuman}倍'}役満{text}点"
+        return f"役満{text}点"  # Tenhou writes a double yakuman's 64000 as 役満 too
     if w.han is not None and w.fu is not None:
         return f"{w.fu}符{w.han}飜{text}点"
     return f"{text}点"
@@ -615,7 +666,8 @@ def _tenhou_result(
                     line[2] = rel(w.pao)
                 line.append(_points_text(w))
                 for name, han in w.yaku:
-                    line.append(_yaku_text(name, han, bool(w.yakuman)))
+                    named = yaku_name(name) if w.from_engine else name
+                    line.append(_yaku_text(named, han, bool(w.yakuman)))
             result += [rot(w.deltas) if w is not None else None, line]
         return result
     if isinstance(end, AbortiveDraw):
@@ -642,9 +694,10 @@ def export_tenhou6(
     *,
     final: tuple[Scores, tuple[float, float, float, float]] | None = None,
     title: str = "",
+    meta: Mapping[str, Any] | None = None,
 ) -> str:
     return json.dumps(
-        to_tenhou6(inputs, hands, final=final, title=title),
+        to_tenhou6(inputs, hands, final=final, title=title, meta=meta),
         ensure_ascii=False,
         separators=(",", ":"),
     )

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from rules.errors import RulesError
 from rules.inputs import Input
 from rules.seats import Seat, Wind
 
@@ -26,7 +27,7 @@ ResultKind = Literal["win", "exhaustive", "nagashi", "abortive", "unknown"]
 Scores = tuple[int, int, int, int]
 
 
-class RecordError(ValueError):
+class RecordError(RulesError, ValueError):
     """A file that is not a readable record (not JSON, no hands, wrong shape): one clear line."""
 
 
@@ -71,6 +72,12 @@ class RecordedWin:
     yakuman: int = 0  # yakuman count (double yakuman = 2)
     points_text: str | None = None
     yaku: tuple[tuple[str, int], ...] = ()  # (name as recorded, han; yakuman: 13 per yakuman)
+    # An engine result's point text in Tenhou's words (``30符3飜1000-2000点``), for the
+    # tenhou.net/6 exporter; a record's own text is ``points_text``.
+    tenhou_text: str | None = field(default=None, compare=False)
+    # The engine's result (yaku named by the scorer, for the exporter to put in Tenhou's words);
+    # False: the record's own, written back as it came.
+    from_engine: bool = field(default=False, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -152,3 +159,5 @@ class ImportedRecord:
     # Record-level values an exporter writes back as they came (tenhou.net/6: ver, ref, dan,
     # rate, sx, lobby, ratingc, rule): they are not the engine's to compute.
     source_meta: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    # The record's final pt per seat (tenhou.net/6 ``sc``), kept for the exporter.
+    final_pt: tuple[float, float, float, float] | None = None

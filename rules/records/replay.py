@@ -17,10 +17,11 @@ hand start (dealer, round, honba, deposits, scores) and goes on from there (:cla
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from rules.events import Event, HandEnded, HandStarted, Violation
+from rules.evolve import replace
 from rules.game_flow import standings
 from rules.inputs import GameStart, HandStart, Input, RefereeOverride
 from rules.records.model import ImportedRecord, RecordedHand, Scores
@@ -431,7 +432,8 @@ def _verify_hand(rh: RecordedHand, got: ReplayedHand) -> list[Difference]:
                 diff(f"{who}: yakuman", w.yakuman, mine.yakuman)
             continue
         if mine.yakuman:
-            diff(f"{who}: yakuman", 0, mine.yakuman)
+            if w.yaku or w.han is not None:  # a record that lists no yaku says nothing of it
+                diff(f"{who}: yakuman", 0, mine.yakuman)
             continue
         if w.han is not None and mine.han is not None and w.han != mine.han:
             diff(f"{who}: han", w.han, mine.han)

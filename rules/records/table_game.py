@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from rules.inputs import Input
+from rules.inputs import HandStart, Input
 from rules.records.export import ExportError, export_game
 from rules.records.mjai import REASON_OF
 from rules.records.tenhou6 import ABORT_WORD_OF
@@ -124,7 +124,10 @@ def export_table_game(inputs: Sequence[Input], to: Format, *, title: str = "") -
         return TableExport(export_game(list(inputs[:cut]), events, to, title=title), "full",
                            tuple(notes))
     except ExportError as exc:
-        why = f"results only ({exc})"
+        if not any(isinstance(i, HandStart) for i in inputs[:cut]):
+            why = "results only: a table without sensors (the hands began by themselves)"
+        else:
+            why = f"results only: {exc}"
     final = _final_points(f.ended)
     if to == "mjai":
         text = _results_mjai(f.game, done, final)

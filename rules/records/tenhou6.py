@@ -442,6 +442,12 @@ def _final(sc: Any) -> Scores | None:
             int(points[3] * scale))
 
 
+def _final_pt(sc: Any) -> tuple[float, float, float, float] | None:
+    if _final(sc) is None:
+        return None
+    return (float(sc[1]), float(sc[3]), float(sc[5]), float(sc[7]))
+
+
 def _place(h: int, entry: list[Any], first: int) -> _Place:
     meta = entry[0]
     if not isinstance(meta, list) or len(meta) != 3 or not isinstance(meta[0], int):
@@ -512,6 +518,7 @@ def import_tenhou6(source: str | bytes | Mapping[str, Any], ruleset: Ruleset) ->
         hands=tuple(hands),
         issues=tuple(issues),
         final_scores=_final(data.get("sc")),
+        final_pt=_final_pt(data.get("sc")),
         title=title,
         notes=tuple(sorted(ctx.notes)),
         source_meta={k: data[k] for k in KEPT_KEYS if k in data} | (

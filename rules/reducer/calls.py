@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 from rules import hand_shape
 from rules.claims import chi_allowed_from, kuikae_kinds
@@ -11,6 +10,7 @@ from rules.events import (
     Called,
     Kan,
 )
+from rules.evolve import replace
 from rules.inputs import (
     Ankan,
     Call,
@@ -73,6 +73,10 @@ def on_call(rs: Ruleset, h: HandState, inp: Call, out: Out) -> HandState:
             if missing:
                 raise out.reject("tile_not_in_hand", s, [x.id for x in st.concealed], missing)
         check_free(h, tiles, s, out, (LOC_HAND + s,))
+        if any(x in st.penalty for x in tiles):
+            # W 罚张-3,5: a penalty tile never goes into an exposed set.
+            raise out.reject("penalty_tile_call", s, "no penalty tile in the set",
+                             [x.mjai(False) for x in tiles if x in st.penalty])
         if last.tile is not None and not _forms(inp.kind, last.tile, tiles):
             raise out.reject("call_bad_tiles", s, f"a {inp.kind} with {last.tile.mjai(False)}",
                              [x.mjai(False) for x in tiles])
@@ -205,7 +209,8 @@ def on_ankan(rs: Ruleset, h: HandState, inp: Ankan, out: Out) -> HandState:
     if concealed is not None:
         concealed = None if tiles is None else tuple(x for x in concealed if x not in tiles)
     st = replace(st, concealed=concealed, count=st.count - 4, melds=(*st.melds, meld),
-                 drawn=None, kuikae=())
+                 drawn=None, kuikae=(),
+                 penalty=tuple(x for x in st.penalty if x not in meld_tiles))  # W 罚张-7
     h = set_seat(h, s, st)
     if tiles is not None:
         h = locate(h, meld_tiles, LOC_MELD + s)
@@ -233,6 +238,9 @@ def on_kakan(rs: Ruleset, h: HandState, inp: Kakan, out: Out) -> HandState:
                 tile.kind]
         if st.concealed is not None and tile not in st.concealed:
             raise out.reject("tile_not_in_hand", s, [x.id for x in st.concealed], tile.id)
+        if tile in st.penalty:
+            raise out.reject("penalty_tile_call", s, "no penalty tile in the kong",
+                             tile.mjai(False))  # W 罚张-3: a kakan is an exposed kong
         check_free(h, [tile], s, out, (LOC_HAND + s,))
     if tile is None and pons and all(not st.melds[i].tiles for i in pons):
         pons = pons[:1]  # a table without sensors: which unseen pon is not known, nor needed
@@ -241,6 +249,10 @@ def on_kakan(rs: Ruleset, h: HandState, inp: Kakan, out: Out) -> HandState:
                          None if tile is None else tile.mjai(False))
     window_base = h
     h = pass_discard(rs, h, out, None)
+    # Any kan breaks every ippatsu (Tenhou); a chankan on this very kakan robs it from
+    # window_base, where the robber's ippatsu still stands (M 9-1-3: the robbed kan never stood,
+    # so ippatsu and chankan combine).
+    h = break_ippatsu(h)
     i = pons[0]
     pon = st.melds[i]
     tiles = tuple(sorted((*pon.tiles, tile), key=lambda x: x.id)) if (

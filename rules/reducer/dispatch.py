@@ -3,10 +3,11 @@ classes, each phase's handler per class, ``assert_never`` at the end."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+import contextlib
 from typing import assert_never
 
 from rules.events import Event
+from rules.evolve import replace
 from rules.inputs import (
     AbortiveDraw,
     Ankan,
@@ -37,6 +38,7 @@ from rules.reducer.calls import on_ankan, on_call, on_kakan
 from rules.reducer.draws import on_abortive, on_exhaustive
 from rules.reducer.output import Dead, Out, Rejected
 from rules.reducer.referee import on_referee
+from rules.reducer.sanctions import apply_sanctions
 from rules.reducer.sealing import end_hand, seal, try_finalize
 from rules.reducer.setup import (
     on_break_opened,
@@ -87,6 +89,10 @@ def reduce(state: TableState, inp: Input) -> tuple[TableState, tuple[Event, ...]
                       f"{type(exc).__name__}: {exc}")
         new = base
     if out.violations:
+        # What the violations cost beyond their sanction (ruleset penalties).
+        # A sanction that cannot apply here leaves the input's result alone.
+        with contextlib.suppress(Rejected):
+            new = apply_sanctions(new, inp, list(out.violations), out)
         keep = (*new.open_violations, *out.violations)[-MAX_OPEN_VIOLATIONS:]
         new = replace(new, open_violations=keep)
     return new, tuple(out.events)

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from rules import hand_shape
+from rules.evolve import replace
 from rules.inputs import (
     AbortiveDraw,
     ExhaustiveDraw,
@@ -26,16 +25,17 @@ def on_exhaustive(rs: Ruleset, t: TableState, h: HandState, inp: ExhaustiveDraw,
     h = pass_discard(rs, h, out, None)
     declared = sorted(set(inp.tenpai))
     tenpai: list[Seat] = []
-    chombo: Seat | None = None
+    chombo: list[Seat] = []
     for s in SEATS:
         st = h.seats[s]
         says = s in declared
         w = seat_waits(st)
         noten_riichi = st.riichi == "accepted" and (not says or (w is not None and not w))
-        if noten_riichi and rs.penalties.noten_riichi_chombo and chombo is None:
-            # S §54-1, M 7-4-1, μ §68: a noten riichi reaching the draw.
+        if noten_riichi and rs.penalties.noten_riichi_chombo:
+            # S §54-1, M 7-4-1, μ §68: a noten riichi reaching the draw; M 7-4-5, μ §69:
+            # every such seat is an offender, not only the first.
             out.violation("noten_riichi", s, "tenpai", "noten")
-            chombo = s
+            chombo.append(s)
             continue
         if not says:
             continue
@@ -47,9 +47,10 @@ def on_exhaustive(rs: Ruleset, t: TableState, h: HandState, inp: ExhaustiveDraw,
         tenpai.append(s)
     riichi_seats = [s for s in SEATS if h.seats[s].riichi == "accepted"]
     ctx = hand_context(rs, t, h, riichi_seats)
-    if chombo is not None:
-        return replace(h, step="ended", outcome=HandOutcome(kind="chombo", context=ctx,
-                                                            offender=chombo))
+    if chombo:
+        return replace(h, step="ended", outcome=HandOutcome(
+            kind="chombo", context=ctx, offender=chombo[0],
+            offenders=tuple(chombo) if len(chombo) > 1 else ()))
     nagashi: list[Seat] = []
     if rs.draws.nagashi_mangan:
         for s in SEATS:
@@ -72,7 +73,10 @@ def on_abortive(rs: Ruleset, t: TableState, h: HandState, inp: AbortiveDraw,
     why = _abort_unmet(h, inp)
     if why is not None:
         raise out.reject("abortive_conditions", inp.seat, kind, why)
-    h = pass_discard(rs, h, out, None)
+    if kind != "triple_ron":
+        # A triple ron is won on the discard (three seats claim it), so the discard never
+        # passes: a riichi declared with it is not accepted and puts no stick down (Tenhou).
+        h = pass_discard(rs, h, out, None)
     riichi_seats = [s for s in SEATS if h.seats[s].riichi == "accepted"]
     return replace(h, step="ended", outcome=HandOutcome(
         kind="abortive", context=hand_context(rs, t, h, riichi_seats), abort_kind=kind))

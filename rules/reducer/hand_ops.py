@@ -5,14 +5,15 @@ scoring context of a hand."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 from rules import hand_shape
 from rules.claims import ron_order
 from rules.events import (
     DeadHand,
+    PenaltyTiles,
     RiichiAccepted,
 )
+from rules.evolve import replace
 from rules.outcome import HandContext
 from rules.reducer.output import Out
 from rules.ruleset import Ruleset
@@ -111,6 +112,17 @@ def kill(rs: Ruleset, h: HandState, seat: Seat, reason: str, out: Out) -> HandSt
         return h
     out.emit(DeadHand(seat=seat, kind=rs.penalties.dead_hand, reason=reason))
     return set_seat(h, seat, replace(st, dead=reason))
+
+
+def expose(h: HandState, seat: Seat, tiles: Sequence[Tile], reason: str, out: Out
+           ) -> HandState:
+    """W 罚张-1, 错鸣-6: ``tiles`` of the seat's concealed hand lie face up as penalty tiles;
+    the hand stays alive."""
+    st = h.seats[seat]
+    held = set(st.concealed) if st.concealed is not None else set(tiles)
+    penalty = tuple(sorted({*st.penalty, *(t for t in tiles if t in held)}, key=lambda x: x.id))
+    out.emit(PenaltyTiles(seat=seat, tiles=penalty, reason=reason))
+    return set_seat(h, seat, replace(st, penalty=penalty))
 
 
 def _accept_riichi(rs: Ruleset, h: HandState, out: Out) -> HandState:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any, assert_never
 
 from rules import manual_result
@@ -17,13 +16,15 @@ from rules.events import (
     Undone,
     ViolationAccepted,
 )
+from rules.evolve import replace
 from rules.inputs import (
     RefereeOverride,
 )
 from rules.outcome import HandOutcome, Win
-from rules.reducer.hand_ops import hand_context, kill, ruleset_of, set_seat
+from rules.reducer.hand_ops import expose, hand_context, kill, ruleset_of, set_seat
 from rules.reducer.output import Out
 from rules.reducer.sealing import end_game, end_hand, seal
+from rules.reducer.setup import untouched_auto_hand
 from rules.ruleset import Ruleset
 from rules.seats import SEATS, Seat
 from rules.table_state import (
@@ -35,7 +36,7 @@ from rules.table_state import (
 # Every referee action (docs/rules-engine.md "Referee").
 REFEREE_ACTIONS = (
     "accept_violation", "dead_hand", "set_scores", "swap_seats", "confirm_win", "reject_win",
-    "chombo", "penalty", "manual_result", "end_game", "undo_last",
+    "chombo", "penalty", "manual_result", "end_game", "time_limit", "undo_last",
 )
 
 
@@ -70,6 +71,7 @@ def on_referee(t: TableState, inp: RefereeOverride, out: Out) -> TableState:
         "penalty": _ref_penalty,
         "manual_result": _ref_manual,
         "end_game": _ref_end_game,
+        "time_limit": _ref_time_limit,
     }
     fn = handlers.get(action)
     if fn is None:
@@ -192,10 +194,7 @@ def _ref_swap(t: TableState, args: Mapping[str, Any], by: str, out: Out
 def _between_hands(t: TableState) -> bool:
     """No hand in play, or only one that began by itself and saw nothing yet (auto_hands)."""
     h = t.hand
-    if h is None or h.step == "ended":
-        return True
-    return (t.game is not None and t.game.auto_hands and h.step == "setup" and not h.rolls
-            and h.brk is None and not h.indicators)
+    return h is None or h.step == "ended" or untouched_auto_hand(t)
 
 
 def _swap(t: TableState, a: Seat, b: Seat, out: Out) -> TableState:
@@ -239,7 +238,13 @@ def _ref_reject(t: TableState, args: Mapping[str, Any], by: str, out: Out
     base = h.win_base
     if chombo:
         return _chombo(t, base, offender, out), {}
-    # W 错鸣-6: a false win is played on; the seat cannot win this hand.
+    if rs.penalties.false_win_exposes:
+        # W 错鸣-6: a false win is played on; the tiles it exposed become penalty tiles.
+        shown = next((x[1] for x in h.shown if x[0] == offender), None)
+        held = base.seats[offender].concealed
+        tiles = held if held is not None else (shown or ())
+        return replace(t, hand=expose(base, offender, tiles, "reject_win", out)), {}
+    # No chombo in the ruleset and no penalty tiles: the seat cannot win this hand.
     base = kill(rs, base, offender, "referee", out)
     return replace(t, hand=base), {}
 
@@ -312,6 +317,24 @@ def _ref_end_game(t: TableState, args: Mapping[str, Any], by: str, out: Out
     if h is not None and h.step != "ended":
         t = replace(t, hand=replace(h, step="ended"))
     return t, {}
+
+
+def _ref_time_limit(t: TableState, args: Mapping[str, Any], by: str, out: Out
+                    ) -> tuple[TableState, Mapping[str, Any]]:
+    """μ §24(2): the session's time limit is reached. During a hand, that hand is the last;
+    between hands, the game is over now (the hand it was reached in has ended)."""
+    rs, p = ruleset_of(t), t.progress
+    assert p is not None
+    if rs.game.time_limit == "none":
+        raise out.reject("referee_bad_args", None, "a ruleset with a session time limit",
+                         "time_limit")
+    if t.game_over or p.finished:
+        raise out.reject("referee_bad_args", None, "a running game", "game over")
+    h = t.hand
+    if h is not None and h.step != "ended":
+        return replace(t, progress=replace(p, time_up=True)), {}
+    done = replace(p, finished=True, end_reason="time_limit")
+    return end_game(replace(t, progress=done), by, out), {}
 
 
 def _undo(t: TableState, inp: RefereeOverride, out: Out) -> TableState:

@@ -4,7 +4,6 @@ game: settlement, game flow, standings."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 from rules import hand_shape
 from rules.claims import resolve_rons, ron_order
@@ -14,6 +13,7 @@ from rules.events import (
     RonHeadBumped,
     outcome_to_json,
 )
+from rules.evolve import replace
 from rules.game_flow import advance, standings
 from rules.outcome import HandOutcome
 from rules.reducer.hand_ops import hand_context, ruleset_of

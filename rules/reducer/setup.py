@@ -3,7 +3,6 @@ fallbacks, dora indicators (kan indicators too), the deal."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from rules.events import (
@@ -17,6 +16,7 @@ from rules.events import (
     WallFallback,
     WallKnown,
 )
+from rules.evolve import replace
 from rules.game_flow import GameProgress, start_game
 from rules.inputs import (
     BreakOpened,
@@ -83,6 +83,10 @@ def on_hand_start(t: TableState, rs: Ruleset, p: GameProgress, inp: HandStart,
                 out: Out) -> TableState:
     if t.game_over or p.finished:
         raise out.reject("game_over", None, "game_start", "hand_start")
+    if untouched_auto_hand(t):
+        # The start button of a table whose hands begin by themselves (sensors switched off):
+        # the hand it starts is the one already begun.
+        return t
     if t.hand is not None and t.hand.step != "ended":
         raise out.reject("hand_in_progress", None, "the hand to end", "hand_start")
     given = {
@@ -112,6 +116,13 @@ def on_hand_start(t: TableState, rs: Ruleset, p: GameProgress, inp: HandStart,
             out.violation("progress_mismatch", None,
                           {k: _json(have[k]) for k in diff}, {k: _json(v) for k, v in diff.items()})
     return begin_hand(t, p, out)
+
+
+def untouched_auto_hand(t: TableState) -> bool:
+    """A hand that began by itself (``auto_hands``) and has seen nothing yet."""
+    h = t.hand
+    return (t.game is not None and t.game.auto_hands and h is not None and h.step == "setup"
+            and not h.rolls and h.brk is None and not h.indicators and h.wall is None)
 
 
 def begin_hand(t: TableState, p: GameProgress, out: Out) -> TableState:

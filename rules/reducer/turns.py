@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from rules.events import (
     Discarded,
     Drew,
     HaiteiReached,
     RiichiDeclared,
 )
+from rules.evolve import replace
 from rules.inputs import (
     Discard,
     Draw,
@@ -212,6 +211,7 @@ def on_discard(rs: Ruleset, t: TableState, h: HandState, inp: Discard, out: Out)
         has_drawn=False,
         rinshan=False,
         kuikae=(),
+        penalty=tuple(x for x in st.penalty if x != tile),  # W 罚张-7: discarded, no more
         furiten_temp=False,  # S §51(2): the same-go-around furiten ends at one's discard
         ippatsu=False,
         riichi="declared" if inp.riichi else st.riichi,

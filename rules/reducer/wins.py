@@ -3,8 +3,6 @@ indicators."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from rules import hand_shape
 from rules.events import (
     AwaitingConfirmation,
@@ -13,6 +11,7 @@ from rules.events import (
     WinDeclared,
     WinShownEv,
 )
+from rules.evolve import replace
 from rules.inputs import (
     Ron,
     Tsumo,
@@ -20,8 +19,8 @@ from rules.inputs import (
     WinShown,
 )
 from rules.outcome import Win
-from rules.reducer.hand_ops import check_free, locate, seat_waits, ura_indices
-from rules.reducer.output import Out
+from rules.reducer.hand_ops import check_free, expose, locate, seat_waits, ura_indices
+from rules.reducer.output import Dead, Out
 from rules.ruleset import Ruleset
 from rules.seats import Seat
 from rules.table_state import (
@@ -45,8 +44,7 @@ def on_tsumo(rs: Ruleset, t: TableState, h: HandState, inp: Tsumo, out: Out) -> 
         raise out.reject("dead_hand_call", s, "no win with a dead hand", "tsumo")
     if st.concealed is not None and not hand_shape.is_complete(
             hand_shape.counts_of(st.concealed)):
-        raise out.reject("false_win", s, "a complete hand", [x.mjai(False)
-                                                              for x in st.concealed])
+        _false_win(rs, h, s, st.concealed, st.concealed, out)
     first = st.discards == 0 and not h.interrupted
     win_tile = st.drawn
     if win_tile is None and st.concealed and first and s == h.dealer:
@@ -82,6 +80,11 @@ def on_ron(rs: Ruleset, t: TableState, h: HandState, inp: Ron, out: Out) -> Hand
             raise out.reject("no_discard_to_claim", s, "a discard", "a tsumo is declared")
         if any(w.seat == s for w in h.wins):
             raise out.reject("no_discard_to_claim", s, "one ron per seat", "a second ron")
+        if (rs.calls.multiple_ron == "head_bump" and not rs.calls.head_bump_after_shown
+                and h.shown):
+            # S §45-4: once a winner has laid the hand down, no head-bump is acknowledged.
+            raise out.reject("head_bump_after_shown", s, "a ron before the hand is shown",
+                             f"seat {int(h.shown[0][0])} has shown the hand")
         base = h.win_base
         assert base is not None
         loser = h.wins[0].loser
@@ -129,8 +132,13 @@ def on_ron(rs: Ruleset, t: TableState, h: HandState, inp: Ron, out: Out) -> Hand
         raise out.reject("dead_hand_call", s, "no win with a dead hand", "ron")
     if st.concealed is not None and tile is not None:
         if not hand_shape.is_complete(hand_shape.counts_of((*st.concealed, tile))):
-            raise out.reject("false_win", s, "a complete hand",
-                             [x.mjai(False) for x in (*st.concealed, tile)])
+            _false_win(rs, h, s, (*st.concealed, tile), st.concealed, out)
+        if st.penalty and hand_shape.is_kokushi(hand_shape.counts_of((*st.concealed, tile))) and (
+                len(st.penalty) >= 2 or any(p.kind == tile.kind for p in st.penalty)):
+            # W 罚张-4: Thirteen Terminals may not ron the kind of a penalty tile, nor at all
+            # with two penalty tiles or more (self-draw only).
+            raise out.reject("penalty_tile_win", s, "a self-draw or another tile",
+                             [p.mjai(False) for p in st.penalty])
         if rs.furiten.enabled:
             w = seat_waits(st) or ()
             own = {r.tile.kind.value for r in st.river if r.tile is not None}
@@ -144,6 +152,10 @@ def on_ron(rs: Ruleset, t: TableState, h: HandState, inp: Ron, out: Out) -> Hand
             if why is not None:
                 raise out.reject("furiten_ron", s, "not furiten", why)
     houtei = bool(ref.last is not None and ref.last.houtei and not chankan)
+    # ZJ 9.4.2 Blessing of Earth: a non-dealer's win on the dealer's first discard, before any
+    # call (the riichi chiihou is a first self-draw: the scorers read the flag per family).
+    earth = (loser == ref.dealer and not chankan and not ref.interrupted
+             and ref.seats[ref.dealer].discards == 1 and st.discards == 0)
     responsible = None if chankan or tile is None else _responsible(ref, s, tile)
     win = Win(
         winner=s,
@@ -155,6 +167,7 @@ def on_ron(rs: Ruleset, t: TableState, h: HandState, inp: Ron, out: Out) -> Hand
         ippatsu=st.ippatsu,
         houtei=houtei,
         chankan=chankan,
+        chiihou=earth,
         pao=st.pao,
         pao_yaku=st.pao_yaku,
         responsible=responsible,
@@ -170,6 +183,16 @@ def on_ron(rs: Ruleset, t: TableState, h: HandState, inp: Ron, out: Out) -> Hand
     if t.game is not None and t.game.confirm_wins:
         out.emit(AwaitingConfirmation(seats=tuple(w.seat for w in h2.wins)))
     return h2
+
+
+def _false_win(rs: Ruleset, h: HandState, s: Seat, hand: tuple[Tile, ...],
+               shown: tuple[Tile, ...], out: Out) -> None:
+    """A declared win whose tiles are no complete hand: refused; under W 错鸣-6 the exposed
+    concealed tiles become penalty tiles and play goes on."""
+    if not rs.penalties.false_win_exposes:
+        raise out.reject("false_win", s, "a complete hand", [x.mjai(False) for x in hand])
+    out.violation("false_win", s, "a complete hand", [x.mjai(False) for x in hand])
+    raise Dead(expose(h, s, shown, "false_win", out))
 
 
 def _responsible(h: HandState, winner: Seat, tile: Tile) -> Seat | None:

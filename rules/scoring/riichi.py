@@ -76,9 +76,11 @@ _OPTIONS_CACHE: dict[tuple[bool, ...], OptionalRules] = {}
 
 
 def _pkg_meld(meld: Meld) -> PkgMeld:
+    # Sorted: the package reads a chi's sequence from its first tile, and a chi's tiles come in
+    # the order they were taken (the called tile first: 4m 2m 3m), which it took for no win.
     return PkgMeld(
         meld_type=_PKG_MELD[meld.kind],
-        tiles=[t.id for t in meld.tiles],
+        tiles=sorted(t.id for t in meld.tiles),
         opened=meld.is_open,
         called_tile=None if meld.called is None else meld.called.id,
     )
@@ -121,7 +123,9 @@ def _config(ruleset: Ruleset, win: Win, context: HandContext) -> HandConfig:
         is_haitei=win.haitei,
         is_houtei=win.houtei,
         is_tenhou=win.tenhou,
-        is_chiihou=win.chiihou,
+        # Riichi chiihou is a non-dealer's first self-draw (M 6-6-1); the flag on a ron is Zung
+        # Jung's Blessing of Earth (ZJ 9.4.2), no yakuman here.
+        is_chiihou=win.chiihou and win.loser is None,
         player_wind=PKG_EAST + int(seat_wind),
         round_wind=PKG_EAST + int(context.round_wind),
         options=options,

@@ -10,12 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from rules.errors import RulesError
 from rules.seats import Seat
 
 Family = Literal["riichi", "zung_jung"]
 
 
-class ScoringError(ValueError):
+class ScoringError(RulesError, ValueError):
     """A win that cannot be scored (not a winning hand, no yaku, inconsistent flags); the message
     carries the hand and what was wrong."""
 

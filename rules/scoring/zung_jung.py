@@ -29,6 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from rules.errors import RulesError
 from rules.outcome import HandContext, Meld, Win
 from rules.ruleset import Ruleset, ZungJungRules
 from rules.scoring.zung_jung_patterns import BY_KEY, ORDER, PATTERNS, HandFacts, detect
@@ -49,7 +50,7 @@ __all__ = [
 LimitKind = Literal["compound", "listed"]
 
 
-class ZungJungError(ValueError):
+class ZungJungError(RulesError, ValueError):
     """Input that cannot be scored (impossible tiles, contradictory flags, no ZJ ruleset)."""
 
 
@@ -306,7 +307,9 @@ def zung_jung_value(ruleset: Ruleset, win: Win, context: HandContext) -> ZungJun
     facts = HandFacts(
         seat_wind=27 + win.winner.wind(context.dealer).value,  # ZJ 3.1: no prevailing wind
         no_open_melds=all(m.kind == "ankan" for m in win.melds),
-        nine_gates=_nine_gates(hand_kinds, win_kind, win.melds),
+        # W 和牌的计分-12: the dealer's 14 dealt tiles hold no self-drawn tile, so a Blessing of
+        # Heaven never counts Nine Gates (only Blessing of Heaven).
+        nine_gates=not win.tenhou and _nine_gates(hand_kinds, win_kind, win.melds),
         concealed_hand_irregular=rules.concealed_hand_irregular,
         final_draw=win.haitei,
         final_discard=win.houtei,
@@ -316,8 +319,9 @@ def zung_jung_value(ruleset: Ruleset, win: Win, context: HandContext) -> ZungJun
         # ZJ 9.4.2 is a non-dealer's win on the dealer's first discard.
         blessing_of_earth=win.chiihou and win.loser == context.dealer,
     )
-    # Freedom of Count: the arrangement worth most; ties go to the higher sum of patterns, then
-    # to the first arrangement in canonical order (so the result never depends on tile order).
+    # Freedom of Count (W 和牌的计分-11): the arrangement worth most, patterns of one arrangement
+    # only (never Pure Triple Chow with Three Consecutive Pungs); ties go to the higher sum of
+    # patterns, then to the first arrangement in canonical order (never the tile order).
     best: tuple[tuple[int, int], Arrangement, _Scored] | None = None
     for arr in arrs:
         scored = _score(arr, facts, values, rules)

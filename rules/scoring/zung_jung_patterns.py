@@ -120,148 +120,156 @@ def _is_terminal(kind: int) -> bool:
     return kind < 27 and kind % 9 in (0, 8)
 
 
-def detect(arr: Arrangement, facts: HandFacts) -> list[tuple[str, int]]:
+Found = list[tuple[str, int]]
+
+
+def detect(arr: Arrangement, facts: HandFacts) -> Found:
     """Every pattern the arrangement fulfils, as (key, count): count is the number of sets for
     3.1 Value Honor and 1 otherwise. Same-series patterns are all reported; the scorer keeps
     the most valuable of each series."""
-    found: list[tuple[str, int]] = []
+    found: Found = [*_categories_1_2(arr, facts), *_category_3(arr, facts)]
+    if arr.shape == "regular" and arr.eyes is not None:
+        found += _categories_4_6(arr)
+        found += _categories_7_8_sets(arr)
+    found += _category_8_tiles(arr)
+    found += _categories_9_10(arr, facts)
+    return found
 
-    def add(key: str, count: int = 1) -> None:
-        found.append((key, count))
 
-    tiles = arr.tiles
-    kinds = set(tiles)
+def _categories_1_2(arr: Arrangement, facts: HandFacts) -> Found:
+    found: Found = []
+    kinds = set(arr.tiles)
     regular = arr.shape == "regular"
-    sets = arr.sets
-    eyes = arr.eyes
-
-    # Category 1.
-    if regular and all(g.kind == "chow" for g in sets):
-        add("all_sequences")  # 1.1
+    if regular and all(g.kind == "chow" for g in arr.sets):
+        found.append(("all_sequences", 1))  # 1.1
     if facts.no_open_melds and (regular or facts.concealed_hand_irregular):
-        add("concealed_hand")  # 1.2 (concealed kongs and a win on a discard are fine)
+        found.append(("concealed_hand", 1))  # 1.2 (concealed kongs, a win on a discard: fine)
     if all(k < 27 and k % 9 not in (0, 8) for k in kinds):
-        add("no_terminals")  # 1.3
-
-    # Category 2.
+        found.append(("no_terminals", 1))  # 1.3
     suits = {_suit(k) for k in kinds}
-    number_suits = suits - {3}
-    if len(number_suits) == 1:
-        add("mixed_one_suit" if 3 in suits else "pure_one_suit")  # 2.1.1 / 2.1.2
+    if len(suits - {3}) == 1:
+        found.append(("mixed_one_suit" if 3 in suits else "pure_one_suit", 1))  # 2.1.1 / 2.1.2
     if regular and facts.nine_gates:
-        add("nine_gates")  # 2.2
+        found.append(("nine_gates", 1))  # 2.2
+    return found
 
-    # Category 3.
-    if regular and eyes is not None:
-        triplet_kinds = [g.first for g in sets if g.is_triplet]
+
+def _category_3(arr: Arrangement, facts: HandFacts) -> Found:
+    found: Found = []
+    eyes = arr.eyes
+    if arr.shape == "regular" and eyes is not None:
+        triplet_kinds = [g.first for g in arr.sets if g.is_triplet]
         value = [k for k in triplet_kinds if k in DRAGONS or k == facts.seat_wind]
         if value:
-            add("value_honor", len(value))  # 3.1, 10 per set
+            found.append(("value_honor", len(value)))  # 3.1, 10 per set
         dragons = sum(1 for k in triplet_kinds if k in DRAGONS)
         if dragons == 3:
-            add("big_three_dragons")  # 3.2.2
+            found.append(("big_three_dragons", 1))  # 3.2.2
         elif dragons == 2 and eyes.first in DRAGONS:
-            add("small_three_dragons")  # 3.2.1
+            found.append(("small_three_dragons", 1))  # 3.2.1
         winds = sum(1 for k in triplet_kinds if k in WINDS)
         wind_eyes = eyes.first in WINDS
         if winds == 4:
-            add("big_four_winds")  # 3.3.4
-        elif winds == 3 and wind_eyes:
-            add("small_four_winds")  # 3.3.3
+            found.append(("big_four_winds", 1))  # 3.3.4
         elif winds == 3:
-            add("big_three_winds")  # 3.3.2
+            found.append(("small_four_winds" if wind_eyes else "big_three_winds", 1))  # 3.3.3/2
         elif winds == 2 and wind_eyes:
-            add("small_three_winds")  # 3.3.1
-    if suits == {3}:
-        add("all_honors")  # 3.4
-
-    if regular and eyes is not None:
-        triplets = [g for g in sets if g.is_triplet]
-        chows = [g for g in sets if g.kind == "chow"]
-        # Category 4.
-        if len(triplets) == 4:
-            add("all_triplets")  # 4.1
-        concealed = sum(1 for g in triplets if g.concealed)
-        if concealed >= 2:
-            add(
-                ("two_concealed_triplets", "three_concealed_triplets", "four_concealed_triplets")[
-                    concealed - 2
-                ]
-            )  # 4.2
-        kongs = sum(1 for g in sets if g.kind == "kong")
-        if kongs:
-            add(("one_kong", "two_kongs", "three_kongs", "four_kongs")[kongs - 1])  # 4.3
-
-        # Category 5: identical sequences (same suit, same numbers).
-        same = Counter(g.first for g in chows)
-        most = max(same.values(), default=0)
-        doubles = sum(c // 2 for c in same.values())
-        if most == 4:
-            add("four_identical_sequences")  # 5.1.4
-        elif most == 3:
-            add("three_identical_sequences")  # 5.1.3
-        elif doubles == 2:
-            add("two_identical_sequences_twice")  # 5.1.2
-        elif doubles == 1:
-            add("two_identical_sequences")  # 5.1.1
-
-        # Category 6: similar sets (same numbers in the three suits).
-        chow_starts = {g.first for g in chows}
-        if any(all(n + 9 * s in chow_starts for s in range(3)) for n in range(7)):
-            add("three_similar_sequences")  # 6.1
-        trip_numbered = {g.first for g in triplets if g.first < 27}
-        for n in range(9):
-            have = [s for s in range(3) if n + 9 * s in trip_numbered]
-            if len(have) == 3:
-                add("three_similar_triplets")  # 6.2.2
-            elif len(have) == 2 and eyes.first == n + 9 * (3 - sum(have)):
-                add("small_three_similar_triplets")  # 6.2.1: the eyes in the third suit
-
-        # Category 7.
-        for s in range(3):
-            if all(9 * s + n in chow_starts for n in (0, 3, 6)):
-                add("nine_tile_straight")  # 7.1
-        best = 0
-        for s in range(3):
-            run = 0
-            for n in range(9):
-                run = run + 1 if 9 * s + n in trip_numbered else 0
-                best = max(best, run)
-        if best >= 4:
-            add("four_consecutive_triplets")  # 7.2.2
-        elif best == 3:
-            add("three_consecutive_triplets")  # 7.2.1
-
-        # Category 8.1.1 / 8.1.2: every set and the eyes hold a terminal (or honor) tile.
-        groups = arr.groups
-        if all(any(k in YAOCHU for k in g.kinds) for g in groups):
-            add("mixed_lesser_terminals")
-        if all(any(_is_terminal(k) for k in g.kinds) for g in groups):
-            add("pure_lesser_terminals")
-    # 8.1.3 / 8.1.4: terminal (and honor) tiles only; Thirteen Terminals has its own pattern.
-    if arr.shape != "thirteen_terminals":
-        if all(k in YAOCHU for k in kinds):
-            add("mixed_greater_terminals")
-        if all(_is_terminal(k) for k in kinds):
-            add("pure_greater_terminals")
-
-    # Category 9: how the hand was won.
-    if facts.final_draw:
-        add("final_draw")  # 9.1.1
-    if facts.final_discard:
-        add("final_discard")  # 9.1.2
-    if facts.win_on_kong:
-        add("win_on_kong")  # 9.2
-    if facts.robbing_a_kong:
-        add("robbing_a_kong")  # 9.3
-    if facts.blessing_of_heaven:
-        add("blessing_of_heaven")  # 9.4.1
-    if facts.blessing_of_earth:
-        add("blessing_of_earth")  # 9.4.2
-
-    # Category 10: the irregular hands.
-    if arr.shape == "thirteen_terminals":
-        add("thirteen_terminals")
-    if arr.shape == "seven_pairs":
-        add("seven_pairs")
+            found.append(("small_three_winds", 1))  # 3.3.1
+    if {_suit(k) for k in arr.tiles} == {3}:
+        found.append(("all_honors", 1))  # 3.4
     return found
+
+
+def _categories_4_6(arr: Arrangement) -> Found:
+    found: Found = []
+    eyes = arr.eyes
+    assert eyes is not None
+    triplets = [g for g in arr.sets if g.is_triplet]
+    chows = [g for g in arr.sets if g.kind == "chow"]
+    if len(triplets) == 4:
+        found.append(("all_triplets", 1))  # 4.1
+    concealed = sum(1 for g in triplets if g.concealed)
+    if concealed >= 2:
+        found.append((("two_concealed_triplets", "three_concealed_triplets",
+                        "four_concealed_triplets")[concealed - 2], 1))  # 4.2
+    kongs = sum(1 for g in arr.sets if g.kind == "kong")
+    if kongs:
+        found.append((("one_kong", "two_kongs", "three_kongs", "four_kongs")[kongs - 1], 1))
+    # Category 5: identical sequences (same suit, same numbers).
+    same = Counter(g.first for g in chows)
+    most = max(same.values(), default=0)
+    doubles = sum(c // 2 for c in same.values())
+    if most == 4:
+        found.append(("four_identical_sequences", 1))  # 5.1.4
+    elif most == 3:
+        found.append(("three_identical_sequences", 1))  # 5.1.3
+    elif doubles == 2:
+        found.append(("two_identical_sequences_twice", 1))  # 5.1.2
+    elif doubles == 1:
+        found.append(("two_identical_sequences", 1))  # 5.1.1
+    # Category 6: similar sets (same numbers in the three suits).
+    chow_starts = {g.first for g in chows}
+    if any(all(n + 9 * s in chow_starts for s in range(3)) for n in range(7)):
+        found.append(("three_similar_sequences", 1))  # 6.1
+    trip_numbered = {g.first for g in triplets if g.first < 27}
+    for n in range(9):
+        have = [s for s in range(3) if n + 9 * s in trip_numbered]
+        if len(have) == 3:
+            found.append(("three_similar_triplets", 1))  # 6.2.2
+        elif len(have) == 2 and eyes.first == n + 9 * (3 - sum(have)):
+            found.append(("small_three_similar_triplets", 1))  # 6.2.1: eyes in the third suit
+    return found
+
+
+def _categories_7_8_sets(arr: Arrangement) -> Found:
+    found: Found = []
+    chow_starts = {g.first for g in arr.sets if g.kind == "chow"}
+    trip_numbered = {g.first for g in arr.sets if g.is_triplet and g.first < 27}
+    for s in range(3):
+        if all(9 * s + n in chow_starts for n in (0, 3, 6)):
+            found.append(("nine_tile_straight", 1))  # 7.1
+    best = 0
+    for s in range(3):
+        run = 0
+        for n in range(9):
+            run = run + 1 if 9 * s + n in trip_numbered else 0
+            best = max(best, run)
+    if best >= 4:
+        found.append(("four_consecutive_triplets", 1))  # 7.2.2
+    elif best == 3:
+        found.append(("three_consecutive_triplets", 1))  # 7.2.1
+    # 8.1.1 / 8.1.2: every set and the eyes hold a terminal (or honor) tile.
+    groups = arr.groups
+    if all(any(k in YAOCHU for k in g.kinds) for g in groups):
+        found.append(("mixed_lesser_terminals", 1))
+    if all(any(_is_terminal(k) for k in g.kinds) for g in groups):
+        found.append(("pure_lesser_terminals", 1))
+    return found
+
+
+def _category_8_tiles(arr: Arrangement) -> Found:
+    # 8.1.3 / 8.1.4: terminal (and honor) tiles only; Thirteen Terminals has its own pattern.
+    if arr.shape == "thirteen_terminals":
+        return []
+    kinds = set(arr.tiles)
+    found: Found = []
+    if all(k in YAOCHU for k in kinds):
+        found.append(("mixed_greater_terminals", 1))
+    if all(_is_terminal(k) for k in kinds):
+        found.append(("pure_greater_terminals", 1))
+    return found
+
+
+def _categories_9_10(arr: Arrangement, facts: HandFacts) -> Found:
+    # Category 9: how the hand was won; category 10: the irregular hands.
+    flags = (
+        (facts.final_draw, "final_draw"),  # 9.1.1
+        (facts.final_discard, "final_discard"),  # 9.1.2
+        (facts.win_on_kong, "win_on_kong"),  # 9.2
+        (facts.robbing_a_kong, "robbing_a_kong"),  # 9.3
+        (facts.blessing_of_heaven, "blessing_of_heaven"),  # 9.4.1
+        (facts.blessing_of_earth, "blessing_of_earth"),  # 9.4.2
+        (arr.shape == "thirteen_terminals", "thirteen_terminals"),
+        (arr.shape == "seven_pairs", "seven_pairs"),
+    )
+    return [(key, 1) for on, key in flags if on]

@@ -1,5 +1,6 @@
 """The table's serial cable is pulled during play and plugged back (the HIL table emulator on a
-pty, driven through the daemon's real serial link driver: ``devices.table.kind = "simulator"``).
+pty that the test starts, driven through the daemon's real serial link driver: a plain
+``devices.table.kind = "serial"`` config naming the pty).
 
 Table events that happen while the cable is out wait in the table's link layer (its ARQ queue)
 and arrive after the replug: every table event becomes exactly one logged input, in order, the
@@ -21,6 +22,7 @@ import pytest
 from daemon.config import parse_config
 from daemon.devices import build_drivers
 from daemon.table import KIND_INPUT
+from hil.table_controller import PtyTableController
 
 logdir = chaos_kit.logdir  # the fixture: event logs on tmpfs
 
@@ -44,14 +46,15 @@ async def test_serial_cable_pulled_during_play(
     broker = daemon_kit.Broker(tmp_path / "broker").start()
     table = daemon_kit.unique_table("sp")
     text = daemon_kit.config_text(table=table, db=logdir / f"{table}.sqlite", port=broker.port)
-    config = parse_config(text.replace('kind = "none"', 'kind = "simulator"'))
     game = chaos_kit.script(hands=1, seed=1)[0]  # the referee's game_start
     try:
-        async with chaos_kit.event_collector(broker.port, table) as collector:
+        async with PtyTableController(tmp_path / "ttyJANTAKU-SIM") as emulator, \
+                chaos_kit.event_collector(broker.port, table) as collector:
+            config = parse_config(text.replace('kind = "none"',
+                                               f'kind = "serial"\npath = "{emulator.path}"'))
             drivers = build_drivers(config)
             async with chaos_kit.running(config, drivers=drivers) as service:
                 sim = drivers[0]
-                emulator = await sim.wait_ready()  # type: ignore[attr-defined]
                 await _until(lambda: sim.health().get("status") == "connected")
                 await service.submit(KIND_INPUT, "referee:alice", game)
                 expected: list[dict[str, Any]] = [game]

@@ -1,7 +1,7 @@
 """Issue 13 items 1-2: the repository works from any clone location, with nothing beside it.
 
 A static sweep of every tracked text file: no absolute path of a developer's machine (this
-checkout's own folder, a ``/work/`` or ``/home/`` tree; the install location ``/opt/jantaku`` of
+checkout's own folder, a work or home tree of a developer; the install location ``/opt/jantaku`` of
 ``docs/install.md`` and the unit is a deliberate, documented path) and no test data read
 from ``../shared`` (the reference folder beside the development checkout, absent in a clone).
 The runtime half is the rest of the suite: it runs from this checkout, wherever that is.

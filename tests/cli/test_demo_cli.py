@@ -165,7 +165,7 @@ async def test_terminal_view_shows_the_table(tmp_path: Path) -> None:
     sticks, dora, rivers, the last events."""
     from rich.console import Console
 
-    from daemon.demo_view import DemoView
+    from daemon.demo_view import DemoView, tile_label
     from daemon.web.view import overlay_view
     from hil.runner import HilSession
 
@@ -182,8 +182,8 @@ async def test_terminal_view_shows_the_table(tmp_path: Path) -> None:
     for seat in view["seats"]:
         assert seat["name"] in text and str(seat["score"]) in text
         for r in seat["river"][:3]:
-            assert r["tile"] in text
+            assert tile_label(r["tile"]) in text
     assert f"honba {view['round']['honba']}" in text
     assert f"riichi sticks {view['round']['deposits']}" in text
-    assert view["dora_indicators"][0] in text
+    assert tile_label(view["dora_indicators"][0]) in text
     assert "hand 1 starts" in text and "http://127.0.0.1:1/overlay/" in text

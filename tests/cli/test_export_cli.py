@@ -91,3 +91,40 @@ def test_an_unwritable_history_exits_1(tmp_path: Path) -> None:
     assert proc.returncode == 1
     assert "unseen tile" in proc.stderr.splitlines()[-1]
     assert "warning" in proc.stderr.splitlines()[0]
+
+
+FULL_GAMES = sorted((LOGS / "riichi-rs/random-games").glob("*.json"))
+
+
+@pytest.mark.parametrize("path", FULL_GAMES, ids=lambda p: p.name)
+def test_engine_results_in_tenhous_words_c22(path: Path) -> None:
+    """C22: an engine-scored export reads as Tenhou's own record: every win's point text
+    (``30符3飜1000-2000点``, a dealer's ``…点∀``, ``満貫8000点``) and its yaku in Tenhou's
+    Japanese names are the phoenix-room record's; ``ver``, ``ref``, ``dan``, ``rate``, ``sx``
+    and ``rule`` (its ``disp``) come back as they came."""
+    original = json.loads(path.read_text(encoding="utf-8"))
+    proc = run(str(path), "--to", "tenhou6", "--results", "engine")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    for key in ("ver", "ref", "dan", "rate", "sx", "rule"):
+        assert data[key] == original[key], key
+    wins = 0
+    for mine, theirs in zip(data["log"], original["log"], strict=True):
+        if theirs[16][0] != "和了":
+            continue
+        for a, b in zip(mine[16][2::2], theirs[16][2::2], strict=True):
+            assert a[3] == b[3]
+            assert sorted(a[4:]) == sorted(b[4:])
+            wins += 1
+    assert wins > 0
+
+
+def test_the_records_final_pt_stays_in_sc_c22() -> None:
+    """C22: with the record's own results the final pt of ``sc`` is the record's (it was 0.0),
+    and with the engine's it is the engine's standings, equal for a phoenix game."""
+    name = "riichi-rs/random-games/2022081017gm-00e1-0000-2df24853.json"
+    original = json.loads((LOGS / name).read_text(encoding="utf-8"))
+    record = json.loads(run(str(LOGS / name), "--to", "tenhou6").stdout)
+    assert record["sc"][1::2] == original["sc"][1::2]
+    engine = json.loads(run(str(LOGS / name), "--to", "tenhou6", "--results", "engine").stdout)
+    assert engine["sc"][1::2] == original["sc"][1::2]

@@ -37,7 +37,7 @@ def engine() -> Engine:
 def game_inputs(
     hands: int, turns: int = 8, ruleset: str = "mleague", seed: int = 1
 ) -> list[dict[str, Any]]:
-    """A game as table inputs (JSON): a random *legal* game played by tests/rules/hand_driver.py
+    """A game as table inputs (JSON): a random *legal* game played by hil/players/legal_table.py
     (wall manifest, dice, deal, calls, riichi, wins), at most ``hands`` hands. ``turns`` is kept
     for the callers' signature; the legal player decides the length of each hand."""
     del turns
@@ -45,12 +45,10 @@ def game_inputs(
 
 
 def legal_game(hands: int, ruleset: str = "mleague", seed: int = 1) -> list[dict[str, Any]]:
-    sys.path.insert(0, str(REPO / "tests" / "rules"))
-    import hand_driver
-
+    from hil.players import Table
     from rules.inputs import input_to_json
 
-    table = hand_driver.Table(ruleset, seed)
+    table = Table(ruleset, seed)
     table.play_game(max_hands=hands)
     return [input_to_json(i) for i in table.inputs]
 

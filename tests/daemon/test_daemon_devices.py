@@ -17,11 +17,13 @@ from daemon import auth, schema
 from daemon.cli.referee import build_command, send
 from daemon.config import Config, DisplaysConfig
 from daemon.devices import TableLinkDriver
+from daemon.errors import ConfigError
 from drivers.link.arq import LinkTimings
 from drivers.link.messages import Buzzer, HonbaDisplay, Layer, ScoreDisplay
 from drivers.table.serial import SerialTransport
 from drivers.table.session import LinkSession
 from hil.table_controller import PtyTableController, TableController
+from rules.inputs import HandStart, input_from_json
 
 FAST = LinkTimings(heartbeat_interval=0.05, link_timeout=0.5, ack_timeout=0.05, max_retries=5,
                    hello_interval=0.05, backoff_initial=0.02, backoff_max=0.2)
@@ -136,26 +138,33 @@ async def test_referee_pauses_and_resumes_the_clocks(
         assert again.core.state.clocks.state.seats == before.state.seats  # type: ignore[union-attr]
 
 
-async def test_simulator_kind_runs_the_emulator_through_the_serial_driver(
-    broker: daemon_kit.Broker, make_config: Callable[..., Config]
+async def test_the_emulator_on_its_pty_is_a_plain_serial_table(
+    broker: daemon_kit.Broker, make_config: Callable[..., Config], tmp_path: Path,
 ) -> None:
-    from daemon.config import TableLinkConfig
-    from daemon.devices import SimulatedTable, build_drivers
+    """The HIL rig starts the table emulator itself; the daemon gets a serial config for the pty
+    (production code never imports hil/)."""
+    from daemon.config import TableLinkConfig, parse_config
+    from daemon.devices import build_drivers
 
+    emulator = await PtyTableController(tmp_path / "ttyJANTAKU-SIM").__aenter__()
     config = make_config(broker.port)
     sim = dataclasses.replace(
-        config, devices=dataclasses.replace(config.devices, table=TableLinkConfig("simulator"))
+        config, devices=dataclasses.replace(
+            config.devices, table=TableLinkConfig("serial", path=emulator.path))
     )
     drivers = build_drivers(sim)
     table = drivers[0]
-    assert isinstance(table, SimulatedTable)
+    assert isinstance(table, TableLinkDriver)
+    with pytest.raises(ConfigError, match="simulator"):
+        parse_config(daemon_kit.config_text(table="t", db=Path("x.sqlite"), port=1)
+                     .replace('kind = "none"', 'kind = "simulator"'))
     async with running_service(sim, drivers=drivers) as service:
-        emulator = await table.wait_ready()
         await until(lambda: table.health().get("status") == "connected")
         emulator.controller.press_start(0)
         await until(lambda: service.core.state.input_seq >= 1)
         record = next(service.eventlog.records())
-        assert (record.source, record.body) == ("table", {"type": "hand_start"})
+        assert record.source == "table"
+        assert input_from_json(record.body) == HandStart()
 
 
 async def test_clock_buttons_on_gpiozero_mock_pins_are_logged(

@@ -7,7 +7,13 @@ controller sent, in order, none twice, and include every event the controller sa
 (ack after commit, docs/daemon.md "The input path"); the restarted daemon's first ``hello`` names
 the controller's boot id and the seq of the last logged event (§7.7). At the end every event is
 logged once, acknowledged once, and every event the log numbered reached the broker (dedupe by
-``seq``). CI: 200 kills; ``JANTAKU_SLOW=1``: 1,000.
+``seq``).
+
+The same kills hit a referee too: a penalty command (new id each round) is in flight at every
+kill, and a command left without a reply is sent again (same id, same signature) after the
+restart: each is applied exactly once (the scores show each penalty once), and every answer for an
+id names the same input (``"repeated": true`` after the first). CI: 200 kills;
+``JANTAKU_SLOW=1``: 1,000.
 """
 
 from __future__ import annotations
@@ -23,8 +29,12 @@ import link_peer
 import outside
 import pytest
 
+from daemon import auth
+from daemon.cli.referee import build_command, send
 from daemon.eventlog import EventLog
 from daemon.topics import Topics
+
+ALICE = auth.derive_key("alice", daemon_kit.REFEREE_PASSWORD, 1000)
 
 SLOW = os.environ.get("JANTAKU_SLOW") == "1"
 KILLS = 1000 if SLOW else int(os.environ.get("JANTAKU_KILLS", "200"))
@@ -36,8 +46,51 @@ def _burst(rng: random.Random, first_code: int, n: int) -> list[link_peer.Event]
     out = []
     for code in range(first_code, first_code + n):
         out.append(link_peer.Event.start_pressed() if rng.random() < 0.2
-                   else link_peer.Event.fault(code % 65536))
+                   else link_peer.Event.fault((code - 1) % 65535 + 1))
     return out
+
+
+def _onlines(sub: daemon_kit.Collector) -> int:
+    return sum(1 for p in sub.payloads("/status") if p.get("state") == "online")
+
+
+class Referee:
+    """Penalty commands, each retried with its first signature until it is answered."""
+
+    def __init__(self, port: int, table: str, rng: random.Random) -> None:
+        self.port, self.table, self.rng = port, table, rng
+        self.commands: dict[str, tuple[str, dict[str, object], int, int]] = {}
+        self.replies: dict[str, list[dict[str, object]]] = {}
+        self.unanswered: list[str] = []
+        self.retries = 0
+
+    def new(self, n: int) -> str:
+        cid = f"pen{n:05d}"
+        seat, points = self.rng.randrange(4), -100 * self.rng.randint(1, 5)
+        args = {"seat": seat, "points": points, "reason": cid}
+        topic, payload = build_command(self.table, "penalty", "alice", ALICE, args, cid=cid)
+        self.commands[cid] = (topic, payload, seat, points)
+        self.unanswered.append(cid)
+        return cid
+
+    async def send(self, cid: str, timeout: float) -> bool:
+        topic, payload, _, _ = self.commands[cid]
+        try:
+            reply = await send("127.0.0.1", self.port, self.table, topic, payload,
+                               timeout=timeout)
+        except Exception:  # the daemon is being killed: no reply
+            return False
+        if reply is None:
+            return False
+        self.replies.setdefault(cid, []).append(reply)
+        if cid in self.unanswered:
+            self.unanswered.remove(cid)
+        return True
+
+    async def retry_unanswered(self) -> None:
+        for cid in list(self.unanswered):
+            self.retries += 1
+            await self.send(cid, 3.0)
 
 
 @pytest.mark.slow
@@ -58,10 +111,20 @@ async def test_acknowledged_table_events_survive_kill9(
     kill_points: list[int] = []  # acknowledged events at each kill
     sub_kw = {"identifier": f"sub-{table}", "clean_session": False}
     topics = Topics(table)
+    referee = Referee(broker.port, table, rng)
     try:
-        async with daemon_kit.Collector(broker.port, [topics.events], **sub_kw) as sub:
-            for _ in range(KILLS):
+        async with daemon_kit.Collector(broker.port, [topics.events, topics.status],
+                                        **sub_kw) as sub:
+            daemon.start()
+            game = {"ruleset": "mleague", "first_dealer": 0, "names": ["a", "b", "c", "d"]}
+            topic, payload = build_command(table, "new_game", "alice", ALICE, game, cid="g1")
+            for _ in range(60):
+                if await send("127.0.0.1", broker.port, table, topic, payload, timeout=1.0):
+                    break
+            daemon.kill9()
+            for k in range(KILLS):
                 hellos = len(peer.hellos)
+                onlines = _onlines(sub)
                 logged_before = outside.table_events(db) if db.exists() else []
                 daemon.start()
                 if rng.random() < 0.1:  # during start-up and recovery
@@ -77,7 +140,15 @@ async def test_acknowledged_table_events_survive_kill9(
                         code += len(burst)
                         sent.extend(burst)
                         peer.send(burst)
+                    # the daemon answers commands once it is online on the broker
+                    await sub.wait_for(lambda n=onlines: _onlines(sub) > n, 60)
+                    await referee.retry_unanswered()
+                    if rng.random() < 0.1 and referee.replies:  # a client that lost the reply
+                        await referee.send(rng.choice(sorted(referee.replies)), 3.0)
+                    in_flight = asyncio.create_task(referee.send(referee.new(k), 2.0))
                     await asyncio.sleep(rng.uniform(0.0, 0.3))
+                    if not in_flight.done():
+                        in_flight.cancel()
                 daemon.kill9()
                 acked = len(peer.acked)
                 kill_points.append(acked)
@@ -87,12 +158,27 @@ async def test_acknowledged_table_events_survive_kill9(
                 assert peer.acked == sent[:acked]
                 assert acked <= len(logged) <= acked + 1, (acked, len(logged))
             # the last run: everything still queued in the controller arrives
+            onlines = _onlines(sub)
             daemon.start()
             await peer.wait(lambda: peer.pending == 0 and peer.connected, 120)
+            await sub.wait_for(lambda: _onlines(sub) > onlines, 60)
+            for _ in range(20):
+                await referee.retry_unanswered()
+                if not referee.unanswered:
+                    break
+            assert referee.unanswered == []
             log = EventLog(db, "", readonly=True)
             try:
                 last_event = log.applied()[1]
-                hand_starts = [r.seq for r in log.records() if r.body["type"] == "hand_start"]
+                records = list(log.records())
+                hand_starts = [r.seq for r in records if r.body["type"] == "hand_start"]
+                penalties = [r for r in records if r.body.get("type") == "referee"
+                             and r.body.get("action") == "penalty"]
+                from daemon.table import TableCore
+
+                core = TableCore(log, daemon_kit.engine(), table, checkpoint_every=0)
+                core.recover()
+                scores = [s["score"] for s in core.snapshot()["seats"]]
             finally:
                 log.close()
             everything = set(range(1, last_event + 1))
@@ -109,10 +195,34 @@ async def test_acknowledged_table_events_survive_kill9(
     assert peer.acked == sent and peer.rejected == []
     by_seq = {e["seq"]: e for e in sub.payloads("/events")}
     assert sorted(by_seq) == list(range(1, last_event + 1))
-    # every start press was judged by the rules engine and its verdict reached the broker
-    judged = {e["input_seq"] for e in by_seq.values() if e["type"] == "violation"}
-    assert judged == set(hand_starts)
+    # every start press went through the rules engine and what it said reached the broker
+    judged = {e["input_seq"] for e in by_seq.values()}
+    assert judged >= set(hand_starts)
+    # every referee command applied at most once, and once if it was ever answered "ok"; after
+    # its first answer naming an input, every answer names that input with "repeated": true
+    # (a command the rules engine refuses is not logged: its answer names no input, issue 15)
+    reasons = [r.body["args"]["reason"] for r in penalties]
+    assert len(reasons) == len(set(reasons)), "a command applied twice"
+    seq_of = {r.body["args"]["reason"]: r.seq for r in penalties}
+    refused = 0
+    for cid, replies in referee.replies.items():
+        named = [i for i, r in enumerate(replies) if "input_seq" in r]
+        if cid not in seq_of:
+            assert named == [], replies
+            refused += 1
+            continue
+        assert named, replies
+        assert all(r.get("input_seq") == seq_of[cid] and r.get("repeated") is True
+                   for r in replies[named[0] + 1:]), replies
+        assert replies[named[0]]["input_seq"] == seq_of[cid]
+    assert set(seq_of) <= set(referee.replies)
+    want = [25000, 25000, 25000, 25000]
+    for cid, (_, _, seat, points) in referee.commands.items():
+        if cid in seq_of:
+            want[seat] += points
+    assert scores == want
     mid_burst = sum(1 for a, b in itertools.pairwise(kill_points) if b > a)
     print(f"{KILLS} kills, {len(sent)} events, {mid_burst} kills with events flowing, "
           f"{peer.settled_by_hello} settled by hello, {peer.retransmits} retransmits, "
-          f"{last_event} broker events")
+          f"{last_event} broker events; {len(referee.commands)} referee commands, "
+          f"{referee.retries} retries, {refused} refused by the rules engine")

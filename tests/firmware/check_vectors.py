@@ -47,6 +47,9 @@ def check_codec(doc: dict[str, list[dict[str, object]]]) -> list[str]:
     for raw in doc["cobs_invalid"]:
         if cobs_decode(unhexlify(str(raw))) is not None:
             fails.append("cobs accepted invalid " + str(raw))
+    for v in doc["cobs_tolerated"]:
+        if cobs_decode(unhexlify(str(v["encoded"]))) != unhexlify(str(v["body"])):
+            fails.append("cobs refused a closing 01 after a full block")
     for v in doc["frames"]:
         kind, payload = int(str(v["type"])), unhexlify(str(v["payload"]))
         seq, retransmit = int(str(v["seq"])), bool(v["retransmit"])

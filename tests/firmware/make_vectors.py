@@ -206,6 +206,20 @@ def arq_scripts() -> dict[str, list[Step]]:
         {"at": 900, "rx": hello(rx_boot=CTL_BOOT, rx_last=None)},
         {"at": 910, "rx": wire(Ack(), 0)},
     ]
+    s["details §7: a corrupt-NAK resend restarts the timer, bad control frames are no life"] = [
+        {"at": 0, "rx": hello()},
+        {"at": 10, **e(WallRaised())},
+        {"at": 100, "rx": wire(message_from_json({"type": "nak", "reason": "corrupt"}))},
+        {"at": 200, "tick": True},
+        {"at": 260, "tick": True},
+        {"at": 270, "rx": raw_frame(0x01, b"\x01")},
+        {"at": 280, "rx": encode_frame(message_from_json(
+            {"type": "welcome", "version": 1, "capabilities": [], "boot_id": 9, "rx_last": None,
+             "firmware": "other"}))},
+        {"at": 1150, "tick": True},
+        {"at": 1200, "rx": hello(rx_boot=CTL_BOOT, rx_last=200)},
+        {"at": 1210, "rx": wire(Ack(), 0)},
+    ]
     wrap: list[Step] = [{"at": 0, "rx": hello()}]
     for k in range(258):
         wrap += [{"at": 1 + 2 * k, **e(StartPressed(k % 4))},
@@ -258,6 +272,9 @@ def main() -> None:
         "crc32c": crc_vectors(),
         "cobs": cobs_vectors(),
         "cobs_invalid": ["05010203", "0201000102", "ff" + "01" * 10, "00"],
+        # §2 "COBS details": a decoder accepts a closing 01 after a final full block
+        "cobs_tolerated": [{"encoded": cobs_encode(bytes(range(1, 255))).hex() + "01",
+                            "body": bytes(range(1, 255)).hex()}],
         "frames": frame_vectors(),
         "streams": stream_vectors(),
         "arq": [{"name": name, "steps": run_reference(steps)}

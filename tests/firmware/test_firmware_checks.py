@@ -129,3 +129,24 @@ def test_board_scenario_under_micropython_and_cpython() -> None:
     done = _micropython(REPO / "tests" / "firmware" / "board_micropython.py")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "micropython board ok" in done.stdout
+
+
+#: what MicroPython on the rp2 port provides (and ``typing``/``collections.abc``, imported only
+#: under TYPE_CHECKING); firmware/ imports nothing else, in particular none of rules/, drivers/,
+#: daemon/ or hil/ (docs/engineering.md)
+MICROPYTHON_MODULES = {"array", "binascii", "json", "machine", "micropython", "neopixel", "os",
+                       "select", "struct", "sys", "time", "typing", "collections.abc"}
+
+
+@pytest.mark.parametrize("source", FILES, ids=[f.name for f in FILES])
+def test_firmware_imports_only_itself_and_micropython_modules(source: Path) -> None:
+    import ast
+
+    tree = ast.parse(source.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+            [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+        for name in names:
+            assert name == "firmware" or name.startswith("firmware.") \
+                or name in MICROPYTHON_MODULES, f"{source.name} imports {name}"
+        assert not (isinstance(node, ast.ImportFrom) and node.module == "__future__")

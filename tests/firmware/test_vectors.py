@@ -59,6 +59,8 @@ def test_cobs_edge_cases_host() -> None:
         assert cobs_decode(encoded) == body
     for raw in DOC["cobs_invalid"]:
         assert cobs_decode(bytes.fromhex(raw)) is None
+    for v in DOC["cobs_tolerated"]:  # §2: a closing 01 after a final full block
+        assert cobs_decode(bytes.fromhex(v["encoded"])) == bytes.fromhex(v["body"])
 
 
 def test_every_frame_encodes_and_decodes_byte_exact_host() -> None:

@@ -26,17 +26,17 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"
 GOLDEN = DATA / "golden"
+RECORD_DIRS = ("game-logs", "mjai")
 RULESETS = ("tenhou", "mleague", "saikouisen", "saikouisen-classic", "mu", "wmc")
 EVENT_RULESETS = ("tenhou", "mleague")
-#: JSON under tests/data that is no game record (the table-link codec's shared test vectors)
-NOT_RECORDS = frozenset({"link-vectors.json"})
 
 
 def records() -> list[str]:
-    """Every game record under tests/data (relative to the root, as the CLI prints it)."""
-    found = (p for p in DATA.rglob("*") if p.suffix in (".json", ".jsonl"))
-    return sorted(str(p.relative_to(ROOT)) for p in found
-                  if GOLDEN not in p.parents and p.name not in NOT_RECORDS)
+    """Every game record under tests/data (relative to the root, as the CLI prints it): the
+    folders of records (other data, e.g. link test vectors, also lives in tests/data)."""
+    found = (p for d in RECORD_DIRS for p in (DATA / d).rglob("*")
+             if p.suffix in (".json", ".jsonl"))
+    return sorted(str(p.relative_to(ROOT)) for p in found)
 
 
 @dataclass(frozen=True, slots=True)

@@ -247,3 +247,15 @@ def test_a_point_chombo_can_bust_where_a_bust_ends_the_game() -> None:
     plain = dataclasses.replace(rs, game=MU.game)
     q = advance(plain, p, outcome, settle(plain, outcome))
     assert not q.finished and where(q) == where(p)
+
+
+def test_an_abortive_draw_at_all_last_never_ends_the_game_tenhou() -> None:
+    """Issue 17 B14 (the external engine, Tenhou rules): the all-last dealer stop follows a win
+    or a tenpai renchan only; an abortive draw keeps the deal and the game goes on (before, a
+    sole-top dealer's nine-terminals draw ended it)."""
+    p = south_four(T, (30000, 20000, 15000, 35000))
+    for kind in ("nine_terminals", "four_winds", "four_riichi", "four_kans", "triple_ron"):
+        outcome = HandOutcome("abortive", context(p), abort_kind=kind)  # type: ignore[arg-type]
+        q = advance(T, p, outcome, settle(T, outcome))
+        assert not q.finished, kind
+        assert where(q) == ("S", 4, 3, p.honba + 1), kind

@@ -1,4 +1,4 @@
-"""Export → import over games a random legal table plays (tests/rules/hand_driver.py), under every
+"""Export → import over games a random legal table plays (hil/players/legal_table.py), under every
 riichi ruleset, from a table with sensors (wall, dice, positions) and from a record-like stream:
 the exported mjai / tenhou.net/6 record imports to the same play, and replays to the same score
 changes as the engine gave the original stream. This is how the daemon exports its own games
@@ -41,7 +41,7 @@ from rules.ruleset import load_ruleset
 from rules.tiles import Tile
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import hand_driver
+from hil import players
 
 SLOW = os.environ.get("JANTAKU_SLOW") == "1"
 RULESETS = ("tenhou", "mleague", "saikouisen", "saikouisen-classic", "mu")
@@ -107,7 +107,7 @@ CASES = [
 
 @pytest.mark.parametrize(("ruleset", "seed", "mode"), CASES)
 def test_generated_games_export_and_import(ruleset: str, seed: int, mode: str) -> None:
-    table = hand_driver.Table(ruleset, 1000 + seed, mode)  # type: ignore[arg-type]
+    table = players.Table(ruleset, 1000 + seed, mode)  # type: ignore[arg-type]
     table.play_game(max_hands=8 if SLOW else 4)
     assert table.violations() == []
     rs = load_ruleset(ruleset)

@@ -296,3 +296,24 @@ def test_verify_resynchronises_after_a_rejected_abortive_draw_c20(tmp_path: Path
     assert [h.record for h in result.hands] == [0, 1, 2, 3, 4]
     assert [h.result for h in result.hands[1:]] == [
         {"和了": "win"}.get(e[16][0], "exhaustive") for e in game["log"][:4]]
+
+
+@pytest.mark.parametrize("name", ["riichi-rs/notable-features/yakuman-2.json",
+                                  "mjai-reviewer/suukantsu_0.json"])
+def test_a_record_without_yaku_says_nothing_of_yakuman_c23(name: str) -> None:
+    """C23: a win the record lists no yaku for is not reported as "yakuman: record 0,
+    computed 1"; a record that lists its yaku still has its yakuman count checked."""
+    data = json.loads((LOGS / name).read_text(encoding="utf-8"))
+    for entry in data["log"]:
+        result = entry[16]
+        if result[0] == "和了":
+            for info in result[2::2]:
+                del info[4:]  # the yaku strings
+    rec = import_tenhou6(json.dumps(data, ensure_ascii=False), TENHOU)
+    assert any(w.yaku == () for h in rec.hands for w in h.wins)
+    assert [str(d) for d in verify(rec, replay(rec)) if "yakuman" in d.what] == []
+    full = json.loads((LOGS / name).read_text(encoding="utf-8"))
+    info = next(e[16][2] for e in full["log"] if e[16][0] == "和了" and "役満" in e[16][2][3])
+    info[4:] = ["立直(1飜)"]  # one plain yaku where the engine finds a yakuman
+    rec = import_tenhou6(json.dumps(full, ensure_ascii=False), TENHOU)
+    assert any("yakuman" in d.what for d in verify(rec, replay(rec)))

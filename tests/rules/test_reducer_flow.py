@@ -403,12 +403,14 @@ def test_confirm_and_reject_win() -> None:
     assert end["settlement"]["pt_penalties"][0] == -20.0 and end["next"]["replay"] is True
 
 
-def test_reject_win_without_chombo_plays_on_with_a_dead_hand() -> None:
+def test_reject_win_without_chombo_plays_on_with_penalty_tiles() -> None:
     h = Hand("wmc", hands={S0: TENPAI}, draws="1z", confirm_wins=True)
     h.draw(S0)
     h.send(Tsumo(S0))
-    h.send(ref("reject_win"))  # W 错鸣-6: no chombo, played on
-    assert h.h.step == "discard" and h.h.seats[0].dead == "referee"
+    h.send(ref("reject_win"))  # W 错鸣-6: no chombo, played on; the exposed tiles are 罚张
+    st = h.h.seats[0]
+    assert h.h.step == "discard" and st.dead is None
+    assert st.concealed is not None and set(st.penalty) == set(st.concealed)
 
 
 def test_manual_result_ron_with_han_and_fu() -> None:

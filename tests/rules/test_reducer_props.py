@@ -1,4 +1,4 @@
-"""Properties of the hand reducer over random legal games (hand_driver): legal play raises no
+"""Properties of the hand reducer over random legal games (hil.players): legal play raises no
 violation; the same inputs give byte-identical events; a single mutation of a legal stream is
 legal, or refused with the state unchanged, or sanctioned exactly as documented."""
 
@@ -11,10 +11,10 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from hand_driver import Mode, Table
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from hil.players import Mode, Table
 from rules.events import Event
 from rules.inputs import (
     Ankan,

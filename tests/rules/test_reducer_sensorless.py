@@ -8,14 +8,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rules.inputs import GameStart, Input, RefereeOverride
+from rules.inputs import GameStart, HandStart, Input, RefereeOverride
 from rules.reducer import new_table, reduce
 from rules.seats import Seat
 from rules.table_state import TableState
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "web"))
 
-from sensorless_hanchan import STEPS, Model, expected  # noqa: E402
+from sensorless_hanchan import STEPS, Model, expected
 
 
 def ref(action: str, **args: Any) -> RefereeOverride:
@@ -70,7 +70,7 @@ def test_each_hand_begins_by_itself_and_the_hanchan_ends_by_the_flow() -> None:
     assert t.game_over
     replayed, all_events = fold(inputs)
     assert replayed.snapshot() == t.snapshot()  # live and replayed: the same fold
-    ended = [e for e in all_events if e["type"] == "game_ended"][0]
+    ended = next(e for e in all_events if e["type"] == "game_ended")
     got = [{k: s[k] for k in ("seat", "points", "rank", "total_pt")}
            for s in ended["standings"]["seats"]]
     assert got == expected().standings()
@@ -86,14 +86,14 @@ def test_double_ron_paid_twice_and_abortive_draws_where_the_ruleset_has_them() -
     t, evs = reduce(t, ref("manual_result", kind="ron", riichi=[3],
                            wins=[{"winner": 3, "loser": 1, "han": 1, "fu": 30},
                                  {"winner": 2, "loser": 1, "han": 2, "fu": 30}]))
-    ended = [e.to_json() for e in evs if e.TYPE == "hand_ended"][0]
+    ended = next(e.to_json() for e in evs if e.TYPE == "hand_ended")
     # nearest to the discarder (seat 1) in turn order: seat 2, who takes the stick
     assert ended["settlement"]["deltas"] == [0, -1000 - 2000, 2000 + 1000, 1000]
     t, evs = reduce(t, ref("manual_result", kind="abortive", abort="four_winds"))
     assert not rejected([e.to_json() for e in evs])
     snap = t.snapshot()
     assert snap["honba"] == 1 and snap["dealer"] == 1  # Tenhou: renchan-like, honba +1
-    t2, evs = reduce(fold([start("mleague")])[0],
+    _t2, evs = reduce(fold([start("mleague")])[0],
                      ref("manual_result", kind="abortive", abort="four_winds"))
     assert rejected([e.to_json() for e in evs]) == ["abortive_not_in_ruleset"]  # M 3-2-3
 
@@ -103,7 +103,7 @@ def test_pao_yakuman_by_the_referee() -> None:
     t, _ = fold([start()])
     t, evs = reduce(t, ref("manual_result", kind="tsumo",
                            wins=[{"winner": 0, "yakuman": 1, "pao": 2}]))
-    ended = [e.to_json() for e in evs if e.TYPE == "hand_ended"][0]
+    ended = next(e.to_json() for e in evs if e.TYPE == "hand_ended")
     assert ended["settlement"]["deltas"] == [48000, 0, -48000, 0]
 
 
@@ -115,3 +115,12 @@ def test_seats_swap_before_anything_happened_in_the_hand_that_began_by_itself() 
     assert [s["score"] for s in t.snapshot()["seats"]] == [20000, 30000, 25000, 25000]
     t, evs = reduce(t, ref("undo_last"))
     assert [s["score"] for s in t.snapshot()["seats"]] == [30000, 20000, 25000, 25000]
+
+
+def test_a_start_button_on_a_hand_that_began_by_itself_is_that_hand() -> None:
+    """Sensors switched off on a table that still has its start button: no second hand."""
+    t, _ = fold([start()])
+    t, evs = reduce(t, HandStart())
+    assert not rejected([e.to_json() for e in evs]) and t.hands == 1
+    t, evs = reduce(t, ref("manual_result", kind="exhaustive", tenpai=[]))
+    assert t.hands == 2 and t.snapshot()["dealer"] == 1

@@ -343,3 +343,14 @@ def test_malformed_melds_are_refused() -> None:
     )
     with pytest.raises(ScoringError, match="of a kind"):
         riichi_hand(M, win, ctx())
+
+
+@pytest.mark.parametrize("order", ["234m", "423m", "342m", "432m", "324m"])
+def test_a_chi_scores_whatever_order_its_tiles_come_in(order: str) -> None:
+    """Issue 17 C23: a chi's tiles come in the order they were taken (the called tile first);
+    the hand scores the same as with ascending tiles (M 6-3-5: open pinfu shape, 30 fu)."""
+    opened = win_from_text(
+        "567p678s34p55s", "2p", winner=Seat.S1, loser=Seat.S2, melds=[("chi", order)]
+    )
+    hand = riichi_hand(M, opened, ctx())
+    assert (hand.han, hand.fu) == (1, 30) and hand.yaku == (("Tanyao", 1),)

@@ -117,20 +117,23 @@ WMC = wmc_rules()
 
 SCENARIOS: list[tuple[str, TimerRules, list[Row], Expect]] = [
     (
-        "draw turns: each clock runs from the previous discard; the open turn at the end is void",
+        "draw turns: each clock runs from the previous discard; the open turn at the end is void"
+        " (W 打牌-1: the dealer plays first; W 打牌时限-2: 15 s a play, 10 s increments)",
         WMC,
         [(0, "deal"), (20, "discard", 0), (30, "discard", 1), (50, "discard", 2), (55, "end")],
         # E: 20 - 15 s grace; S 10; W 20 = 5 s over 15 → one started 10 s increment, 5 pts.
         Expect((5, 10, 20, 0), (1, 1, 1, 0), ((2, "turn", 5, 5),)),
     ),
     (
-        "grace: the first 15 s after the deal are charged to nobody, whoever is on turn",
+        "grace: the first 15 s after the deal are charged to nobody, whoever is on turn"
+        " (W 打牌时限-4)",
         WMC,
         [(0, "deal"), (5, "discard", 0), (12, "discard", 1), (25, "discard", 2), (30, "end")],
         Expect((0, 0, 10, 0), (1, 1, 1, 0)),
     ),
     (
-        "call: the caller's clock starts at the called discard; the skipped seat is not charged",
+        "call: the caller's clock starts at the called discard; the skipped seat is not charged"
+        " (W 打牌时限-3)",
         WMC,
         [(0, "deal"), (20, "discard", 0), (22, "call", 2), (30, "discard", 2), (34, "discard", 3)],
         Expect((5, 0, 10, 4), (1, 0, 1, 1)),
@@ -148,7 +151,8 @@ SCENARIOS: list[tuple[str, TimerRules, list[Row], Expect]] = [
         Expect((5, 0, 0, 10), (1, 0, 0, 1)),
     ),
     (
-        "kan: the replacement draw ends a counted turn and starts another for the same seat",
+        "kan: the replacement draw ends a counted turn and starts another for the same seat"
+        " (W 打牌时限-3)",
         WMC,
         [(0, "deal"), (20, "discard", 0), (26, "kan", 1), (30, "discard", 1)],
         Expect((5, 10, 0, 0), (1, 2, 0, 0)),
@@ -166,7 +170,8 @@ SCENARIOS: list[tuple[str, TimerRules, list[Row], Expect]] = [
         Expect((3, 0, 0, 0), (2, 0, 0, 0)),
     ),
     (
-        "double penalty: one slow play over the per-turn limit and over the hand budget at once",
+        "double penalty: one slow play over the per-turn limit and over the hand budget at once"
+        " (W 打牌时限-1: 3 minutes a hand; W 打牌时限-2)",
         wmc_rules(per_hand_seconds=30.0),
         [
             (0, "deal"),
@@ -183,7 +188,8 @@ SCENARIOS: list[tuple[str, TimerRules, list[Row], Expect]] = [
         ),
     ),
     (
-        "hand increments accrue across turns; a turn inside a started increment costs 0 points",
+        "hand increments accrue across turns; a turn inside a started increment costs 0 points"
+        " (W 打牌时限-1)",
         wmc_rules(per_hand_seconds=30.0),
         [
             (0, "deal"),
@@ -298,6 +304,7 @@ def test_scenarios(rules: TimerRules, rows: list[Row], expect: Expect) -> None:
 
 
 def test_severe_overtime_is_reported_once_when_points_exceed_the_threshold() -> None:
+    """W 打牌时限-7: more than 30 penalty points in one hand is severe (reported once)."""
     rows: list[Row] = [(0, "deal"), (75, "discard", 0)]  # E 60 s: 45 over → 5 increments, 25
     t = 75.0
     for _ in range(2):  # two more slow plays by E: 20 s each, 5 over → 5 points each
@@ -315,6 +322,7 @@ def test_severe_overtime_is_reported_once_when_points_exceed_the_threshold() -> 
 
 
 def test_threshold_is_strict() -> None:
+    """W 打牌时限-7: "超过", strictly more than the threshold."""
     rules = wmc_rules(severe_threshold_points=5)
     _, events = run(rules, [(0, "deal"), (31, "discard", 0)])  # 1 s over: 5 points, not > 5
     assert not any(isinstance(e, SevereOvertime) for e in events)

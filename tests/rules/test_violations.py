@@ -409,11 +409,21 @@ def test_call_in_riichi_and_dead_hand_call() -> None:
     h.draw(S0)
     h.discard(S0, "3m")
     rejected(h, Call(S1, "pon", h.tiles(S1, "33m")), "call_in_riichi", article="M 4-8")
-    h3 = Hand("mleague", hands={S0: "3m456p789s11223z", S3: "33m"}, draws="5z")
-    h3.send(Draw(S3))  # out of turn: seat 3's hand is dead (M 3-4-8)
-    h3.draw(S0)
+    # Where the rulebook only takes the right away, the call is refused (W 相公)...
+    h3 = Hand("wmc", hands={S0: "3m456p789s11223z", S3: "33m"})
+    h3.send(Draw(S3))  # out of turn: seat 3's hand is dead (W 摸打-1)
     h3.discard(S0, "3m")
-    rejected(h3, Call(S3, "pon", h3.tiles(S3, "33m")), "dead_hand_call", article="M 7-2, 7-3")
+    rejected(h3, Call(S3, "pon", h3.tiles(S3, "33m")), "dead_hand_call", article="W 相公")
+    # ...and M 7-2-1 makes it a chombo ("これに反した場合はチョンボ"): the hand ends.
+    h4 = Hand("mleague", hands={S0: "3m456p789s11223z", S3: "33m"}, draws="5z")
+    h4.send(Draw(S3))  # out of turn: seat 3's hand is dead (M 3-4-8)
+    h4.draw(S0)
+    h4.discard(S0, "3m")
+    ev = h4.send(Call(S3, "pon", h4.tiles(S3, "33m")))
+    assert [v["code"] for v in h4.violations(ev)] == ["dead_hand_call"]
+    end = h4.ended()
+    assert end["outcome"]["kind"] == "chombo" and end["outcome"]["offender"] == 3
+    assert end["settlement"]["pt_penalties"][3] == -20.0
 
 
 @pytest.mark.parametrize(("ruleset", "forbidden"), [("mleague", True), ("saikouisen", True),

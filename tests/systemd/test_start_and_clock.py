@@ -62,28 +62,38 @@ def drain(sock: socket.socket) -> list[str]:
             return out
 
 
-def test_a_failed_start_sends_no_ready_after_stopping(
+async def test_a_start_cut_short_sends_no_ready_after_stopping(
     tmp_path: Path, notify_socket: socket.socket
 ) -> None:
-    # The overlay's port is taken (the web task ends at once) while the broker accepts TCP but
-    # never answers MQTT: the shutdown's bounded wait for the MQTT task outlasts the 5 s READY
-    # grace, which used to send READY=1 after STOPPING=1.
-    with socket.socket() as busy, socket.socket() as mute:
-        busy.bind(("127.0.0.1", 0))
-        busy.listen()
+    # Stopped before it was ready (systemd stopping a start that hangs, or a start that fails),
+    # with an input still queued behind a stuck disk and no broker answering: the shutdown's
+    # bounded wait for the queue outlasts the READY grace, which used to send READY=1 after
+    # STOPPING=1 -- systemd would take a dying daemon for started. Real notify socket, real
+    # SQLite file, the production Service and rules engine.
+    from daemon.config import parse_config
+    from daemon.engine import load_engine
+    from daemon.sdnotify import Notifier
+    from daemon.service import Service
+
+    with socket.socket() as mute:
         mute.bind(("127.0.0.1", 0))
         mute.listen(8)
-        web = f'[web]\nhost = "127.0.0.1"\nport = {busy.getsockname()[1]}\n'
-        cfg = config(tmp_path, table_id("rdy"), mute.getsockname()[1], web)
-        env = {**os.environ, "NOTIFY_SOCKET": str(tmp_path / "notify.sock")}
-        proc = subprocess.run([JANTAKU, "run", "--config", str(cfg)], env=env,
-                              capture_output=True, text=True, timeout=60)
-    got = drain(notify_socket)
-    assert proc.returncode == 1, proc.stderr
-    assert "task web ended" in proc.stderr
-    kinds = [m.split("\n")[0] for m in got]
-    assert "STOPPING=1" in kinds, got
-    assert "READY=1" not in kinds[kinds.index("STOPPING=1"):], got
+        cfg = config(tmp_path, table_id("rdy"), mute.getsockname()[1])
+        service = Service(parse_config(cfg.read_text(), str(cfg)), load_engine(),
+                          notifier=Notifier(str(tmp_path / "notify.sock")), ready_timeout=1.0)
+        run = asyncio.create_task(service.run())
+        await asyncio.sleep(0.5)
+        service.eventlog._lock.acquire()  # the disk stops answering
+        try:
+            service.put("input", "table", {"type": "hand_start"})
+            service.stop()  # before the READY grace (1 s) is over
+            await asyncio.sleep(2.0)  # the shutdown waits for the queued input meanwhile
+        finally:
+            service.eventlog._lock.release()
+        assert await asyncio.wait_for(run, 30) == 0
+    kinds = [m.split("\n")[0] for m in drain(notify_socket)]
+    assert "STOPPING=1" in kinds, kinds
+    assert "READY=1" not in kinds[kinds.index("STOPPING=1"):], kinds
 
 
 async def _health(table: str, pred: Any, timeout: float = 30.0) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from test_console_kit import (
 )
 
 from daemon.web.console_actions import ConsoleError, seat_draw, seat_name, split_name
-from daemon.web.console_auth import ConsoleSettings
+from daemon.web.console_auth import ConsoleSettings, LoginRefused
 
 
 class Client:
@@ -67,7 +67,8 @@ async def _new_game(c: Client, t: Table) -> None:
         player_ids=["P1", "P2", "", "P4"],
     )
     assert status == 200 and reply["status"] == "ok", reply
-    await t.table_input({"type": "hand_start"})
+    # a table without a data link: the first hand began by itself (issue 18), no hand_start
+    assert t.snapshot()["step"] == "setup" and t.snapshot()["hand"] == 1
 
 
 async def test_login_sessions_csrf_and_refusals_change_nothing(tmp_path: Path) -> None:
@@ -123,15 +124,15 @@ async def test_login_sessions_csrf_and_refusals_change_nothing(tmp_path: Path) -
         status, body = await c.command("manual_result", {
             "kind": "ron", "wins": [{"winner": 1, "loser": 1, "han": 2, "fu": 30}],
             "reason": "x"})
-        assert status == 422 and body["error"]["code"] == "not_applicable"
+        assert status == 422 and body["error"]["code"] == "not_applicable", body
         async with http.post(t.base + "/console/api/command", data=b"{not json",
                              headers={"X-CSRF-Token": c.csrf,
                                       "Content-Type": "application/json"}) as r:
             assert r.status == 422 and "not JSON" in (await r.json())["error"]["message"]
-        # only the refused engine command was logged (the command path logs its input, the
-        # engine's rejection is in the log too); nothing else
+        # nothing was logged: a command the rules engine refuses is not logged either
+        # (issue 15: a refusal changes nothing, seq included)
         logged = [r for r in t.inputs() if r.seq > seq]
-        assert [r.body.get("action") for r in logged] == ["manual_result"]
+        assert logged == [], [(r.seq, r.body) for r in logged]
         assert t.scores() == [25000, 25000, 25000, 25000]
         # an operator may not give a chombo (role check of the command path)
         async with _session(t) as http2:
@@ -158,6 +159,35 @@ async def test_failed_logins_are_rate_limited(tmp_path: Path) -> None:
         assert (await c.login())[0] == 200
 
 
+async def test_a_stranger_cannot_lock_the_referee_out(tmp_path: Path) -> None:
+    """Failed logins are throttled per (user, address), with growing delays: wrong passwords
+    for "alice" from another device slow that device only (issue 15)."""
+    settings = ConsoleSettings(max_failures=3, lockout=300.0)
+    async with running_table(tmp_path, settings) as t:
+        sessions = t.console.sessions
+        stranger, referee = ("ip:10.0.0.66", "user:alice"), ("ip:10.0.0.2", "user:alice")
+        waits = []
+        for _ in range(12):
+            sessions.failed(stranger)
+            try:
+                sessions.check_allowed(stranger)
+            except LoginRefused as exc:
+                waits.append(round(exc.retry_after or 0))
+                t.clock.offset += exc.retry_after or 0
+        assert waits[:4] == [1, 2, 4, 8] and waits[-1] == 300, waits  # growing, capped
+        sessions.check_allowed(referee)  # the referee's own device is not locked out
+        # over HTTP from two source addresses: 127.0.0.2 guesses, 127.0.0.1 is the referee
+        far = aiohttp.TCPConnector(local_addr=("127.0.0.2", 0))
+        async with aiohttp.ClientSession(connector=far,
+                                         cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:
+            c = Client(http, t)
+            codes = [(await c.login(password="guess"))[0] for _ in range(6)]
+            assert codes[:3] == [401, 401, 401] and 429 in codes, codes
+        async with _session(t) as http:
+            c = Client(http, t)
+            assert (await c.login())[0] == 200
+
+
 async def test_preview_is_what_the_command_does(tmp_path: Path) -> None:
     async with running_table(tmp_path) as t, _session(t) as http:
         c = Client(http, t)
@@ -178,7 +208,7 @@ async def test_preview_is_what_the_command_does(tmp_path: Path) -> None:
         assert ended["source"] == "referee:alice"
         assert ended["data"]["settlement"]["deltas"] == [0, 3900, -3900, 0]
         # a preview whose consequences changed is refused; one that still holds is not
-        await t.table_input({"type": "hand_start"})
+        assert t.snapshot()["hand"] == 2  # the next hand began by itself
         fine = {"seat": 0, "points": -1000, "reason": "x"}
         status, pv = await c.post("/console/api/preview", {"name": "penalty", "args": fine})
         await t.table_input({"type": "wall_raised"})  # changes nothing the penalty does
@@ -249,7 +279,7 @@ async def test_declared_win_violations_clocks_and_penalties(tmp_path: Path) -> N
         await c.login()
         status, reply = await c.command("new_game", {
             "ruleset": "mleague", "first_dealer": 0, "names": ["Ann", "Bo", "Cy", "Di"],
-            "confirm_wins": True})
+            "confirm_wins": True, "auto_hands": False})  # a sensor game: the table starts it
         assert status == 200, reply
         for body in ({"type": "hand_start"}, {"type": "wall_raised"},
                      {"type": "dice", "seat": 0, "dice": [3, 4]}, {"type": "deal_done"},
@@ -367,7 +397,6 @@ async def test_double_ron_by_han_fu(tmp_path: Path) -> None:
         status, reply = await c.command("new_game", {
             "ruleset": "tenhou", "first_dealer": 0, "names": ["A", "B", "C", "D"]})
         assert status == 200, reply
-        await t.table_input({"type": "hand_start"})
         args = {"kind": "ron", "reason": "double ron",
                 "wins": [{"winner": 1, "loser": 0, "han": 1, "fu": 30},
                          {"winner": 3, "loser": 0, "han": 2, "fu": 40}]}
@@ -423,7 +452,6 @@ async def test_zung_jung_by_points_and_by_tiles(tmp_path: Path) -> None:
         status, reply = await c.command("new_game", {
             "ruleset": "wmc", "first_dealer": 0, "names": ["A", "B", "C", "D"]})
         assert status == 200, reply
-        await t.table_input({"type": "hand_start"})
         args = {"kind": "ron", "wins": [{"winner": 1, "loser": 2, "points": 40}], "reason": "x"}
         status, pv = await c.post("/console/api/preview", {"name": "manual_result", "args": args})
         assert status == 200 and pv["deltas"] == [-25, 120, -70, -25]
@@ -465,4 +493,4 @@ async def test_picked_hand_with_melds(tmp_path: Path) -> None:
         status, body = await c.post("/console/api/preview",
                                     {"name": "manual_result", "args": pick, "tiles": nothing})
         assert status == 422 and body["error"]["code"] == "false_win"
-        assert t.service.core.state.input_seq == 2
+        assert t.service.core.state.input_seq == 1  # the new game only: the hand began by itself

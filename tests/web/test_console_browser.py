@@ -27,6 +27,7 @@ from test_console_kit import REFEREE_PASSWORD, Table, TableThread
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "console"
+DOC_IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
 
 pytestmark = pytest.mark.skipif(
     not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()),
@@ -84,10 +85,14 @@ class Page:
         el.clear()
         el.send_keys(text)
 
-    def shot(self, name: str) -> None:
+    def shot(self, name: str, *, doc_as: str | None = None) -> None:
         self.shot_no += 1
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        self.d.save_screenshot(str(ARTIFACTS / f"{self.shot_no:02d}-{name}.png"))
+        path = ARTIFACTS / f"{self.shot_no:02d}-{name}.png"
+        self.d.save_screenshot(str(path))
+        if doc_as is not None:  # the README's screenshot (docs/images/README.md)
+            DOC_IMAGES.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, DOC_IMAGES / doc_as)
 
     def reply(self) -> str:
         el = self.css("#reply")
@@ -162,7 +167,6 @@ def test_console_runs_a_table(tmp_path: Path) -> None:
         p.shot("new-game")
 
         # --- ron by han/fu, previewed then confirmed
-        p.table_input({"type": "hand_start"})
         p.click("#tabs button[data-tab='result']")
         p.click("#r-winner button[data-seat='1']")
         p.click("#r-loser button[data-seat='2']")
@@ -172,8 +176,8 @@ def test_console_runs_a_table(tmp_path: Path) -> None:
         dealer = snap["dealer"]
         want = 5800 if dealer == 1 else 3900
         assert p.preview_cell(1, 3) == f"+{want}" and p.preview_cell(2, 3) == f"-{want}"
-        assert svc.core.state.input_seq == 2  # the preview logged nothing
-        p.shot("ron-preview")
+        assert svc.core.state.input_seq == 1  # no hand_start: the preview logged nothing
+        p.shot("ron-preview", doc_as="console.png")
         # a double ron is previewed under the ruleset: M-League head-bumps (M 5-1-3) -- from
         # the discarder (seat 2) seat 0 comes before seat 1, so seat 1 loses the ron
         p.click("#r-second")
@@ -194,7 +198,6 @@ def test_console_runs_a_table(tmp_path: Path) -> None:
         assert ended["data"]["settlement"]["deltas"][1] == want
 
         # --- ron by tiles: 234m 34m 567p 678s 22s + 5m, dora indicator E
-        p.table_input({"type": "hand_start"})
         p.click("input[name='r-mode'][value='tiles']")
         for tile in ["2m", "3m", "4m", "3m", "4m", "5p", "6p", "7p", "6s", "7s", "8s", "2s", "2s"]:
             p.click(f"#t-palette button[data-tile='{tile}']")
@@ -221,13 +224,16 @@ def test_console_runs_a_table(tmp_path: Path) -> None:
         p.wait_events("hand_ended", 2)
 
         # --- malformed input: refused with a message, nothing logged
-        p.table_input({"type": "hand_start"})
         seq = svc.core.state.input_seq
         p.click("input[name='r-mode'][value='hanfu']")
-        p.click("#r-loser button[data-seat='3']")  # the winner dealt in to himself
+        # the recorded result cleared the pickers; the winner cannot be picked as the seat that
+        # dealt in (checked before submit), nor submitted without a discarder
+        p.click("#r-winner button[data-seat='3']")
+        p.wait(lambda d: not d.find_element(
+            By.CSS_SELECTOR, "#r-loser button[data-seat='3']").is_enabled())
         p.click("#panel-result button[type='submit']")
-        p.wait(lambda d: "Refused" in d.find_element(By.ID, "reply").text)
-        assert "a loser other than the winner" in p.css("#reply").text
+        p.wait(lambda d: "Choose the seat that dealt in" in d.find_element(By.ID, "reply").text)
+        p.click("#r-loser button[data-seat='0']")
         p.click("input[name='r-mode'][value='tiles']")
         p.click("#t-clear")
         p.click("input[name='t-target'][value='win']")
@@ -252,7 +258,6 @@ def test_console_runs_a_table(tmp_path: Path) -> None:
         assert drawn["data"]["settlement"]["tenpai"] == [0, 2]
 
         # --- chombo (M-League: -20 pt, the hand is replayed)
-        p.table_input({"type": "hand_start"})
         p.click("#tabs button[data-tab='penalty']")
         p.click("#p-seat button[data-seat='3']")
         p.type("#p-reason", "false ron")

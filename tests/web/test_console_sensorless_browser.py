@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import WebDriverWait
@@ -35,10 +36,17 @@ class Page:
     def __init__(self, d: WebDriver) -> None:
         self.d = d
         self.n = 0
+        self.why = ""
 
     def wait(self, pred: Callable[[WebDriver], Any], timeout: float = 15) -> Any:
+        def safe(d: WebDriver) -> Any:
+            try:
+                return pred(d)
+            except StaleElementReferenceException:  # the poll re-rendered it: look again
+                return False
+
         try:
-            return WebDriverWait(self.d, timeout, poll_frequency=0.05).until(pred)
+            return WebDriverWait(self.d, timeout, poll_frequency=0.05).until(safe)
         except Exception:
             self.shot("failed-wait")
             raise
@@ -48,13 +56,21 @@ class Page:
             try:
                 el = d.find_element(By.CSS_SELECTOR, sel)
                 if not el.is_displayed() or not el.is_enabled():
+                    self.why = f"{sel}: displayed {el.is_displayed()}, enabled {el.is_enabled()}"
                     return False
+                # clear of the sticky bar, as a finger would reach it
+                d.execute_script("arguments[0].scrollIntoView({block: 'center'})", el)
                 el.click()
                 return True
-            except Exception:  # stale while the poll re-renders: try again
+            except Exception as exc:  # stale while the poll re-renders: try again
+                self.why = f"{sel}: {type(exc).__name__}: {str(exc)[:200]}"
                 return False
 
-        self.wait(go)
+        self.why = ""
+        try:
+            self.wait(go)
+        except Exception as exc:
+            raise AssertionError(f"cannot click {self.why}") from exc
 
     def type(self, sel: str, text: str) -> None:
         el = self.wait(lambda d: d.find_element(By.CSS_SELECTOR, sel))
@@ -83,6 +99,12 @@ class Page:
         return json.loads(got)
 
     def seat(self, picker: str, seat: int) -> None:
+        """Pick ``seat`` in a one-seat picker (a tap on the picked seat would unpick it)."""
+        if seat not in self.checked(picker):
+            self.click(f"#{picker} button[data-seat='{seat}']")
+        self.wait(lambda d: seat in self.checked(picker))
+
+    def toggle(self, picker: str, seat: int) -> None:
         self.click(f"#{picker} button[data-seat='{seat}']")
 
     def checked(self, picker: str) -> set[int]:
@@ -93,7 +115,7 @@ class Page:
 def set_riichi(p: Page, seats: list[int]) -> None:
     for s in range(4):
         if (s in seats) != (s in p.checked("h-riichi")):
-            p.seat("h-riichi", s)
+            p.toggle("h-riichi", s)
     p.wait(lambda d: p.checked("h-riichi") == set(seats))
 
 
@@ -140,7 +162,7 @@ def enter_draw(p: Page, args: dict[str, Any]) -> None:
     p.click("input[name='d-kind'][value='exhaustive']")
     for s in range(4):
         if (s in args["tenpai"]) != (s in p.checked("d-tenpai")):
-            p.seat("d-tenpai", s)
+            p.toggle("d-tenpai", s)
     p.click("#panel-draw button[type='submit']")
 
 
@@ -214,6 +236,15 @@ def test_a_hanchan_in_the_console_of_a_sensorless_table(tmp_path: Path) -> None:
         p.click("#panel-game button[type='submit']")
         assert "Done: New game" in p.confirm()
         m = Model()
+        # pao where the ruleset has it (M 8-1): offered with a yakuman, never the winner
+        p.click("#tabs button[data-tab='result']")
+        p.click("input[name='r-mode'][value='yakuman']")
+        p.seat("r-winner", 0)
+        p.wait(lambda d: d.find_element(By.ID, "r-pao-row").is_displayed())
+        assert not d.find_element(By.CSS_SELECTOR, "#r-pao button[data-seat='0']").is_enabled()
+        p.click("#r-winner button[data-seat='0']")  # unpick: the hanchan starts clean
+        p.click("input[name='r-mode'][value='hanfu']")
+
         totals: list[list[int]] = []
         check_table(p, m, totals)
         p.shot("new-game")
@@ -230,6 +261,9 @@ def test_a_hanchan_in_the_console_of_a_sensorless_table(tmp_path: Path) -> None:
 
         # the double ron's row names the head-bumped seat (M 5-1-3)
         assert "head-bumped" in p.text("#history tr.delta-row[data-hand='3'] td.result")
+        # the referee's correction is a row of its own, between the hands it fell between
+        fix = d.find_elements(By.CSS_SELECTOR, "#history tr.correction-row td[data-seat]")
+        assert [td.text for td in fix] == ["+1000", "-1000", "0", "0"]
         # the chombo's hand is replayed: same round and honba
         assert "replayed" in p.text("#history tr.delta-row[data-hand='4'] td.result")
 

@@ -150,7 +150,7 @@ def test_overlay_follows_a_real_game_and_resyncs(server: ServerThread) -> None:
         assert driver.find_element(By.ID, "round").text == "East 1"
         view = advance(140)
         _check_dom_matches(driver, view)
-        save_screenshot(driver, "overlay-full.png")
+        save_screenshot(driver, "overlay-full.png", doc_as="overlay.png")
         # Play on to the end of the first hand: the result card shows the payments.
         while view["status"] != "hand_over":
             view = advance(1)

@@ -17,10 +17,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "daemon"))
 import daemon_kit
 
 from daemon.config import parse_config
-from daemon.devices import SimulatedTable, build_drivers
+from daemon.devices import build_drivers
 from daemon.service import Service
 from daemon.table import KIND_INPUT
 from hil.simulator import GameSimulator
+from hil.table_controller import PtyTableController
 from rules.inputs import input_to_json
 
 
@@ -30,10 +31,13 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _config(tmp_path: Path, web_port: int) -> Any:
+def _config(tmp_path: Path, web_port: int, tty: Path | None = None) -> Any:
     text = daemon_kit.config_text(
         table=daemon_kit.unique_table("web"), db=tmp_path / "web.sqlite", port=1883
-    ).replace('[devices.table]\nkind = "none"', '[devices.table]\nkind = "simulator"')
+    )
+    if tty is not None:  # the emulated table on its pty: a plain serial table to the daemon
+        text = text.replace('[devices.table]\nkind = "none"',
+                            f'[devices.table]\nkind = "serial"\npath = "{tty}"')
     text += f'\n[web]\nhost = "127.0.0.1"\nport = {web_port}\n'
     return parse_config(text, tmp_path / "jantaku.toml")
 
@@ -47,15 +51,14 @@ async def _view(http: aiohttp.ClientSession, base: str) -> dict[str, Any]:
 
 async def test_overlay_and_displays_follow_the_daemon(tmp_path: Path) -> None:
     port = _free_port()
-    config = _config(tmp_path, port)
+    emulator = await PtyTableController(tmp_path / "ttyJANTAKU-SIM").__aenter__()
+    config = _config(tmp_path, port, emulator.path)
     drivers = build_drivers(config)
-    table = next(d for d in drivers if isinstance(d, SimulatedTable))
     service = Service(config, daemon_kit.engine(), drivers=drivers, mqtt_backoff=(0.05, 0.5))
     task = asyncio.create_task(service.run())
     base = f"http://127.0.0.1:{port}"
     try:
         await asyncio.wait_for(service.ready.wait(), 15)
-        emulator = await asyncio.wait_for(table.wait_ready(), 10)
         sim = GameSimulator("mleague", seed=5, hands=3)
         async with aiohttp.ClientSession() as http:
             for _ in range(50):
@@ -98,6 +101,7 @@ async def test_overlay_and_displays_follow_the_daemon(tmp_path: Path) -> None:
     finally:
         service.stop()
         await asyncio.wait_for(task, 20)
+        await emulator.__aexit__(None, None, None)
 
 
 async def test_spectator_feed_shows_hands_only_behind_the_delay(tmp_path: Path) -> None:

@@ -266,7 +266,7 @@
   const chosen = {};  // picker id -> seat or Set of seats
   let pickerSig = "";
   // seats that cannot be picked here given the other pickers (the winner cannot have dealt in)
-  const EXCLUDE = { "r-loser": ["r-winner", "r-winner2"], "r-winner": ["r-loser"], "r-winner2": ["r-loser", "r-winner"] };
+  const EXCLUDE = { "r-loser": ["r-winner", "r-winner2"], "r-winner": ["r-loser"], "r-winner2": ["r-loser", "r-winner"], "r-pao": ["r-winner"] };
   function renderSeatPickers(force) {
     const sig = SEATS.map(seatName).join("|") + JSON.stringify(Object.entries(chosen).map(([k, v]) => [k, v instanceof Set ? [...v] : v]));
     if (!force && sig === pickerSig) return;
@@ -315,6 +315,9 @@
     $("d-abort-pill").classList.toggle("off", !kinds.length);
     $("d-abort-hint").textContent = info && !kinds.length ? `${info.name} has no abortive draws.` : "";
     $("hand-box").hidden = !!info && !info.riichi;
+    // pao only where the ruleset has it (M 8-1: daisangen, daisuushii, suukantsu)
+    $("r-pao-row").classList.toggle("off", !info || !info.pao.length);
+    $("r-pao-hint").textContent = info && info.pao.length ? `the seat that fed the last set of ${info.pao.join(", ")}` : "";
     $("r-multi-hint").textContent = !info ? "" : info.multiple_ron === "head_bump"
       ? `${info.name}: head-bump — only the winner nearest the discarder in turn order is paid.`
       : `${info.name}: every ron is paid.`;
@@ -322,9 +325,14 @@
 
   // ------------------------------------------------------------------ hand history
   const signed = (d) => (d > 0 ? "+" : "") + d;
+  // the history names players without winds: the winds moved on since
+  const plainName = (s) => {
+    const seat = state && state.snapshot.seats ? state.snapshot.seats[s] : null;
+    return seat && seat.name ? splitName(seat.name).name : `Seat ${s}`;
+  };
   function resultText(h) {
     if (!h.ended) return "being played";
-    const who = (s) => seatName(s);
+    const who = plainName;
     if (h.kind === "win") {
       const paid = h.wins.map((w) => {
         const v = w.value ? `${w.value} points` : w.yakuman ? `${w.yakuman}× yakuman` : `${w.han} han${w.fu ? ` ${w.fu} fu` : ""}`;
@@ -344,10 +352,15 @@
     const sig = JSON.stringify(rows) + pickerSig;
     if (t.dataset.sig === sig) return;
     t.dataset.sig = sig;
-    t.replaceChildren(el("tr", {}, el("th", { text: "Hand" }), el("th", { text: "Result" }), ...SEATS.map((s) => el("th", { text: seatName(s) }))));
+    t.replaceChildren(el("tr", {}, el("th", { text: "Hand" }), el("th", { text: "Result" }), ...SEATS.map((s) => el("th", { text: plainName(s) }))));
     for (const h of rows) {
       if (!h.ended) continue;
-      const riichi = h.riichi.length ? ` · riichi ${h.riichi.map((s) => seatName(s)).join(", ")}` : "";
+      if (h.kind === "correction") {
+        t.append(el("tr", { class: "correction-row" }, el("td", {}), el("td", { class: "result", text: "score correction (referee)" }),
+          ...SEATS.map((s) => el("td", { class: h.deltas[s] > 0 ? "plus" : h.deltas[s] < 0 ? "minus" : "", "data-seat": String(s), text: signed(h.deltas[s]) }))));
+        continue;
+      }
+      const riichi = h.riichi.length ? ` · riichi ${h.riichi.map(plainName).join(", ")}` : "";
       t.append(el("tr", { "data-hand": String(h.hand), class: "delta-row" },
         el("td", { text: `${h.label}${h.honba ? `-${h.honba}` : ""}` }),
         el("td", { class: "result", text: resultText(h) + riichi }),
@@ -491,7 +504,10 @@
     }
     let tiles;
     if (mode === "hanfu") { win.han = int("r-han"); win.fu = int("r-fu"); }
-    else if (mode === "yakuman") win.yakuman = int("r-yakuman");
+    else if (mode === "yakuman") {
+      win.yakuman = int("r-yakuman");
+      if (chosen["r-pao"] != null) win.pao = chosen["r-pao"];  // M 8-1, μ §67
+    }
     else if (mode === "points") win.points = int("r-points");
     else {
       if (picked.meldBuf.length) return say("error", "Finish the meld being picked (or clear it).");
@@ -657,6 +673,13 @@
     if (r.status === 200 && r.body.status === "ok") {
       closePreview();
       delete $("c-scores").dataset.dirty;
+      // a result is recorded: the next hand starts with clean forms
+      if (["manual_result", "chombo"].includes(p.body.name)) {
+        for (const id of ["r-winner", "r-loser", "r-winner2", "r-pao", "p-seat"]) chosen[id] = null;
+        chosen["d-tenpai"] = new Set();
+        if ($("r-second").checked) { $("r-second").checked = false; $("r-second-row").hidden = true; }
+        renderSeatPickers(true);
+      }
       say("ok", `Done: ${p.title} (input #${r.body.input_seq}${r.body.repeated ? ", already done" : ""}).`);
     } else {
       $("preview-confirm").disabled = false;

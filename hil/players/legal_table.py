@@ -1,5 +1,6 @@
-"""A random *legal* table for the reducer tests: it shuffles a wall (seeded), rolls dice, deals,
-and plays four random but rule-abiding players (draw, discard, sometimes chi/pon/kan, riichi
+"""A random *legal* table (formerly tests/rules/hand_driver.py) for the reducer's property
+tests, the record round trips and the daemon tests: it shuffles a wall (seeded), rolls dice,
+deals, and plays four random but rule-abiding players (draw, discard, sometimes chi/pon/kan, riichi
 when tenpai, wins when the hand scores for sure), producing the input stream a real table (or an
 importer) would send.
 
@@ -15,9 +16,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Literal
 
+from hil.players.hand_model import SeatModel
 from rules import hand_shape
 from rules.events import Event
 from rules.inputs import (
@@ -49,33 +50,6 @@ from rules.tiles import Tile
 from rules.wall import Position, Wall, break_from_dice
 
 Mode = Literal["table", "record", "blind"]
-
-
-@dataclass
-class _Player:
-    hand: list[Tile] = field(default_factory=list)
-    melds: list[tuple[str, list[Tile]]] = field(default_factory=list)
-    river: list[Tile] = field(default_factory=list)
-    riichi: bool = False
-    riichi_pending: bool = False
-    missed: bool = False  # passed a winning tile after riichi (permanent furiten)
-    kuikae: tuple[int, ...] = ()
-
-    def counts(self) -> hand_shape.Counts:
-        return hand_shape.counts_of(self.hand)
-
-    def held(self) -> hand_shape.Counts:
-        tiles = list(self.hand)
-        for _, m in self.melds:
-            tiles.extend(m)
-        return hand_shape.counts_of(tiles)
-
-    def waits(self) -> tuple[int, ...]:
-        return hand_shape.waits(self.counts(), self.held())
-
-    @property
-    def closed(self) -> bool:
-        return all(k == "ankan" for k, _ in self.melds)
 
 
 class Table:
@@ -155,7 +129,7 @@ class Table:
             self._show_indicator()
         jump = rs.wall.dealer_fourteenth == "jump"
         deal = Wall.deal_indices(dealer)
-        self.players = {s: _Player() for s in SEATS}
+        self.players = {s: SeatModel() for s in SEATS}
         for s in SEATS:
             self.players[s].hand = [wall[i] for i in deal[s] if jump or i != 52]
         hands = tuple(tuple(sorted(self.players[s].hand)) for s in SEATS)
@@ -427,7 +401,7 @@ class Table:
                     return self._after_call(o, called=True)
         return None
 
-    def _stuck(self, op: _Player, used: list[Tile], forbid: tuple[int, ...]) -> bool:
+    def _stuck(self, op: SeatModel, used: list[Tile], forbid: tuple[int, ...]) -> bool:
         """After the call only forbidden (kuikae) tiles would be left: the player won't call."""
         if self.rs.calls.kuikae != "forbidden":
             return False

@@ -1,0 +1,37 @@
+"""The players' own model of a seat's hand: concealed tiles, melds, river, riichi, furiten and
+kuikae as the player sees them. It never reads the reducer's state, so the property tests played
+with it stay independent of the engine they test."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rules import hand_shape
+from rules.tiles import Tile
+
+
+@dataclass
+class SeatModel:
+    hand: list[Tile] = field(default_factory=list)
+    melds: list[tuple[str, list[Tile]]] = field(default_factory=list)
+    river: list[Tile] = field(default_factory=list)
+    riichi: bool = False
+    riichi_pending: bool = False
+    missed: bool = False  # passed a winning tile after riichi (permanent furiten)
+    kuikae: tuple[int, ...] = ()
+
+    def counts(self) -> hand_shape.Counts:
+        return hand_shape.counts_of(self.hand)
+
+    def held(self) -> hand_shape.Counts:
+        tiles = list(self.hand)
+        for _, m in self.melds:
+            tiles.extend(m)
+        return hand_shape.counts_of(tiles)
+
+    def waits(self) -> tuple[int, ...]:
+        return hand_shape.waits(self.counts(), self.held())
+
+    @property
+    def closed(self) -> bool:
+        return all(k == "ankan" for k, _ in self.melds)

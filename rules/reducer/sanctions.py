@@ -1,0 +1,77 @@
+"""What a violation costs beyond its own sanction, as the ruleset says: minor-chombo pt
+deductions (S §54-3, §54-4) and the offences that become a full chombo (M 7-2-1, μ §70: a call
+or riichi by a dead hand; S §55-1(4): an offence of 停和 level by a riichi player).
+
+Applied once per input, after it was handled (or refused): the violations of the input are the
+facts, the ruleset's ``penalties`` the price.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from rules.events import ScoresCorrected, Violation
+from rules.inputs import Ankan, Call, Discard, Input, Kakan
+from rules.outcome import HandOutcome
+from rules.reducer.hand_ops import hand_context
+from rules.reducer.output import Out
+from rules.reducer.sealing import end_hand
+from rules.ruleset import Ruleset
+from rules.seats import SEATS, Seat
+from rules.table_state import TableState
+
+#: Who applies a rules sanction in a ScoresCorrected event (a referee names himself).
+BY_RULES = "rules"
+
+
+def apply_sanctions(t: TableState, inp: Input, violations: list[Violation], out: Out
+                    ) -> TableState:
+    rs = t.ruleset
+    if rs is None or t.progress is None or not violations:
+        return t
+    for v in violations:
+        pt = rs.penalties.minor_chombo_pt.get(v.code)
+        if pt and v.seat is not None:
+            t = _deduct(t, v.seat, pt, v.code, out)
+    offender = _chombo_offender(rs, t, inp, violations)
+    h = t.hand
+    if offender is None or h is None or h.step in ("ended", "won"):
+        return t
+    riichi_seats = [s for s in SEATS if h.seats[s].riichi == "accepted"]
+    outcome = HandOutcome(kind="chombo", context=hand_context(rs, t, h, riichi_seats),
+                          offender=offender)
+    return end_hand(t, replace(h, step="ended"), outcome, out)
+
+
+def _chombo_offender(rs: Ruleset, t: TableState, inp: Input, violations: list[Violation]
+                     ) -> Seat | None:
+    h = t.hand
+    for v in violations:
+        if v.seat is None:
+            continue
+        calling = isinstance(inp, Call | Ankan | Kakan) or (
+            isinstance(inp, Discard) and inp.riichi)
+        if v.code == "dead_hand_call" and calling and rs.penalties.dead_hand_call == "chombo":
+            return v.seat  # M 7-2-1, μ §70
+        if (
+            rs.penalties.dead_hand_riichi_chombo
+            and v.sanction.startswith("dead_hand")
+            and h is not None
+            and h.seats[v.seat].riichi != "none"
+        ):
+            return v.seat  # S §55-1(4)
+    return None
+
+
+def _deduct(t: TableState, seat: Seat, pt: float, code: str, out: Out) -> TableState:
+    p = t.progress
+    assert p is not None
+    adj = list(p.pt_adjustments)
+    adj[seat] += pt
+    scores = t.hand.scores if t.hand is not None and t.hand.step != "ended" else p.scores
+    deltas = [0.0, 0.0, 0.0, 0.0]
+    deltas[seat] = pt
+    out.emit(ScoresCorrected(before=scores, after=scores, deltas=(0, 0, 0, 0),
+                             pt_deltas=(deltas[0], deltas[1], deltas[2], deltas[3]),
+                             by=BY_RULES, reason=code))
+    return replace(t, progress=replace(p, pt_adjustments=(adj[0], adj[1], adj[2], adj[3])))

@@ -1,0 +1,84 @@
+"""Group commit (docs/daemon.md "Durability", "The input path"): the core's one-transaction group,
+and the pruning of referee command ids past the freshness window. Real SQLite files."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import daemon_kit
+import pytest
+from conftest import running_service
+
+from daemon.config import Config
+from daemon.eventlog import EventLog, LinkPosition
+from daemon.table import KIND_MARKER, Applied, CommandStamp, Pending, Repeated, TableCore
+
+
+def _fault(code: int, **kw: Any) -> Pending:
+    body = {"type": "table_fault", "code": code, "name": "unknown", "seat": None}
+    return Pending(KIND_MARKER, "table", body, time.monotonic_ns(), time.time_ns(), "b", **kw)
+
+
+def _core(path: Path) -> TableCore:
+    return TableCore(EventLog(path, "g"), daemon_kit.engine(), "g", checkpoint_every=0)
+
+
+def test_a_group_is_one_transaction_with_its_link_position(tmp_path: Path) -> None:
+    core = _core(tmp_path / "g.sqlite")
+    out = core.submit_group([_fault(1), _fault(2, link=LinkPosition("table", 0xC0, 1)),
+                             LinkPosition("table", 0xC0, 2)])
+    assert [type(o) for o in out] == [Applied, Applied, type(None)]
+    assert [r.seq for r in core.log.records()] == [1, 2]
+    assert core.log.link_position("table") == LinkPosition("table", 0xC0, 2)
+
+
+def test_a_group_that_fails_leaves_nothing_and_the_state_unchanged(tmp_path: Path) -> None:
+    core = _core(tmp_path / "g.sqlite")
+    core.submit_group([_fault(1)])
+    before = core.state
+
+    def broken(applied: Applied) -> dict[str, Any]:
+        raise OSError("disk gone")
+
+    stamp = CommandStamp("alice", "c1", time.time_ns(), broken)
+    with pytest.raises(OSError):
+        core.submit_group([_fault(2, link=LinkPosition("table", 0xC0, 5)),
+                           _fault(3, command=stamp)])
+    assert core.state == before
+    assert [r.seq for r in core.log.records()] == [1]
+    assert core.log.link_position("table") is None
+    assert core.log.command_reply("alice", "c1") is None
+
+
+def test_the_same_command_twice_in_a_group_is_applied_once(tmp_path: Path) -> None:
+    core = _core(tmp_path / "g.sqlite")
+
+    def reply(applied: Applied) -> dict[str, Any]:
+        return {"status": "ok", "input_seq": applied.record.seq}
+
+    stamp = CommandStamp("alice", "c1", time.time_ns(), reply)
+    first, again = core.submit_group([_fault(1, command=stamp), _fault(1, command=stamp)])
+    assert isinstance(first, Applied) and first.reply == {"status": "ok", "input_seq": 1}
+    assert again == Repeated({"status": "ok", "input_seq": 1})
+    assert core.log.last_seq() == 1
+
+
+async def test_command_ids_are_pruned_past_the_freshness_window(
+    broker: daemon_kit.Broker, make_config: Callable[..., Config]
+) -> None:
+    config = make_config(broker.port)
+    skew_ns = int(config.referee.max_skew_seconds * 1e9)
+    now = time.time_ns()
+    log = EventLog(config.eventlog.path, config.table.id)
+    log.save_command("alice", "old", now - 2 * skew_ns - 61 * 10**9, {"status": "ok"})
+    log.save_command("alice", "fresh", now - skew_ns, {"status": "ok"})  # could still be replayed
+    log.close()
+    async with running_service(config) as service:
+        async with asyncio.timeout(10):
+            while await service.db(service.eventlog.command_reply, "alice", "old") is not None:
+                await asyncio.sleep(0.05)
+        assert await service.db(service.eventlog.command_reply, "alice", "fresh") is not None

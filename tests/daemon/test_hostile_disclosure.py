@@ -1,0 +1,176 @@
+"""Issue 15 item 3: hidden information. Public topics (``events``, ``state``, ``state/*``,
+``health``) carry no concealed fact; ``private/...`` has them, with the same ``seq``.
+
+The end-to-end test plays a whole ``jantaku demo`` game on a private Mosquitto whose websockets
+listener uses the shipped overlay ACL (systemd/mosquitto/jantaku-overlay.acl): a subscriber there
+on ``jantaku/v1/#`` gets no drawn tile, no concealed hand, no furiten and no private topic, while
+the table's own listener shows that the concealed facts exist (so the check can fail)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import aiomqtt
+import daemon_kit
+import hostile_kit
+import pytest
+
+import rules.events as rules_events
+from daemon import disclosure, schema
+
+SHIPPED = daemon_kit.REPO / "systemd" / "mosquitto"
+
+
+def _event_types() -> set[str]:
+    out: set[str] = set()
+    todo = [rules_events.Event]
+    while todo:
+        cls = todo.pop()
+        todo.extend(cls.__subclasses__())
+        if cls is not rules_events.Event:
+            out.add(cls.TYPE)
+    return out
+
+
+def test_every_engine_event_type_is_classified() -> None:
+    """A new rules event is concealed until someone decides (daemon/disclosure.py): this test
+    names the unclassified ones so that decision is made, not forgotten."""
+    types = _event_types()
+    assert len(types) > 25
+    known = disclosure.PUBLIC | set(disclosure.REDACTED) | {"furiten"}
+    assert types - known == set(), "classify these in daemon/disclosure.py"
+    assert disclosure.public_type("furiten") == disclosure.CONCEALED
+    assert disclosure.public_type("a_new_event") == disclosure.CONCEALED
+
+
+def test_projection_of_an_event_and_a_state() -> None:
+    draw = {"schema": "jantaku/event/1", "seq": 9, "id": "t:9", "type": "draw", "ts": "x",
+            "table": "t", "game": 1, "hand": 1, "input_seq": 7, "source": "table",
+            "data": {"type": "draw", "seat": 1, "tile": 53, "position": None, "rinshan": False,
+                     "live_left": 60}}
+    pub = disclosure.public_event(draw)
+    assert pub["seq"] == 9 and pub["data"]["tile"] is None and pub["data"]["seat"] == 1
+    assert draw["data"]["tile"] == 53  # pure: the input is not changed
+    furiten = {**draw, "type": "furiten", "data": {"type": "furiten", "seat": 2,
+                                                   "reason": "passed"}}
+    hidden = disclosure.public_event(furiten)
+    assert hidden["type"] == "concealed" and hidden["data"] == {"type": "concealed"}
+    assert schema.errors("event", hidden) == []
+    # M 5-5 / S §51: a seat's furiten is its own knowledge (it follows from its waits)
+    state = {"state": {"seats": [{"seat": 0, "furiten": True}],
+                       "open_violations": [{"type": "violation", "code": "tile_not_in_hand",
+                                            "expected": [1, 2, 3], "actual": 4}]}}
+    shown = disclosure.public_state(state)
+    assert shown["state"]["seats"][0]["furiten"] is None
+    assert shown["state"]["open_violations"][0]["expected"] is None
+    assert shown["state"]["open_violations"][0]["code"] == "tile_not_in_hand"
+
+
+def _broker(tmp: Path) -> tuple[daemon_kit.Broker, int]:
+    """The table's listener (anonymous, full rights) and the shipped overlay websockets ACL."""
+    acl = tmp / "overlay.acl"
+    acl.write_text((SHIPPED / "jantaku-overlay.acl").read_text())
+    b = daemon_kit.Broker(tmp / "broker")
+    ws = daemon_kit.free_port()
+    b.conf = (
+        "per_listener_settings true\n"
+        f"listener {b.port} 127.0.0.1\nallow_anonymous true\n"
+        f"listener {ws} 127.0.0.1\nprotocol websockets\nallow_anonymous true\n"
+        f"acl_file {acl}\n"
+    )
+    b.start()
+    daemon_kit.wait_port(ws)
+    return b, ws
+
+
+def _concealed_facts(topic: str, body: Any) -> list[str]:
+    """What a public message must not hold (an empty list: nothing)."""
+    found = []
+    if "/private/" in topic:
+        found.append(f"a private topic {topic}")
+    if not isinstance(body, dict):
+        return found
+    data = body.get("data")
+    if isinstance(data, dict):
+        if data.get("type") == "draw" and data.get("tile") is not None:
+            found.append(f"drawn tile {data['tile']} in event {body.get('seq')}")
+        if data.get("type") == "furiten":
+            found.append(f"furiten in event {body.get('seq')}")
+        if data.get("type") == "violation" and (data.get("expected"), data.get("actual")) != (
+            None, None
+        ):
+            found.append(f"violation details in event {body.get('seq')}")
+    state = body.get("state")
+    if isinstance(state, dict):
+        for seat in state.get("seats") or []:
+            if seat.get("furiten") is not None:
+                found.append(f"furiten of seat {seat.get('seat')} in state")
+            if seat.get("concealed") or seat.get("hand"):
+                found.append(f"the concealed hand of seat {seat.get('seat')} in state")
+    last = body.get("last_event")
+    if isinstance(last, dict) and last.get("type") == "furiten":
+        found.append("furiten in health")
+    return found
+
+
+@pytest.mark.slow
+async def test_overlay_account_sees_no_concealed_fact_through_a_whole_demo_game(
+    tmp_path: Path,
+) -> None:
+    broker, ws = _broker(tmp_path)
+    table = daemon_kit.unique_table("dx")
+    public: list[aiomqtt.Message] = []
+    private = hostile_kit.Wire(broker.port, [f"jantaku/v1/{table}/private/#"])
+    try:
+        async with (
+            aiomqtt.Client("127.0.0.1", ws, transport="websockets",
+                           protocol=aiomqtt.ProtocolVersion.V5) as overlay,
+            private.run(),
+        ):
+            await overlay.subscribe("jantaku/v1/#", qos=1)
+
+            async def collect() -> None:
+                async for m in overlay.messages:
+                    public.append(m)
+
+            task = asyncio.create_task(collect())
+            proc = await asyncio.create_subprocess_exec(
+                hostile_kit.jantaku(), "demo", "--headless", "--speed", "1000",
+                "--table-id", table, "--mqtt-host", "127.0.0.1", "--mqtt-port", str(broker.port),
+                "--http-port", "0",
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            )
+
+            def ended() -> bool:  # the whole game: until the engine's own game_ended
+                return any(b'"game_ended"' in m.payload for m in public
+                           if str(m.topic).endswith("/events") and isinstance(m.payload, bytes))
+
+            try:
+                await private.wait_for(ended, 240)
+            finally:
+                proc.send_signal(signal.SIGINT)
+                assert await asyncio.wait_for(proc.wait(), 60) == 0
+            await asyncio.sleep(0.5)
+            task.cancel()
+    finally:
+        broker.stop()
+    events = [json.loads(m.payload) for m in public  # type: ignore[arg-type]
+              if str(m.topic).endswith(f"{table}/events")]
+    draws = [e for e in events if e["type"] == "draw"]
+    assert len(draws) > 100, "the game was played"
+    leaks = [leak for m in public if m.payload
+             for leak in _concealed_facts(str(m.topic), json.loads(m.payload))]  # type: ignore[arg-type]
+    assert leaks == [], leaks[:10]
+    # the same seq numbering: every public seq has its private twin, which holds the tile
+    full = {e["seq"]: e for e in (json.loads(m.payload) for m in private.on("/private/events"))}
+    assert {e["seq"] for e in events} <= set(full)
+    assert all(full[d["seq"]]["data"]["tile"] is not None for d in draws)
+    assert all(disclosure.public_event(full[e["seq"]]) == e for e in events)
+    assert any(str(m.topic).endswith("/private/state") for m in private.got)
