@@ -119,6 +119,22 @@ def _sole_top(scores: tuple[int, int, int, int], seat: Seat) -> bool:
     return all(scores[seat] > scores[s] for s in SEATS if s != seat)
 
 
+def _renchan(ruleset: Ruleset, progress: GameProgress, outcome: HandOutcome,
+             settlement: Settlement) -> tuple[bool, int]:
+    """(the dealer keeps the deal, the next honba) after a hand that is not replayed."""
+    game, dealer, kind = ruleset.game, progress.dealer, settlement.kind
+    if kind == "win":
+        renchan = dealer in settlement.winners and game.renchan != "none"
+        return renchan, progress.honba + 1 if renchan else 0
+    if kind == "exhaustive":
+        tenpai = dealer in settlement.tenpai or dealer in outcome.tenpai
+        renchan = game.renchan == "win_or_tenpai" and tenpai
+        return renchan, progress.honba + 1 if (renchan or game.honba_after_draw) else progress.honba
+    if kind == "abortive":
+        return game.renchan != "none", progress.honba + 1
+    return False, progress.honba  # a chombo that is not replayed: the deal passes [I]
+
+
 def advance(
     ruleset: Ruleset, progress: GameProgress, outcome: HandOutcome, settlement: Settlement
 ) -> GameProgress:
@@ -159,20 +175,7 @@ def advance(
         if game.bust == "end_below_zero" and any(s < 0 for s in scores):
             return replace(after, finished=True, end_reason="bust")
         return after
-    if kind == "win":
-        dealer_won = dealer in settlement.winners
-        renchan = dealer_won and game.renchan != "none"
-        honba = progress.honba + 1 if renchan else 0
-    elif kind == "exhaustive":
-        tenpai = dealer in settlement.tenpai or dealer in outcome.tenpai
-        renchan = game.renchan == "win_or_tenpai" and tenpai
-        honba = progress.honba + 1 if (renchan or game.honba_after_draw) else progress.honba
-    elif kind == "abortive":
-        renchan = game.renchan != "none"
-        honba = progress.honba + 1
-    else:  # a chombo that is not replayed: the deal passes, honba unchanged [I]
-        renchan = False
-        honba = progress.honba
+    renchan, honba = _renchan(ruleset, progress, outcome, settlement)
     after = replace(after, honba=honba)
 
     if game.bust == "end_below_zero" and any(s < 0 for s in scores):

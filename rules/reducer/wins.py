@@ -3,6 +3,8 @@ indicators."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rules import hand_shape
 from rules.events import (
     AwaitingConfirmation,
@@ -72,8 +74,23 @@ def on_tsumo(rs: Ruleset, t: TableState, h: HandState, inp: Tsumo, out: Out) -> 
     return replace(h, step="won", wins=(PendingWin(s, None, win_tile, win),), win_base=h)
 
 
-def on_ron(rs: Ruleset, t: TableState, h: HandState, inp: Ron, out: Out) -> HandState:
-    s = inp.seat
+@dataclass(frozen=True, slots=True)
+class _Claim:
+    """What a ron claims: the hand it is judged in (``h``: before a cancelled call), the loser,
+    the tile, whether it robs a kan, the state the winner's hand is read from (``ref``) and the
+    state a refused win returns to (``base``)."""
+
+    h: HandState
+    loser: Seat | None
+    tile: Tile | None
+    chankan: bool
+    ref: HandState
+    base: HandState
+
+
+def _claimed(rs: Ruleset, h: HandState, s: Seat, out: Out) -> _Claim:
+    """The tile a ron by ``s`` claims: a further ron on a declared win, a kan's tile (chankan),
+    the discard a shown call took, or the last discard."""
     chankan = False
     if h.step == "won":
         if not h.wins or h.wins[0].loser is None:
@@ -124,6 +141,14 @@ def on_ron(rs: Ruleset, t: TableState, h: HandState, inp: Ron, out: Out) -> Hand
         if s == last.seat:
             raise out.reject("ron_own_discard", s, "another seat's discard", "own")
         loser, tile, ref, base = last.seat, last.tile, h, h
+    return _Claim(h, loser, tile, chankan, ref, base)
+
+
+def on_ron(rs: Ruleset, t: TableState, h: HandState, inp: Ron, out: Out) -> HandState:
+    s = inp.seat
+    claim = _claimed(rs, h, s, out)
+    h, loser, tile, chankan, ref, base = (claim.h, claim.loser, claim.tile, claim.chankan,
+                                           claim.ref, claim.base)
     assert loser is not None
     if s == loser:
         raise out.reject("ron_own_discard", s, "another seat's discard", "own")
