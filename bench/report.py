@@ -287,7 +287,15 @@ def main(argv: list[str] | None = None) -> int:
             say("daemon: start to online, idle CPU, RSS ...")
             res["idle"] = idle_daemon(work, port, broker_pid, 5.0 if q else 30.0)
         say("bench/venue.py ...")
-        res["venue"] = run_json("venue.py", *(["--quick"] if q else []))
+        # quick: the stress form (5 inputs/s a table); full: the speed of play, N = 1..100
+        res["venue"] = run_json("venue.py", *(["--quick", "--pace", "rate"] if q else []))
+        say("bench/venue.py --fault broker-restart, bridge-outage ...")
+        res["venue_restart"] = run_json(
+            "venue.py", "--fault", "broker-restart", "--tables", "10" if q else "100",
+            *(["--pace", "rate", "--fault-at", "3"] if q else []))
+        res["venue_bridge"] = run_json(
+            "venue.py", "--fault", "bridge-outage", "--tables", "10", "--pace", "rate",
+            "--rate", "4", "--fault-at", "4", *(["--outage", "10"] if q else []))
         say("bench/link.py ...")
         res["link"] = run_json("link.py", *(["--frames", "1000", "--replugs", "5"] if q else []))
         say("bench/input_path.py ...")
@@ -365,6 +373,23 @@ def markdown(r: dict[str, Any], quick: bool) -> str:
             )
     else:
         row("venue", str(r["venue"]), "", "")
+    for key in ("venue_restart", "venue_bridge"):
+        fr = get(r.get(key, {}), "runs")
+        if not isinstance(fr, list):
+            continue
+        for v in fr:
+            if v.get("fault") == "broker-restart":
+                row(f"venue N={v['tables']}: broker down {v['outage_s']:.0f} s, then outboxes"
+                    " drained / retained state back",
+                    f"{v['drained_s']:.1f} / {v['retained_restored_s']:.1f} s;"
+                    f" {v['lost']} lost, {v['out_of_order_tables']} out of order",
+                    "goal", "≤ 10 s, 0 lost")
+            else:
+                row(f"venue N={v['tables']}: bridge to a central broker cut {v['outage_s']:.0f} s",
+                    f"{v['held_during_outage']} events held, caught up"
+                    f" {v['bridge_caught_up_s']:.1f} s after; {v['lost']} lost,"
+                    f" {v['out_of_order_tables']} tables out of order",
+                    "goal", "0 lost, order kept per table")
     idle, bare = r["idle"], r["bare"]
     row("daemon start → `online` (spawn to retained status)", f"{idle['ready_s']:.2f} s",
         "python start + `import aiomqtt`", f"{bare['start_s']:.2f} s")

@@ -265,7 +265,9 @@ async def _run(plan: Plan, work: Path) -> dict[str, Any]:
             sub.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await sub
-            return result | _verify(plan, work, tables, inputs, got)
+            out = result | _verify(plan, work, tables, inputs, got)
+            out["events_per_s"] = round(out["events"] / out["play_s"], 1) if out["play_s"] else 0
+            return out
         finally:
             stop_all(procs, brokers)
 
@@ -275,7 +277,10 @@ async def _play(
     proxy: TcpProxy | None, got: Received,
 ) -> dict[str, Any]:
     usage_d = [venue.Usage(p.pid) for p in procs]
+    assert site.proc is not None
+    usage_b = venue.Usage(site.proc.pid)
     cpu0 = [u.cpu_s() for u in usage_d]
+    cpu_b0 = usage_b.cpu_s()
     t0 = time.monotonic()
     (work / "go").write_text("go")
     out: dict[str, Any] = {}
@@ -294,8 +299,11 @@ async def _play(
         await asyncio.sleep(0.05)
     wall = time.monotonic() - t0
     cpu = [u.cpu_s() - c for u, c in zip(usage_d, cpu0, strict=True)]
+    restarted = plan.fault == "broker-restart"  # the first broker's figures end with it
     return out | {
         "play_s": round(play_s, 2),
+        "broker_cpu_pct": None if restarted else round(100 * (usage_b.cpu_s() - cpu_b0) / wall, 1),
+        "broker_rss_mb": None if restarted else round(usage_b.rss_mb(), 1),
         "daemon_cpu_pct_mean": round(100 * sum(cpu) / len(cpu) / wall, 2),
         "daemon_cpu_pct_total": round(100 * sum(cpu) / wall, 1),
         "daemon_rss_mb_mean": round(sum(u.rss_mb() for u in usage_d) / len(usage_d), 1),
@@ -361,7 +369,9 @@ def _verify(
         "tables": plan.tables, "hands_per_table": plan.hands, "pace": plan.pace,
         "rate_per_table": plan.rate if plan.pace == "rate" else None,
         "inputs": inputs, "events": events, "received": len(got.seen),
-        "lost": lost, "redelivered": got.redelivered, "out_of_order_tables": out_of_order,
+        "lost": lost, "redelivered": got.redelivered,
+        "duplicates": 0,  # after dedupe by seq, by construction; redelivered counts the raw ones
+        "out_of_order_tables": out_of_order,
         "order_breaks": breaks[:10],
         "outbox_left": left, "subscriber_connects": got.connects,
         "latency_p50_ms": round(venue.pct(got.latency_ms, 50), 2),

@@ -12,7 +12,6 @@ and its values are pattern sums: no conditions).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 from typing import Any, Literal
 
 from rules.ruleset import Ruleset
@@ -57,10 +56,23 @@ class Condition:
         }
 
 
-@cache
-def _ladder(ruleset: Ruleset, tsumo: bool) -> tuple[tuple[int, int, int, str], ...]:
+_Ladder = tuple[tuple[int, int, int, str], ...]
+#: per ruleset object (kept alive here, so its id is not reused) and tsumo: its ladder. Not
+#: functools.cache: a Ruleset need not be hashable (its sections may hold mappings).
+_LADDERS: dict[tuple[int, bool], tuple[Ruleset, _Ladder]] = {}
+
+
+def _ladder(ruleset: Ruleset, tsumo: bool) -> _Ladder:
     """(basic points, han, fu, limit) of every hand a win can be, smallest first; a (han, fu)
     that no hand has is left out (a 20 fu ron, 1 han 25 fu, a 1 han 20 fu tsumo)."""
+    key = (id(ruleset), tsumo)
+    hit = _LADDERS.get(key)
+    if hit is None or hit[0] is not ruleset:
+        hit = _LADDERS[key] = (ruleset, _make_ladder(ruleset, tsumo))
+    return hit[1]
+
+
+def _make_ladder(ruleset: Ruleset, tsumo: bool) -> _Ladder:
     shapes: list[tuple[int, int]] = [(h, f) for h in range(1, 5) for f in _FU]
     shapes += [(h, 25) for h in range(3 if tsumo else 2, 5)]  # chiitoitsu (S §30)
     if tsumo:

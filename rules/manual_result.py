@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from rules.errors import RulesError
 from rules.outcome import ManualValue, Win
 from rules.ruleset import Ruleset
 from rules.seats import Seat
@@ -33,7 +34,7 @@ Kind = Literal["ron", "tsumo", "exhaustive", "abortive"]
 KINDS: tuple[Kind, ...] = ("ron", "tsumo", "exhaustive", "abortive")
 
 
-class ManualResultError(ValueError):
+class ManualResultError(RulesError, ValueError):
     """A manual result the engine refuses: ``code`` (the violation code), the seat concerned,
     what was expected and what was given (the reducer turns it into a rejection)."""
 

@@ -102,6 +102,7 @@ def test_classic_renchan_on_a_win_only() -> None:
 
 
 def test_deposits_carry_over_draws_and_go_to_the_next_winner() -> None:
+    """S §39-11: a deposit left at a draw stays on the table and goes to the next winner."""
     p = draw(S, start_game(S, Seat.S0), Seat.S1, riichi=(Seat.S1,))
     assert p.deposits == 1 and p.scores == (29000, 32000, 29000, 29000)
     p = ron(S, p, Seat.S2, Seat.S3, riichi=(Seat.S0,))
@@ -247,6 +248,53 @@ def test_a_point_chombo_can_bust_where_a_bust_ends_the_game() -> None:
     plain = dataclasses.replace(rs, game=MU.game)
     q = advance(plain, p, outcome, settle(plain, outcome))
     assert not q.finished and where(q) == where(p)
+
+
+def test_mu_24_east_and_south_and_43_2_deposits_stay_on_a_draw() -> None:
+    """μ §24: a game ends when every seat has dealt twice (East and South); μ §43(2): at a draw
+    the riichi deposit stays on the table for the next winner."""
+    p = start_game(MU, Seat.S0)
+    assert p.rounds == 2
+    p = draw(MU, p, Seat.S1, riichi=(Seat.S1,))
+    assert p.deposits == 1 and where(p) == ("E", 2, 1, 1)  # the noten dealer passes the deal
+    q = ron(MU, p, Seat.S2, Seat.S3)
+    assert q.deposits == 0  # the next winner takes it
+    p = dataclasses.replace(p, round_wind=Wind.SOUTH, hand_in_round=3, dealer=Seat.S3)
+    q = ron(MU, p, Seat.S1, Seat.S0)
+    assert q.finished and q.end_reason == "last_hand"
+    p = dataclasses.replace(p, round_wind=Wind.EAST, hand_in_round=3, dealer=Seat.S3)
+    assert not ron(MU, p, Seat.S1, Seat.S0).finished  # after East 4 comes South 1
+
+
+def test_s_27_east_and_south_renchan_on_win_or_tenpai() -> None:
+    """S §27-1,2: the dealer keeps the deal when winning or tenpai at a draw; S §27-3..6: East
+    then South, the game ends after South 4; S §60: the next hand's dealer, round and honba
+    follow from the result."""
+    p = start_game(S, Seat.S0)
+    assert p.rounds == 2
+    p = draw(S, p, Seat.S0)
+    assert where(p) == ("E", 1, 0, 1)  # dealer tenpai: renchan, one honba
+    p = ron(S, p, Seat.S0, Seat.S1)
+    assert where(p) == ("E", 1, 0, 2)  # dealer win: renchan
+    p = draw(S, p, Seat.S1)
+    assert where(p) == ("E", 2, 1, 3)  # dealer noten: the deal passes, the honba stays
+    p = ron(S, p, Seat.S2, Seat.S3)
+    assert where(p) == ("E", 3, 2, 0)  # a non-dealer win: next dealer, honba reset
+    p = dataclasses.replace(p, hand_in_round=3, dealer=Seat.S3)
+    q = ron(S, p, Seat.S1, Seat.S0)
+    assert where(q)[0] == "S" and not q.finished  # after East 4, South 1
+    p = dataclasses.replace(p, round_wind=Wind.SOUTH)
+    q = ron(S, p, Seat.S1, Seat.S0)
+    assert q.finished and q.end_reason == "last_hand"
+
+
+def test_s_54_2_a_chombo_replays_the_hand() -> None:
+    """S §53-5, §54-1,2: after a chombo the hand is replayed: same dealer, same honba."""
+    p = draw(S, start_game(S, Seat.S0), Seat.S0)
+    outcome = HandOutcome("chombo", context(p), offender=Seat.S2)
+    q = advance(S, p, outcome, settle(S, outcome))
+    assert where(q) == where(p) and q.hands_played == p.hands_played + 1
+    assert q.pt_adjustments[Seat.S2] < 0
 
 
 def test_an_abortive_draw_at_all_last_never_ends_the_game_tenhou() -> None:

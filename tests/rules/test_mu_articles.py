@@ -67,16 +67,14 @@ def test_mu_70_turn_order_sanctions() -> None:
 
 
 def test_mu_72_a_dead_hand_makes_no_call_and_no_win() -> None:
-    """μ §70, §72: a dead hand (after a sanction) calls nothing and cannot win; μ §70
-    "违反者判为错和": the call is refused and is a chombo that ends the hand."""
+    """μ §70, §72: a dead hand (after a sanction) calls nothing; the attempt is a full chombo
+    (μ §70, rules/reducer/sanctions.py)."""
     h = Hand(MU, hands={S0: DEALER_DISCARD, S2: "1p1p"})
     recorded(h, Draw(S2), "draw_out_of_turn")
     h.discard(S0, "1p")
-    ev = h.send(Call(S2, "pon", h.tiles(S2, "1p1p")))
-    v = [e.to_json() for e in ev if e.TYPE == "violation"]
-    assert [x["code"] for x in v] == ["dead_hand_call"] and v[0]["article"] == "μ §70, §72"
-    end = h.ended()
-    assert end["outcome"]["kind"] == "chombo" and end["outcome"]["offender"] == 2
+    v = recorded(h, Call(S2, "pon", h.tiles(S2, "1p1p")), "dead_hand_call", article="μ §70, §72")
+    assert v["sanction"] == "rejected"
+    assert h.ended()["outcome"]["kind"] == "chombo"
 
 
 def test_mu_26_27_33_calls() -> None:
@@ -144,3 +142,14 @@ def test_mu_34_71_22_the_sea_floor_and_the_draw() -> None:
     ended = h.ended()
     assert ended["settlement"]["deltas"] == [-1000, 3000, -1000, -1000]
     assert ended["next"]["dealer"] == 1  # the dealer (S0) was noten: the deal passes
+
+
+def test_mu_29_at_most_four_kans() -> None:
+    """μ §29: four kans at most in a hand; a fifth is refused."""
+    assert load_ruleset(MU).calls.max_kans == 4
+    h = Hand(MU, hands={S0: "1111m2222m3333m4m"}, draws="4m", rinshan="4m4m5z6z")
+    for kind in ("1m", "2m", "3m", "4m"):
+        h.send(Ankan(S0, h.four(S0, kind)))
+        h.rinshan(S0)
+    assert h.h.kans == 4
+    rejected(h, Ankan(S0), "fifth_kan", article="μ §29")

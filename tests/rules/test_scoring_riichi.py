@@ -56,12 +56,13 @@ DOUBLE_EAST = dict(hand="111m234p567p34s11z", win="5s", winner=Seat.S0, loser=Se
 
 def test_double_wind_pair_is_2_fu_in_m_6_3_2_and_mu_56() -> None:
     """East seat in the East round with an East pair: 30 + 8 (closed 111m) + pair.
-    Tenhou 4 fu → 42 → 50 fu; M 6-3-2 note ("連風牌の対子も2符") and μ §56(2)1 → 40 fu."""
+    Tenhou 4 fu → 42 → 50 fu; M 6-3-2 note ("連風牌の対子も2符") and μ §56(2)1 → 40 fu; S §49 lost
+    its fu table in our copy: [I] 2 fu, as the pro leagues (saikouisen.toml)."""
     win = win_from_text(**DOUBLE_EAST)  # type: ignore[arg-type]
     tenhou = riichi_hand(T, win, ctx())
     assert (tenhou.han, tenhou.fu) == (1, 50)
     assert ("double_valued_pair", 4) in tenhou.fu_details
-    for ruleset in (M, MU):
+    for ruleset in (M, MU, S):
         hand = riichi_hand(ruleset, win, ctx())
         assert (hand.han, hand.fu) == (1, 40), ruleset.name
         assert ("double_valued_pair", 2) in hand.fu_details
@@ -343,6 +344,15 @@ def test_malformed_melds_are_refused() -> None:
     )
     with pytest.raises(ScoringError, match="of a kind"):
         riichi_hand(M, win, ctx())
+
+
+def test_m_1_2_2_2_6_4_a_red_five_is_a_dora() -> None:
+    """M 1-2-2: one red five of each suit in the set; M 2-6-4: each counts as a dora."""
+    win = win_from_text("234m567p678s34p05s", "2p", winner=Seat.S2, loser=Seat.S1)
+    red = riichi_hand(M, win, ctx(aka=True))
+    plain = riichi_hand(M, win, ctx(aka=False))
+    assert dict(red.yaku).get("Aka Dora") == 1 and "Aka Dora" not in dict(plain.yaku)
+    assert red.han == plain.han + 1
 
 
 @pytest.mark.parametrize("order", ["234m", "423m", "342m", "432m", "324m"])

@@ -148,7 +148,8 @@ def test_pao_m_8_1_3_example_tsumo_double_yakuman() -> None:
 
 
 def test_pao_ron_by_another_is_half_each_honba_on_the_liable() -> None:
-    """M 8-1 "別の放銃者がいたら折半払い"; 8-1-2 honba by the liable seat; μ §67 half each."""
+    """M 8-1 "別の放銃者がいたら折半払い"; M 8-1-2: the honba by the liable seat; μ §67: half
+    each."""
     win = win_from_text(
         hand="555666z11s22s", win="2s", melds=[("pon", "777z")], winner=Seat.S1, loser=Seat.S3,
         pao=Seat.S2, pao_yaku="daisangen",
@@ -166,6 +167,7 @@ def test_pao_discarder_is_the_liable_seat_pays_all() -> None:
 
 
 def test_pao_tsumo_single_yakuman_liable_pays_all() -> None:
+    """M 6-5-3: a pao tsumo is paid by the liable seat alone (一家包)."""
     win = manual(Seat.S0, None, yakuman=1, pao=Seat.S3, pao_yaku="daisuushii")
     s = settle(MU, win_outcome(ctx(dealer=Seat.S0), win))
     assert s.deltas == (48000, 0, 0, -48000)
@@ -204,6 +206,8 @@ def test_pao_is_ignored_when_the_hand_lacks_the_yakuman() -> None:
     ],
 )
 def test_tenpai_payments_s_52_8(tenpai: tuple[Seat, ...], deltas: tuple[int, ...]) -> None:
+    """S §52-8: 3,000 from the noten seats to the tenpai ones (none if all or none are tenpai);
+    S §39-11: the deposits stay on the table."""
     for ruleset in (S, M, MU, T):
         s = settle(ruleset, HandOutcome("exhaustive", ctx(deposits=2), tenpai=tenpai))
         assert s.deltas == deltas and s.deposits_after == 2 and s.kind == "exhaustive"

@@ -22,7 +22,11 @@ def pts(st: object) -> list[float]:
 
 
 def test_m_6_2_4_examples() -> None:
-    """M 6-2-4: 35,800 2nd → +5.8 +10.0 = +15.8; 41,600 1st → +11.6 +50.0 = +61.6."""
+    """M 6-2-4: 35,800 2nd → +5.8 +10.0 = +15.8; 41,600 1st → +11.6 +50.0 = +61.6 (M 6-1: 25,000
+    each at the start; M 6-2-1: counted from 30,000; M 6-2-2: ranked by the final points;
+    M 6-2-3: uma +50/+10/-10/-30, the oka inside the +50; 1,000 points = 1 pt)."""
+    assert (M.points.start, M.points.return_points) == (25000, 30000)
+    assert list(M.points.uma) == [50, 10, -10, -30] and M.points.points_per_pt == 1000
     st = compute_standings(M, (41600, 35800, 12600, 10000), Seat.S0)
     assert pts(st) == [61.6, 15.8, -27.4, -50.0]
     assert [s.rank for s in st.seats] == [1, 2, 3, 4]
@@ -31,12 +35,14 @@ def test_m_6_2_4_examples() -> None:
 
 
 def test_leftover_deposits_to_the_top_m_6_2_5() -> None:
+    """M 6-2-5 (and M 4-8-5): sticks left at the end go to the top."""
     st = compute_standings(M, (40000, 30000, 20000, 8000), Seat.S0, deposits=2)
     assert [s.points for s in st.seats] == [42000, 30000, 20000, 8000]
     assert st.seats[0].deposit_bonus == 2000
 
 
 def test_leftover_deposits_to_nobody_s_39_12_mu_43_3() -> None:
+    """S §39-12: sticks left at the end are withdrawn; μ §43(3): they go to nobody."""
     for ruleset in (S, MU):
         st = compute_standings(ruleset, (40000, 40000, 20000, 18000), Seat.S0, deposits=2)
         assert [s.points for s in st.seats] == [40000, 40000, 20000, 18000]

@@ -114,6 +114,7 @@ def test_compact_notation() -> None:
 
 
 def test_dora_from_indicator_cycles() -> None:
+    """S §24-3: the dora is the kind after the indicator: 9→1, E→S→W→N→E, P→F→C→P."""
     assert Kind.M9.dora_from_indicator() == Kind.M1
     assert Kind.P4.dora_from_indicator() == Kind.P5
     assert Kind.NORTH.dora_from_indicator() == Kind.EAST

@@ -98,6 +98,7 @@ def test_deal_indices_per_spec() -> None:
 
 
 def test_dead_wall_indices() -> None:
+    """S §12-1: each kan moves the haitei one tile into the dead wall (14 tiles stay)."""
     assert Wall.RINSHAN == (134, 135, 132, 133)
     assert Wall.DORA == 130
     assert Wall.KAN_DORA == (128, 126, 124, 122)

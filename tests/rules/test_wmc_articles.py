@@ -95,7 +95,9 @@ def test_w_ming_pai_you_xian_2_a_ron_beats_a_call_on_the_same_tile() -> None:
 
 
 def _to_the_sea_floor(h: Hand) -> None:
-    """Play tsumogiri until the last live tile is drawn (the dealer first, 14 dealt)."""
+    """Play tsumogiri until the last live tile is drawn (from the dealer S0: its 14th is dealt
+    under a jump, drawn otherwise)."""
+    h.draw(S0)
     h.cut(S0)
     seat = S1
     while h.h.live_left() > 0:

@@ -348,6 +348,7 @@ def test_concealed_kong_is_a_concealed_triplet_and_keeps_the_hand_concealed() ->
 
 
 def test_freedom_of_count_places_the_winning_tile_where_it_scores_best() -> None:
+    """W 和牌的计分-11 (Freedom of Count): the arrangement worth most is scored."""
     # 1m completes either 111m or 123m: read in the chow, 111m stays a concealed triplet.
     value = score(make_win("111123m555p777s99s", "1m", ron_from=S2))
     assert pats(value) == {"three_concealed_triplets": 25, "concealed_hand": 5}

@@ -236,6 +236,15 @@ def test_a_hanchan_in_the_console_of_a_sensorless_table(tmp_path: Path) -> None:
         p.click("#panel-game button[type='submit']")
         assert "Done: New game" in p.confirm()
         m = Model()
+        # pao where the ruleset has it (M 8-1): offered with a yakuman, never the winner
+        p.click("#tabs button[data-tab='result']")
+        p.click("input[name='r-mode'][value='yakuman']")
+        p.seat("r-winner", 0)
+        p.wait(lambda d: d.find_element(By.ID, "r-pao-row").is_displayed())
+        assert not d.find_element(By.CSS_SELECTOR, "#r-pao button[data-seat='0']").is_enabled()
+        p.click("#r-winner button[data-seat='0']")  # unpick: the hanchan starts clean
+        p.click("input[name='r-mode'][value='hanfu']")
+
         totals: list[list[int]] = []
         check_table(p, m, totals)
         p.shot("new-game")

@@ -78,14 +78,17 @@ def scores_state(t: RealTable) -> dict[str, Any]:
     return retained(t.broker.port, f"jantaku/v1/{t.table}/state/scores")
 
 
-def check_next_hand(t: RealTable, m: Model, after_seq: int) -> None:
-    """state/scores shows the hand the game flow starts next (M 3-13, M 4-8)."""
-    wait(lambda: (scores_state(t).get("seq") or 0) >= after_seq, what="state/scores")
-    s = scores_state(t)
-    assert s["scores"] == m.scores, (s, m)
-    assert s["honba"] == m.honba and s["deposits"] == m.deposits, (s, m)
-    if not m.over:
-        assert s["dealer"] == m.dealer and s["round_wind"] == WINDS[m.hand // 4], (s, m)
+def check_next_hand(t: RealTable, m: Model) -> None:
+    """state/scores shows the hand the game flow starts next (M 3-13, M 4-8). (It is republished
+    only when a number changes: a chombo's replay leaves it as it was.)"""
+    def want(s: dict[str, Any]) -> bool:
+        ok = (s.get("scores") == m.scores and s.get("honba") == m.honba
+              and s.get("deposits") == m.deposits)
+        if not m.over:
+            ok = ok and s.get("dealer") == m.dealer and s.get("round_wind") == WINDS[m.hand // 4]
+        return bool(ok)
+
+    wait(lambda: want(scores_state(t)), what=f"state/scores as {m} ({scores_state(t)})")
 
 
 def play(t: RealTable, step: Step, m: Model) -> None:
@@ -101,7 +104,7 @@ def play(t: RealTable, step: Step, m: Model) -> None:
         assert rc == 0 and reply is not None and reply["status"] == "ok", (reply, err)
     else:
         m.apply(step)
-    check_next_hand(t, m, max(reply["events"]))
+    check_next_hand(t, m)
 
 
 def test_a_hanchan_through_jantaku_referee_on_a_sensorless_table(tmp_path: Path) -> None:
@@ -113,7 +116,7 @@ def test_a_hanchan_through_jantaku_referee_on_a_sensorless_table(tmp_path: Path)
                                                      "names": NAMES})
             assert rc == 0 and reply and reply["status"] == "ok", (reply, err)
             m = Model()
-            check_next_hand(t, m, max(reply["events"]))
+            check_next_hand(t, m)
             # the first hand began by itself: no start button, no command
             wait(lambda: len(events.of("hand_started")) == 1, what="hand 1 started")
 

@@ -266,7 +266,7 @@
   const chosen = {};  // picker id -> seat or Set of seats
   let pickerSig = "";
   // seats that cannot be picked here given the other pickers (the winner cannot have dealt in)
-  const EXCLUDE = { "r-loser": ["r-winner", "r-winner2"], "r-winner": ["r-loser"], "r-winner2": ["r-loser", "r-winner"] };
+  const EXCLUDE = { "r-loser": ["r-winner", "r-winner2"], "r-winner": ["r-loser"], "r-winner2": ["r-loser", "r-winner"], "r-pao": ["r-winner"] };
   function renderSeatPickers(force) {
     const sig = SEATS.map(seatName).join("|") + JSON.stringify(Object.entries(chosen).map(([k, v]) => [k, v instanceof Set ? [...v] : v]));
     if (!force && sig === pickerSig) return;
@@ -315,6 +315,9 @@
     $("d-abort-pill").classList.toggle("off", !kinds.length);
     $("d-abort-hint").textContent = info && !kinds.length ? `${info.name} has no abortive draws.` : "";
     $("hand-box").hidden = !!info && !info.riichi;
+    // pao only where the ruleset has it (M 8-1: daisangen, daisuushii, suukantsu)
+    $("r-pao-row").classList.toggle("off", !info || !info.pao.length);
+    $("r-pao-hint").textContent = info && info.pao.length ? `the seat that fed the last set of ${info.pao.join(", ")}` : "";
     $("r-multi-hint").textContent = !info ? "" : info.multiple_ron === "head_bump"
       ? `${info.name}: head-bump — only the winner nearest the discarder in turn order is paid.`
       : `${info.name}: every ron is paid.`;
@@ -501,7 +504,10 @@
     }
     let tiles;
     if (mode === "hanfu") { win.han = int("r-han"); win.fu = int("r-fu"); }
-    else if (mode === "yakuman") win.yakuman = int("r-yakuman");
+    else if (mode === "yakuman") {
+      win.yakuman = int("r-yakuman");
+      if (chosen["r-pao"] != null) win.pao = chosen["r-pao"];  // M 8-1, μ §67
+    }
     else if (mode === "points") win.points = int("r-points");
     else {
       if (picked.meldBuf.length) return say("error", "Finish the meld being picked (or clear it).");
@@ -669,7 +675,7 @@
       delete $("c-scores").dataset.dirty;
       // a result is recorded: the next hand starts with clean forms
       if (["manual_result", "chombo"].includes(p.body.name)) {
-        for (const id of ["r-winner", "r-loser", "r-winner2", "p-seat"]) chosen[id] = null;
+        for (const id of ["r-winner", "r-loser", "r-winner2", "r-pao", "p-seat"]) chosen[id] = null;
         chosen["d-tenpai"] = new Set();
         if ($("r-second").checked) { $("r-second").checked = false; $("r-second-row").hidden = true; }
         renderSeatPickers(true);
