@@ -650,9 +650,14 @@ class ReducerTarget:
                     # ura (the reducer's design): that settlement stands even when the input
                     # itself is then refused, so the state may differ by it
                     sealed = state.hand is not None and state.hand.step == "won"
+                    # a refused call or riichi by a dead hand is also a chombo where the ruleset
+                    # says so (M 7-2-1, μ §70: rules/reducer/sanctions.py): the hand ends by it
+                    ruled = (new.hand is not None and new.hand.outcome is not None
+                             and new.hand.outcome.kind == "chombo"
+                             and any(e.get("code") == "dead_hand_call" for e in rejected))
                     if rejected:
                         same = replace(new, seq=state.seq, open_violations=state.open_violations)
-                        if same != state and not sealed:
+                        if same != state and not sealed and not ruled:
                             raise AssertionError("a rejected input changed the state")
                         counts.rejected[str(rejected[0].get("code"))] += 1
                     else:
