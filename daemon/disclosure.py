@@ -33,6 +33,8 @@ PUBLIC: Final = frozenset({
     "dead_hand", "win_declared", "ron_head_bumped", "win_shown", "ura_revealed",
     "win_awaiting_confirmation", "hand_ended", "game_ended", "referee", "violation_accepted",
     "scores_corrected", "seats_swapped", "dead_hand_lifted", "undone",
+    # W 罚张 (W 错鸣-6): the penalty tiles lie face up on the table
+    "penalty_tiles",
 })
 #: event types shown with some fields blanked (``None``): which fields are concealed
 REDACTED: Final[dict[str, tuple[str, ...]]] = {

@@ -41,8 +41,16 @@ from daemon.errors import EventLogError
 
 FORMAT: Final = 1
 
-# Inputs carry read-only mappings (RefereeOverride.args) that states may keep: make them picklable.
-copyreg.pickle(types.MappingProxyType, lambda m: (types.MappingProxyType, (dict(m),)))
+
+def _mapping_proxy(items: dict[Any, Any]) -> types.MappingProxyType[Any, Any]:
+    """Rebuilds a read-only mapping from a checkpoint (pickle needs a named module function:
+    ``types.MappingProxyType`` itself cannot be looked up by name)."""
+    return types.MappingProxyType(items)
+
+
+# Inputs (RefereeOverride.args) and rulesets (their mapping sections) carry read-only mappings that
+# states keep: make them picklable, or every checkpoint fails and restarts replay the whole log.
+copyreg.pickle(types.MappingProxyType, lambda m: (_mapping_proxy, (dict(m),)))
 
 _SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

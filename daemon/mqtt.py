@@ -351,11 +351,13 @@ class BrokerLink:
         if not payload:
             return
         self.retained_seen += 1
-        self.retained_topics[topic] = "clearing"
         log.warning(
             "retained command on %s ignored (%d bytes); clearing it",
             topic.encode("ascii", "backslashreplace").decode()[:200], len(payload),
         )
+        if len(self.retained_topics) >= 64 and topic not in self.retained_topics:
+            return  # a flood of retained topics: counted, the first 64 are named and cleared
+        self.retained_topics[topic] = "clearing"
         try:
             fut = acks.publish(topic, b"", qos=1, retain=True)
         except (ValueError, aiomqtt.MqttError):
@@ -372,7 +374,8 @@ class BrokerLink:
         fut.add_done_callback(done)
 
     def command_health(self) -> dict[str, Any]:
-        stuck = sorted(t for t, s in self.retained_topics.items() if s != "cleared")
+        stuck = sorted(t.encode("ascii", "backslashreplace").decode()[:200]
+                       for t, s in self.retained_topics.items() if s != "cleared")
         out: dict[str, Any] = {"retained_seen": self.retained_seen,
                                "handler_errors": self.command_errors}
         if stuck:
@@ -413,7 +416,11 @@ class BrokerLink:
             self.last_ack_mono = time.monotonic()
             if refused:
                 self.refused += len(refused)
-                self.last_error = f"broker refused event {refused[0][0]} (reason {refused[0][1]})"
+                self.last_error = (
+                    f"broker refused event {refused[0][0]} (reason {refused[0][1]}) on"
+                    f" {self.topics.events} or {self.topics.private_events}: the ACL must let"
+                    f" the table write {self.topics.base}/private/# too (docs/mqtt.md)"
+                )
                 log.error("%s; it stays in the outbox", self.last_error)
                 await asyncio.sleep(self.backoff[1])
 

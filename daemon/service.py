@@ -619,7 +619,7 @@ class Service:
             )
         except Exception as exc:  # a bug must not end the broker task: refuse, say, count
             self.command_stats.refused["internal"] += 1
-            self.command_stats.last_internal = repr(exc)[:300]
+            self.command_stats.last_internal = ascii(exc)[:300]  # health is public
             log.exception(
                 "command %s: internal error", dcmd.echo_name(name),
                 extra={"fields": {"user": env.user, "command_id": env.id}},

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
 
 from rules.errors import RulesError
+from rules.frozen_map import FrozenMap
 from rules.timers import TimerRules
 
 BUILTIN = ("saikouisen", "saikouisen-classic", "mleague", "mu", "wmc", "tenhou")
@@ -190,7 +191,7 @@ class PenaltyRules:
     # pt deducted per violation code as the offence is ruled, play going on or the hand dead:
     # S §54-3 小错和(停和) −10 (kuikae, 多牌/少牌, 先自摸, a call by a 停和 hand: §55-3) and
     # §54-4 小错和(对局继续) −10 (a false tenpai declaration: §55-4(4)).
-    minor_chombo_pt: Mapping[str, float] = field(default_factory=dict)
+    minor_chombo_pt: Mapping[str, float] = field(default_factory=FrozenMap)
     # A call, kan or riichi by a seat whose hand is dead: refused ("rejected"), or a chombo
     # (M 7-2-1 "これに反した場合はチョンボ", μ §70 "违反者判为错和").
     dead_hand_call: Literal["rejected", "chombo"] = "rejected"
@@ -208,7 +209,7 @@ class ZungJungRules:
     discard_threshold: int
     minimum: int
     chicken_points: int
-    patterns: Mapping[str, int] = field(default_factory=dict)
+    patterns: Mapping[str, int] = field(default_factory=FrozenMap)
     # Whether 1.2 Concealed Hand is also added to the irregular hands (Seven Pairs, Thirteen
     # Terminals): MT-old v1.03 did ([MTN]: WSoM "redefined: not added to irregular hands").
     concealed_hand_irregular: bool = False
@@ -286,7 +287,7 @@ def _coerce(tp: Any, value: Any, where: str) -> Any:
         if not isinstance(value, dict):
             raise bad
         kt, vt = get_args(tp)
-        return types.MappingProxyType(
+        return FrozenMap(
             {_coerce(kt, k, where): _coerce(vt, v, f"{where}.{k}") for k, v in value.items()}
         )
     if origin is types.UnionType or origin is typing.Union:

@@ -32,6 +32,7 @@ from daemon.disclosure import public_event
 from daemon.eventlog import EventLog
 from daemon.service import Service
 from daemon.table import KIND_INPUT, TableCore
+from hil.netfault import TcpProxy as TcpProxy  # the chaos tests' network faults (moved to hil/)
 
 SLOW = os.environ.get("JANTAKU_SLOW") == "1"
 

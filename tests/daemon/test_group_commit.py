@@ -82,3 +82,17 @@ async def test_command_ids_are_pruned_past_the_freshness_window(
             while await service.db(service.eventlog.command_reply, "alice", "old") is not None:
                 await asyncio.sleep(0.05)
         assert await service.db(service.eventlog.command_reply, "alice", "fresh") is not None
+
+
+@pytest.mark.parametrize("ruleset", ["wmc", "saikouisen", "mleague"])
+def test_every_rulesets_state_checkpoints(tmp_path: Path, ruleset: str) -> None:
+    """Rulesets and inputs keep read-only mappings (MappingProxyType): a state holding them must
+    still pickle, or checkpoints are disabled and every restart replays the whole log."""
+    path = tmp_path / "c.sqlite"
+    core = TableCore(EventLog(path, "c"), daemon_kit.engine(), "c", checkpoint_every=5)
+    for body in daemon_kit.game_inputs(1, ruleset=ruleset)[:12]:
+        core.submit("input", "table", body, time.monotonic_ns(), time.time_ns(), "b")
+    assert core.checkpoint() is True
+    got = core.log.load_checkpoint(core.engine.code, core.state.input_seq)
+    assert got is not None
+    assert got.state == core.state

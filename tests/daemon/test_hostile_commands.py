@@ -5,6 +5,7 @@ changes nothing, ``seq`` included."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -159,6 +160,7 @@ async def test_refused_commands_change_nothing_seq_included(
             assert r["violations"][0]["code"] == "no_game"
             assert d.inputs() == 0
             assert (await ask(wire, d.table, "new_game", NEW_GAME))["status"] == "ok"
+            await asyncio.sleep(1.5)  # the retained state is rate-limited (mqtt.state_interval)
             state_before = _state(wire)
             r = await ask(wire, d.table, "dead_hand", {"seat": 1.0, "reason": "float seat"})
             assert r["error"]["code"] == "bad_args" and "seat: expected integer" in \
@@ -168,8 +170,8 @@ async def test_refused_commands_change_nothing_seq_included(
             r = await ask(wire, d.table, "swap_seats", {"a": 0, "b": 0, "reason": "same seat"})
             assert r["status"] == "error", r
             assert d.inputs() == 1
-            await wire.wait_for(lambda: True)
-            assert _state(wire)["seq"] == state_before["seq"]
+            await asyncio.sleep(1.5)
+            assert _state(wire)["seq"] == state_before["seq"] > 0
             assert _state(wire)["input_seq"] == 1
         assert d.alive()
 

@@ -108,6 +108,8 @@ def _concealed_facts(topic: str, body: Any) -> list[str]:
             found.append(f"violation details in event {body.get('seq')}")
     state = body.get("state")
     if isinstance(state, dict):
+        if "private" in state:
+            found.append("the view's private part (hands, drawn tiles, waits) in state")
         for seat in state.get("seats") or []:
             if seat.get("furiten") is not None:
                 found.append(f"furiten of seat {seat.get('seat')} in state")
@@ -173,4 +175,8 @@ async def test_overlay_account_sees_no_concealed_fact_through_a_whole_demo_game(
     assert {e["seq"] for e in events} <= set(full)
     assert all(full[d["seq"]]["data"]["tile"] is not None for d in draws)
     assert all(disclosure.public_event(full[e["seq"]]) == e for e in events)
-    assert any(str(m.topic).endswith("/private/state") for m in private.got)
+    # ... and private/state holds the concealed hands the public state lacks
+    full_states = [json.loads(m.payload) for m in private.got  # type: ignore[arg-type]
+                   if str(m.topic).endswith("/private/state")]
+    assert any(any(s.get("concealed") for s in st["state"]["private"]["seats"])
+               for st in full_states)

@@ -67,14 +67,16 @@ def test_mu_70_turn_order_sanctions() -> None:
 
 
 def test_mu_72_a_dead_hand_makes_no_call_and_no_win() -> None:
-    """μ §70, §72: a dead hand (after a sanction) calls nothing; the attempt is a full chombo
-    (μ §70, rules/reducer/sanctions.py)."""
+    """μ §70, §72: a dead hand (after a sanction) calls nothing and cannot win; μ §70
+    "违反者判为错和": the call is refused and is a chombo that ends the hand."""
     h = Hand(MU, hands={S0: DEALER_DISCARD, S2: "1p1p"})
     recorded(h, Draw(S2), "draw_out_of_turn")
     h.discard(S0, "1p")
-    v = recorded(h, Call(S2, "pon", h.tiles(S2, "1p1p")), "dead_hand_call", article="μ §70, §72")
-    assert v["sanction"] == "rejected"
-    assert h.ended()["outcome"]["kind"] == "chombo"
+    ev = h.send(Call(S2, "pon", h.tiles(S2, "1p1p")))
+    v = [e.to_json() for e in ev if e.TYPE == "violation"]
+    assert [x["code"] for x in v] == ["dead_hand_call"] and v[0]["article"] == "μ §70, §72"
+    end = h.ended()
+    assert end["outcome"]["kind"] == "chombo" and end["outcome"]["offender"] == 2
 
 
 def test_mu_26_27_33_calls() -> None:

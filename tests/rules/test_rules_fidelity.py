@@ -350,8 +350,8 @@ def test_no_time_limit_end_where_the_rulebook_has_none() -> None:
 
 # --- A4: W 错鸣-6 and 罚张 ------------------------------------------------------------------
 def test_a_false_win_exposes_penalty_tiles_and_play_goes_on_w_6() -> None:
-    """W 错鸣-6, W 罚张-1: a false win is handled like a false call: the hand goes on and the
-    exposed tiles become penalty tiles (罚张); the hand is not dead (before: a dead hand)."""
+    """W 错鸣-6: a false win is handled like a false call: the hand goes on and the exposed
+    tiles become penalty tiles (W 罚张-1, face up); the hand is not dead (before: dead)."""
     h = Hand("wmc", hands={S0: "1p", S1: "1m3m5m7m9m2p4p6p8p1s3s5s7s"})
     h.discard(S0, "1p")  # the dealer's first discard
     h.draw(S1)

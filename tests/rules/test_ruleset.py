@@ -3,6 +3,7 @@ naming the file, the key and the expected type."""
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,19 @@ def test_all_six_load() -> None:
     assert load_ruleset("wmc").zung_jung is not None
     assert load_ruleset("wmc").wall.break_method == "two_rolls"
     assert load_ruleset("mleague").wall.auto_fallbacks is True
+
+
+def test_every_builtin_hashes_and_pickles() -> None:
+    # A ruleset is a cache key (rules/conditions.py) and part of the pickled table state (daemon
+    # checkpoints): its mapping tables (S §54-3 minor_chombo_pt, Zung Jung patterns) allow both.
+    for r in builtin_rulesets():
+        assert hash(r) == hash(load_ruleset(r.name))
+        back = pickle.loads(pickle.dumps(r))
+        assert back == r and hash(back) == hash(r)
+    pt = load_ruleset("saikouisen").penalties.minor_chombo_pt
+    assert len(pt) > 0 and dict(pt) == {k: pt[k] for k in pt}
+    with pytest.raises(TypeError):
+        pt["kuikae"] = 0.0  # type: ignore[index]
 
 
 def test_extends_resolves_overrides_and_inherits() -> None:

@@ -358,6 +358,7 @@ def test_freedom_of_count_places_the_winning_tile_where_it_scores_best() -> None
 
 
 def test_freedom_of_count_never_mixes_arrangements() -> None:
+    # W 和牌的计分-11 (Freedom of Count): one arrangement, never patterns of two.
     # 222333444s: three triplets (Three Consecutive Triplets) or three 234s (Three Identical
     # Sequences) — never both. On the discard 4s the sequences read scores more.
     value = score(make_win("222333444s55m", "4s", melds=((CHI, "678m"),), ron_from=S2))
