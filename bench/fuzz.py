@@ -60,8 +60,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 DATA = REPO / "tests" / "data"
-#: JSON under tests/data that is no game record (the table-link codec's shared test vectors)
-NOT_RECORDS = frozenset({"link-vectors.json"})
+#: the folders of game records under tests/data (it also holds other data: link test vectors)
+RECORD_DIRS = ("game-logs", "mjai")
 
 
 @dataclass
@@ -333,8 +333,8 @@ class RecordsTarget:
         from rules.ruleset import load_ruleset
 
         self.ruleset = load_ruleset("tenhou")
-        paths = sorted(p for p in DATA.rglob("*")
-                       if p.suffix in (".json", ".jsonl") and p.name not in NOT_RECORDS)
+        paths = sorted(p for d in RECORD_DIRS for p in (DATA / d).rglob("*")
+                       if p.suffix in (".json", ".jsonl"))
         # whole records, and each hand of them as a record of its own (cheaper inputs: the
         # mutations reach the same code at a tenth of the cost)
         self.texts = []
@@ -544,8 +544,8 @@ class ReducerTarget:
         # real games: every shared record (riichi, calls, kans, multiple wins, aborts) ...
         self.games: list[list[Any]] = []
         tenhou = load_ruleset("tenhou")
-        for p in sorted(p for p in DATA.rglob("*")
-                        if p.suffix in (".json", ".jsonl") and p.name not in NOT_RECORDS):
+        for p in sorted(p for d in RECORD_DIRS for p in (DATA / d).rglob("*")
+                       if p.suffix in (".json", ".jsonl")):
             rec = import_record(p.read_text(encoding="utf-8"), tenhou)
             self.games.append([input_to_json(i) for i in rec.inputs])
         # ... and a table's own game (wall raised, dice, break, indicators, deal) from the bots

@@ -114,7 +114,7 @@ def test_kill9_forked_core_at_hundreds_of_points(logdir: Path, tmp_path: Path) -
 def _daemon(config: Path, script: Path, go: Path, done: Path, log: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [sys.executable, str(REPO / "bench" / "venue.py"), "--child", str(config), str(script),
-         "40", str(go), str(done)],
+         str(go), str(done)],
         stdout=subprocess.DEVNULL,
         stderr=open(log, "ab"),
     )
@@ -131,7 +131,8 @@ async def test_kill9_whole_daemon_during_play(logdir: Path, tmp_path: Path) -> N
     config.write_text(daemon_kit.config_text(table=table, db=db, port=broker.port))
     body = chaos_kit.script(hands=3, seed=2)
     script = tmp_path / "script.json"
-    script.write_text(json.dumps(body))
+    # the venue driver plays a timed stream ([[at_seconds, input], ...]): 40 inputs a second
+    script.write_text(json.dumps([[i / 40, b] for i, b in enumerate(body)]))
     go, done, log = tmp_path / "go", tmp_path / "done", tmp_path / "daemon.log"
     go.write_text("go")
     try:
