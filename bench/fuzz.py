@@ -650,14 +650,17 @@ class ReducerTarget:
                     # ura (the reducer's design): that settlement stands even when the input
                     # itself is then refused, so the state may differ by it
                     sealed = state.hand is not None and state.hand.step == "won"
-                    # a refused call or riichi by a dead hand is also a chombo where the ruleset
-                    # says so (M 7-2-1, μ §70: rules/reducer/sanctions.py): the hand ends by it
-                    ruled = (new.hand is not None and new.hand.outcome is not None
-                             and new.hand.outcome.kind == "chombo"
-                             and any(e.get("code") == "dead_hand_call" for e in rejected))
+                    # what the offence costs beyond the refusal, as the ruleset says
+                    # (rules/reducer/sanctions.py): a minor-chombo pt deduction (S §54-3/4) or a
+                    # chombo that ends the hand (M 7-2-1, μ §70, S §55-1(4))
+                    sanctioned = any(
+                        (e.get("type") == "scores_corrected" and e.get("by") == "rules")
+                        or (e.get("type") == "hand_ended"
+                            and (e.get("outcome") or {}).get("kind") == "chombo")
+                        for e in types)
                     if rejected:
                         same = replace(new, seq=state.seq, open_violations=state.open_violations)
-                        if same != state and not sealed and not ruled:
+                        if same != state and not sealed and not sanctioned:
                             raise AssertionError("a rejected input changed the state")
                         counts.rejected[str(rejected[0].get("code"))] += 1
                     else:

@@ -37,6 +37,7 @@ REFEREE_ACTIONS: Final = {
     "manual_result": "manual_result",
     "undo": "undo_last",
     "end_game": "end_game",
+    "time_limit": "time_limit",
 }
 TIMER_COMMANDS: Final = ("pause", "resume")
 

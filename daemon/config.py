@@ -38,6 +38,7 @@ COMMANDS: Final = (
     "manual_result",
     "undo",
     "end_game",
+    "time_limit",
 )
 
 #: The roles a config gets when it defines none.

@@ -212,3 +212,27 @@ async def test_jantaku_referee_cli(config: Config, tmp_path: Any) -> None:
         assert proc.returncode == 1
         assert json.loads(out)["error"]["code"] == "bad_args"
         assert _inputs(service) == 1
+
+
+async def test_time_limit_command_ends_the_game_with_the_hand_mu_24_2(config: Config) -> None:
+    """μ §24(2): the game ends with the hand during which the session's time limit is reached;
+    the referee says when (``time_limit``). Refused, changing nothing, where the ruleset has no
+    time limit (M.League)."""
+    async with running_service(config) as service:
+        assert (await _cmd(service, "new_game", NEW_GAME))["status"] == "ok"
+        before = _inputs(service)
+        reply = await _cmd(service, "time_limit", {"reason": "session over"})
+        assert reply["status"] == "error" and reply["error"]["code"] == "not_applicable", reply
+        assert _inputs(service) == before
+        assert (await _cmd(service, "end_game", {"reason": "wrong ruleset"}))["status"] == "ok"
+        mu = {**NEW_GAME, "ruleset": "mu"}
+        assert (await _cmd(service, "new_game", mu))["status"] == "ok"
+        reply = await _cmd(service, "time_limit", {"reason": "session over"})
+        assert reply["status"] == "ok", reply
+        assert not service.core.state.table.game_over  # the hand in play is still played
+        reply = await _cmd(service, "manual_result",
+                           {"kind": "exhaustive", "tenpai": [0], "reason": "draw"})
+        assert reply["status"] == "ok", reply
+        # a dealer's tenpai renchan notwithstanding, that hand was the last
+        assert service.core.state.table.game_over
+        assert service.core.state.table.progress.end_reason == "time_limit"
