@@ -336,6 +336,11 @@ class Service:
         join = asyncio.create_task(self.queue.join())
         await asyncio.wait([join], timeout=5.0)
         join.cancel()
+        # the retained state a rate limit was holding back goes out now, not never
+        if self._state_later is not None:
+            self._state_later.cancel()
+            self._state_later = None
+            self._publish_state()
         # give the broker the events already logged (bounded: they stay in the outbox anyway)
         deadline = time.monotonic() + 3.0
         while self.link.connected and time.monotonic() < deadline:
