@@ -142,7 +142,13 @@ def _check_one(before: TableState, after: TableState, events: tuple[Event, ...])
         assert c["article"]
     sanctions = {c["sanction"].split(":")[0] for c in codes}
     types = [e.TYPE for e in events]
-    if sanctions == {"rejected"} and "hand_ended" in types:
+    chombo = (after.hand is not None and after.hand.outcome is not None
+              and after.hand.outcome.kind == "chombo")
+    if "hand_ended" in types and chombo and (before.hand is None or before.hand.outcome is None):
+        # the ruleset makes the offence a full chombo that ends the hand
+        # (rules/reducer/sanctions.py: S §55-1(4), M 7-2-1, μ §70)
+        assert after.hand is not None and after.hand.step == "ended"
+    elif sanctions == {"rejected"} and "hand_ended" in types:
         # the input closed a pending win (the seal stands) and was then refused itself
         assert types[-1] == "violation" and len(codes) == 1
         assert after.hand is not None and after.hand.outcome is not None
