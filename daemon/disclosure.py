@@ -5,8 +5,8 @@ At a real table the public (spectators, the venue network, an undelayed broadcas
 spectator standing behind no player sees: discards, calls, riichi sticks, indicators, scores,
 the hands shown at a win. Concealed until shown: the tile a seat draws, the concealed hands, a
 seat's furiten (S §51, M 5-5) and its waits, the wall's contents and the ura indicators (turned
-only for a riichi winner: S §24-7, M 2-6-3). The rules engine reports all of it (it must check
-it), so everything the daemon publishes passes through here first:
+only for a riichi winner: S §24-7, M 2-6-3; :func:`public_outcome`). The rules engine reports
+all of it (it must check it), so everything the daemon publishes passes through here first:
 
 * ``events`` gets :func:`public_event` of every event envelope (same ``seq``); the full envelope
   goes to ``private/events``, which only the referee and broadcast-delay roles may read;
@@ -68,12 +68,33 @@ def public_type(event_type: str) -> str:
     return CONCEALED
 
 
+def public_outcome(outcome: Any) -> Any:
+    """A hand outcome (``hand_ended.outcome``, the state's ``outcome``) as the public may see it:
+    the ura indicators are turned over only when a riichi winner is paid (S §24-7, M 2-6-3), so
+    after a draw, a chombo or a win without riichi they stay face down -- the engine knows them
+    (a table that read the wall) and scores with them, but nobody at the table has seen them."""
+    if not isinstance(outcome, dict):
+        return outcome
+    context = outcome.get("context")
+    if not isinstance(context, dict) or not context.get("ura_indicators"):
+        return outcome
+    wins = outcome.get("wins")
+    if isinstance(wins, list) and any(isinstance(w, dict) and w.get("riichi") for w in wins):
+        return outcome
+    hidden = {"ura_indicators": [], "ura_indicators" + MJAI_SUFFIX: []}
+    shown = {k: hidden.get(k, v) for k, v in context.items()}
+    return {**outcome, "context": shown}
+
+
 def public_data(data: dict[str, Any]) -> dict[str, Any]:
     """An event's ``data`` as the public may see it."""
     kind = str(data.get("type", ""))
     shown = public_type(kind)
     if shown == CONCEALED:
         return Concealed().to_json()
+    if kind == "hand_ended":
+        outcome = public_outcome(data.get("outcome"))
+        return data if outcome is data.get("outcome") else {**data, "outcome": outcome}
     hidden = REDACTED.get(kind, ())
     if not hidden:
         return data
@@ -97,6 +118,8 @@ def public_snapshot(snap: dict[str, Any]) -> dict[str, Any]:
     """The table's view model without its ``private`` part (concealed hands, drawn tiles,
     furiten, waits: rules/table_view.py), the seats' furiten and the violations' values."""
     out = {k: v for k, v in snap.items() if k != "private"}
+    if "outcome" in snap:
+        out["outcome"] = public_outcome(snap["outcome"])
     seats = snap.get("seats")
     if isinstance(seats, list):
         out["seats"] = [

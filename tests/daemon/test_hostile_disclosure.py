@@ -72,6 +72,25 @@ def test_projection_of_an_event_and_a_state() -> None:
     assert shown["state"]["open_violations"][0]["code"] == "tile_not_in_hand"
 
 
+def test_ura_indicators_stay_face_down_without_a_riichi_win_s_24_7_m_2_6_3() -> None:
+    context = {"dealer": 0, "aka": True, "dora_indicators": [82], "dora_indicators_mjai": ["3s"],
+               "ura_indicators": [90], "ura_indicators_mjai": ["6s"], "riichi_seats": []}
+    dama = {"kind": "win", "context": context, "wins": [{"winner": 2, "riichi": False}]}
+    ended = {"seq": 40, "type": "hand_ended",
+             "data": {"type": "hand_ended", "hand": 3, "outcome": dama, "scores": [0, 0, 0, 0]}}
+    shown = disclosure.public_event(ended)["data"]["outcome"]
+    assert shown["context"]["ura_indicators"] == [] == shown["context"]["ura_indicators_mjai"]
+    assert shown["context"]["dora_indicators"] == [82]  # the dora indicator is face up
+    assert ended["data"]["outcome"]["context"]["ura_indicators"] == [90]  # pure
+    draw = {**dama, "kind": "exhaustive", "wins": []}
+    state = disclosure.public_state({"state": {"outcome": draw}})
+    assert state["state"]["outcome"]["context"]["ura_indicators"] == []
+    # a riichi winner is paid: the ura are turned over for everyone
+    riichi = {**dama, "wins": [{"winner": 2, "riichi": False}, {"winner": 3, "riichi": True}]}
+    turned = disclosure.public_data({"type": "hand_ended", "outcome": riichi})
+    assert turned["outcome"]["context"]["ura_indicators"] == [90]
+
+
 def _broker(tmp: Path) -> tuple[daemon_kit.Broker, int]:
     """The table's listener (anonymous, full rights) and the shipped overlay websockets ACL."""
     acl = tmp / "overlay.acl"
@@ -87,6 +106,15 @@ def _broker(tmp: Path) -> tuple[daemon_kit.Broker, int]:
     b.start()
     daemon_kit.wait_port(ws)
     return b, ws
+
+
+def _unturned_ura(outcome: Any) -> bool:
+    """Ura indicators shown without a riichi winner (S §24-7, M 2-6-3: only a riichi win turns
+    them over)."""
+    if not isinstance(outcome, dict):
+        return False
+    ura = (outcome.get("context") or {}).get("ura_indicators")
+    return bool(ura) and not any(w.get("riichi") for w in outcome.get("wins") or [])
 
 
 def _concealed_facts(topic: str, body: Any) -> list[str]:
@@ -106,8 +134,12 @@ def _concealed_facts(topic: str, body: Any) -> list[str]:
             None, None
         ):
             found.append(f"violation details in event {body.get('seq')}")
+        if data.get("type") == "hand_ended" and _unturned_ura(data.get("outcome")):
+            found.append(f"unturned ura indicators in hand_ended {body.get('seq')}")
     state = body.get("state")
     if isinstance(state, dict):
+        if _unturned_ura(state.get("outcome")):
+            found.append("unturned ura indicators in the state's outcome")
         if "private" in state:
             found.append("the view's private part (hands, drawn tiles, waits) in state")
         for seat in state.get("seats") or []:
