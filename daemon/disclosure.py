@@ -81,7 +81,7 @@ def public_outcome(outcome: Any) -> Any:
     wins = outcome.get("wins")
     if isinstance(wins, list) and any(isinstance(w, dict) and w.get("riichi") for w in wins):
         return outcome
-    hidden = {"ura_indicators": [], "ura_indicators" + MJAI_SUFFIX: []}
+    hidden: dict[str, list[int]] = {"ura_indicators": [], "ura_indicators" + MJAI_SUFFIX: []}
     shown = {k: hidden.get(k, v) for k, v in context.items()}
     return {**outcome, "context": shown}
 
