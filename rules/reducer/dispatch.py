@@ -78,6 +78,7 @@ def reduce(state: TableState, inp: Input) -> tuple[TableState, tuple[Event, ...]
         # not happen (except a win the input sealed before it was refused).
         last = out.violations[-1:]
         out.violations = out.violations[:out.kept_violations] + last
+        out.priced = min(out.priced, out.kept_violations)
         out.events = [*out.events[:out.kept_events], *last]
         new = out.kept if out.kept is not None else base
     except Exception as exc:  # a table must keep running (engineering.md "Bad input")

@@ -34,6 +34,8 @@ class Out:
         self.kept: TableState | None = None
         self.kept_events = 0
         self.kept_violations = 0
+        # How many of ``violations`` have had their pt deducted (rules/reducer/deductions.py).
+        self.priced = 0
 
     def keep(self, state: TableState) -> None:
         self.kept = state

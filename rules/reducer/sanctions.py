@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from rules.events import ScoresCorrected, Violation
+from rules.events import Violation
 from rules.inputs import Ankan, Call, Discard, Input, Kakan
 from rules.outcome import HandOutcome
+from rules.reducer.deductions import price_violations
 from rules.reducer.hand_ops import hand_context
 from rules.reducer.output import Out
 from rules.reducer.sealing import end_hand
@@ -20,19 +21,13 @@ from rules.ruleset import Ruleset
 from rules.seats import SEATS, Seat
 from rules.table_state import TableState
 
-#: Who applies a rules sanction in a ScoresCorrected event (a referee names himself).
-BY_RULES = "rules"
-
 
 def apply_sanctions(t: TableState, inp: Input, violations: list[Violation], out: Out
                     ) -> TableState:
     rs = t.ruleset
     if rs is None or t.progress is None or not violations:
         return t
-    for v in violations:
-        pt = rs.penalties.minor_chombo_pt.get(v.code)
-        if pt and v.seat is not None:
-            t = _deduct(t, v.seat, pt, v.code, out)
+    t = price_violations(t, out)
     offender = _chombo_offender(rs, t, inp, violations)
     h = t.hand
     if offender is None or h is None or h.step in ("ended", "won"):
@@ -61,17 +56,3 @@ def _chombo_offender(rs: Ruleset, t: TableState, inp: Input, violations: list[Vi
         ):
             return v.seat  # S §55-1(4)
     return None
-
-
-def _deduct(t: TableState, seat: Seat, pt: float, code: str, out: Out) -> TableState:
-    p = t.progress
-    assert p is not None
-    adj = list(p.pt_adjustments)
-    adj[seat] += pt
-    scores = t.hand.scores if t.hand is not None and t.hand.step != "ended" else p.scores
-    deltas = [0.0, 0.0, 0.0, 0.0]
-    deltas[seat] = pt
-    out.emit(ScoresCorrected(before=scores, after=scores, deltas=(0, 0, 0, 0),
-                             pt_deltas=(deltas[0], deltas[1], deltas[2], deltas[3]),
-                             by=BY_RULES, reason=code))
-    return replace(t, progress=replace(p, pt_adjustments=(adj[0], adj[1], adj[2], adj[3])))

@@ -16,6 +16,7 @@ from rules.events import (
 from rules.evolve import replace
 from rules.game_flow import advance, standings
 from rules.outcome import HandOutcome
+from rules.reducer.deductions import price_violations
 from rules.reducer.hand_ops import hand_context, ruleset_of
 from rules.reducer.output import Out
 from rules.reducer.setup import begin_hand
@@ -171,6 +172,10 @@ def end_hand(t: TableState, h: HandState, outcome: HandOutcome, out: Out) -> Tab
 
 def end_game(t: TableState, by: str, out: Out) -> TableState:
     rs = ruleset_of(t)
+    p = t.progress
+    assert p is not None and t.game is not None
+    # The pt this input's violations cost count in the final standings (S §54-4).
+    t = price_violations(t, out)
     p = t.progress
     assert p is not None and t.game is not None
     if not p.finished:

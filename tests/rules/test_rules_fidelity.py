@@ -408,3 +408,25 @@ def test_thirteen_terminals_and_penalty_tiles_w_4() -> None:
         h.discard(S0, kind)
         codes = h.codes(h.send(Ron(S1)))
         assert (codes == ["penalty_tile_win"]) is refused, (kind, codes)
+
+
+def test_a_false_tenpai_on_the_last_hand_counts_in_the_final_standings_s_54_4() -> None:
+    """S §54-4, §55-4(4): the −10 pt of a false tenpai declared at the last hand's draw is in
+    ``game_ended``'s standings (it used to be deducted after the game had ended, so the final
+    standings missed it), and the deduction comes before the game's end in the event stream."""
+    noten = "1m3m5m7m9m2p4p6p8p1s3s5s7s"
+    h = Hand("saikouisen")
+    for n in range(8):  # East 1 .. South 4, all noten: the deal passes, South 4 is the last
+        if n:
+            h.deal({S1: noten} if n == 7 else {})
+        seat = h.h.dealer
+        while h.h.live_left() > 0:
+            seat = h.go_around(seat)
+        ev = h.send(ExhaustiveDraw(tenpai=(S1,) if n == 7 else ()))
+    types = [e.TYPE for e in ev]
+    assert "false_tenpai" in h.codes(ev) and "game_ended" in types
+    assert types.index("scores_corrected") < types.index("game_ended")
+    ended = next(e.to_json() for e in ev if e.TYPE == "game_ended")
+    assert h.state.progress is not None and h.state.progress.pt_adjustments[1] == -10.0
+    s1 = ended["standings"]["seats"][1]
+    assert s1["seat"] == 1 and s1["penalty_pt"] == -10.0 and s1["total_pt"] == -10.0
