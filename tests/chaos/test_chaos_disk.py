@@ -13,49 +13,16 @@ tests/daemon/test_input_path_disk_full.py.)
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import os
-import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import chaos_kit
 import daemon_kit
+import disk_kit
 import pytest
 
 from daemon.service import Service
-
-
-@contextlib.contextmanager
-def small_tmpfs(path: Path, size: str = "16m") -> Iterator[Path]:
-    path.mkdir(parents=True, exist_ok=True)
-    if os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root")
-    res = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)], capture_output=True
-    )
-    if res.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {res.stderr.decode().strip()}")
-    try:
-        yield path
-    finally:
-        subprocess.run(["umount", "-l", str(path)], check=False)
-
-
-def fill(disk: Path) -> Path:
-    """Fill the filesystem to the last byte."""
-    filler = disk / "filler"
-    fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
-    try:
-        for size in (65536, 4096, 1):
-            with contextlib.suppress(OSError):
-                while True:
-                    os.write(fd, b"\0" * size)
-    finally:
-        os.close(fd)
-    return filler
 
 
 async def chaos_kit_until(pred: Any, timeout: float = 30.0) -> None:
@@ -83,7 +50,7 @@ async def test_disk_full_is_reported_and_recovered(
     table = daemon_kit.unique_table("df")
     bodies = chaos_kit.script(hands=2, seed=8)
     try:
-        with small_tmpfs(tmp_path / "disk") as disk:
+        with disk_kit.small_tmpfs(tmp_path / "disk") as disk:
             db = disk / "table.sqlite"
             config = chaos_kit.make_config(tmp_path, broker.port, table, db=db)
             async with chaos_kit.event_collector(broker.port, table) as collector:
@@ -92,7 +59,7 @@ async def test_disk_full_is_reported_and_recovered(
                 await asyncio.wait_for(service.ready.wait(), 15)
                 half = len(bodies) // 3
                 await chaos_kit.feed(service, bodies[:half])
-                filler = fill(disk)
+                filler = disk_kit.fill(disk)
                 rest = [
                     asyncio.create_task(service.submit("input", "table", body))
                     for body in bodies[half:]

@@ -10,49 +10,18 @@ event once, in order: 0 acknowledged events lost.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import daemon_kit
+import disk_kit
 import link_peer
 import outside
-import pytest
 
 from daemon.topics import Topics
-
-
-@contextlib.contextmanager
-def small_tmpfs(path: Path, size: str = "16m") -> Iterator[Path]:
-    path.mkdir(parents=True, exist_ok=True)
-    if os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root")
-    res = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
-                         capture_output=True)
-    if res.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {res.stderr.decode().strip()}")
-    try:
-        yield path
-    finally:
-        subprocess.run(["umount", "-l", str(path)], check=False)
-
-
-def fill(disk: Path) -> Path:
-    """Fill the filesystem to the last byte."""
-    filler = disk / "filler"
-    fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
-    try:
-        for size in (65536, 4096, 1):
-            with contextlib.suppress(OSError):
-                while True:
-                    os.write(fd, b"\0" * size)
-    finally:
-        os.close(fd)
-    return filler
 
 
 def _health(sub: daemon_kit.Collector) -> dict[str, Any] | None:
@@ -72,7 +41,7 @@ async def test_disk_full_during_a_burst_loses_nothing_and_stops_nothing(
     daemon = outside.Daemon(cfg, tmp_path / "daemon.log")
     events = [link_peer.Event.fault(code) for code in range(1, 2001)]
     try:
-        with small_tmpfs(tmp_path / "disk") as disk:
+        with disk_kit.small_tmpfs(tmp_path / "disk") as disk:
             db = disk / "table.sqlite"
             cfg.write_text(outside.serial_config(table=table, db=db, port=broker.port, tty=tty))
             async with daemon_kit.Collector(broker.port, [topics.health]) as sub:
@@ -80,7 +49,7 @@ async def test_disk_full_during_a_burst_loses_nothing_and_stops_nothing(
                 await peer.wait(lambda: peer.connected, 60)
                 peer.send(events[:300])
                 await peer.wait(lambda: len(peer.acked) >= 100, 60)
-                filler = fill(disk)
+                filler = disk_kit.fill(disk)
                 peer.send(events[300:])
                 # the log refuses writes: acknowledgements stop, the daemon stays up and says so
                 await sub.wait_for(lambda: (_health(sub) or {}).get("eventlog", {})
