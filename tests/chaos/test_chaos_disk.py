@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from pathlib import Path
-from typing import Any
 
 import chaos_kit
 import daemon_kit
@@ -23,12 +22,6 @@ import disk_kit
 import pytest
 
 from daemon.service import Service
-
-
-async def chaos_kit_until(pred: Any, timeout: float = 30.0) -> None:
-    async with asyncio.timeout(timeout):
-        while not pred():
-            await asyncio.sleep(0.02)
 
 
 def _said(records: list[logging.LogRecord], text: str) -> bool:
@@ -64,7 +57,7 @@ async def test_disk_full_is_reported_and_recovered(
                     asyncio.create_task(service.submit("input", "table", body))
                     for body in bodies[half:]
                 ]
-                await chaos_kit_until(lambda: service.intake.fault is not None)
+                await daemon_kit.until(lambda: service.intake.fault is not None)
                 await asyncio.sleep(1.0)  # retries
                 # nothing applied, nothing answered, still running, and it says why
                 assert not task.done()

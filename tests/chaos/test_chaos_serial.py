@@ -29,15 +29,6 @@ logdir = chaos_kit.logdir  # the fixture: event logs on tmpfs
 PULLS = 5 if chaos_kit.SLOW else 1
 
 
-async def _until(pred: Any, timeout: float = 15.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not pred():
-        if loop.time() > deadline:
-            raise TimeoutError("condition not met in time")
-        await asyncio.sleep(0.02)
-
-
 @pytest.mark.asyncio
 async def test_serial_cable_pulled_during_play(
     logdir: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
@@ -55,7 +46,7 @@ async def test_serial_cable_pulled_during_play(
             drivers = build_drivers(config)
             async with chaos_kit.running(config, drivers=drivers) as service:
                 sim = drivers[0]
-                await _until(lambda: sim.health().get("status") == "connected")
+                await daemon_kit.until(lambda: sim.health().get("status") == "connected")
                 await service.submit(KIND_INPUT, "referee:alice", game)
                 expected: list[dict[str, Any]] = [game]
                 ctl = emulator.controller
@@ -67,11 +58,11 @@ async def test_serial_cable_pulled_during_play(
                 ctl.press_start()
                 ctl.raise_wall()
                 expected += [{"type": "hand_start"}, {"type": "wall_raised"}]
-                await _until(lambda: table_inputs() >= len(expected) - 1)
+                await daemon_kit.until(lambda: table_inputs() >= len(expected) - 1)
                 for pull in range(PULLS):
                     opens = sim.health()["opens"]
                     emulator.unplug()  # the cable is out ...
-                    await _until(lambda: sim.health().get("status") != "connected")
+                    await daemon_kit.until(lambda: sim.health().get("status") != "connected")
                     ctl.roll_dice(3, 4)  # ... while the table goes on (a re-roll after the first)
                     # the rolling seat is the dealer when the daemon takes the roll (a first roll
                     # may itself choose the dealer): filled in from the log below
@@ -82,8 +73,8 @@ async def test_serial_cable_pulled_during_play(
                     await asyncio.sleep(0.3)
                     assert table_inputs() < len(expected) - 1  # nothing came through
                     emulator.plug()
-                    await _until(lambda: table_inputs() >= len(expected) - 1)
-                    await _until(lambda: sim.health().get("status") == "connected")
+                    await daemon_kit.until(lambda: table_inputs() >= len(expected) - 1)
+                    await daemon_kit.until(lambda: sim.health().get("status") == "connected")
                     assert sim.health()["opens"] > opens
                 last = service.core.state.event_seq
                 await collector.wait_for(

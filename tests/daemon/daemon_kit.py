@@ -12,7 +12,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -51,6 +51,14 @@ def legal_game(hands: int, ruleset: str = "mleague", seed: int = 1) -> list[dict
     table = Table(ruleset, seed)
     table.play_game(max_hands=hands)
     return [input_to_json(i) for i in table.inputs]
+
+
+async def until(cond: Callable[[], object], timeout: float = 30.0) -> None:
+    """Poll ``cond`` until it holds; ``TimeoutError`` after ``timeout`` seconds (a guard, so that
+    a broken build fails instead of hanging; never a measure of speed)."""
+    async with asyncio.timeout(timeout):
+        while not cond():
+            await asyncio.sleep(0.02)
 
 
 # --------------------------------------------------------------------------- brokers

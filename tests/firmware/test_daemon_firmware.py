@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,12 +28,6 @@ from hil.table_controller import PtyTableController, TableController
 
 ALICE = auth.derive_key("alice", daemon_kit.REFEREE_PASSWORD, 1000)
 GUARD = 30.0  # seconds: only so that a broken build fails instead of hanging
-
-
-async def _until(cond: Callable[[], bool], timeout: float = GUARD) -> None:
-    async with asyncio.timeout(timeout):
-        while not cond():
-            await asyncio.sleep(0.05)
 
 
 def _table_health(sub: daemon_kit.Collector) -> dict[str, Any]:
@@ -58,7 +51,7 @@ async def test_jantaku_run_refuses_an_old_firmware_then_drives_the_reflashed_boa
             old = TableController(firmware="jantaku-ctl 0.9.0 rp2040")
             async with PtyTableController(tty, old):
                 daemon.start()
-                await _until(lambda: _table_health(sub).get("status") == "incompatible")
+                await daemon_kit.until(lambda: _table_health(sub).get("status") == "incompatible")
                 health = _table_health(sub)
                 assert "'jantaku-ctl 0.9.0 rp2040' is older than 1.0.0" in health["reason"]
                 assert "docs/firmware.md" in health["reason"]
@@ -71,12 +64,12 @@ async def test_jantaku_run_refuses_an_old_firmware_then_drives_the_reflashed_boa
                     "older than 1.0.0" in log
             new = TableController()  # reflashed: this release's firmware, a new boot id
             async with PtyTableController(tty, new):
-                await _until(lambda: _table_health(sub).get("status") == "connected")
+                await daemon_kit.until(lambda: _table_health(sub).get("status") == "connected")
                 health = _table_health(sub)
                 assert health["firmware"] == firmware.firmware_string("sim")
                 assert health["reason"] is None
                 new.press_start(1)
-                await _until(lambda: outside.table_events(db) == [("hand_start", None)])
+                await daemon_kit.until(lambda: outside.table_events(db) == [("hand_start", None)])
                 await asyncio.sleep(0.5)
                 assert outside.table_events(db) == [("hand_start", None)]  # the old press: no
                 # a referee starts a game: the board's own score displays show the scores
@@ -84,7 +77,8 @@ async def test_jantaku_run_refuses_an_old_firmware_then_drives_the_reflashed_boa
                     "ruleset": "mleague", "first_dealer": 0, "names": ["a", "b", "c", "d"]})
                 reply = await send("127.0.0.1", broker.port, table, topic, payload)
                 assert reply is not None and reply["status"] == "ok", reply
-                await _until(lambda: [c.text() for c in new.score_chips] == [" 25000"] * 4)
+                await daemon_kit.until(
+                    lambda: [c.text() for c in new.score_chips] == [" 25000"] * 4)
                 assert new.honba_chip is not None and new.honba_chip.text(4) == " 0. 0"
             assert daemon.terminate() == 0
     finally:

@@ -10,7 +10,6 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,12 +27,6 @@ from daemon.topics import Topics
 
 ALICE = auth.derive_key("alice", daemon_kit.REFEREE_PASSWORD, 1000)
 GUARD = 30.0  # seconds: only so that a broken build fails instead of hanging
-
-
-async def _until(cond: Callable[[], bool], timeout: float = GUARD) -> None:
-    async with asyncio.timeout(timeout):
-        while not cond():
-            await asyncio.sleep(0.05)
 
 
 def _table_health(sub: daemon_kit.Collector) -> dict[str, Any]:
@@ -69,17 +62,17 @@ async def test_the_pico_main_loop_runs_a_table_for_jantaku_run(
         return [json.loads(x) for x in errors.read_text().splitlines() if x.startswith("{")]
 
     try:
-        await _until(lambda: link.exists())
+        await daemon_kit.until(lambda: link.exists())
         async with daemon_kit.Collector(broker.port, [Topics(table).health]) as sub:
             daemon.start()
-            await _until(lambda: _table_health(sub).get("status") == "connected")
+            await daemon_kit.until(lambda: _table_health(sub).get("status") == "connected")
             health = _table_health(sub)
             assert health["firmware"] == f"{firmware.FIRMWARE} {sys.platform}"
             assert health["capabilities"] == ["honba_display", "score_displays", "seat_buttons"]
             say("drive 2 0")  # the centre start button, through its optocoupler
             await asyncio.sleep(0.2)
             say("release 2")
-            await _until(lambda: outside.table_events(db) == [("hand_start", None)])
+            await daemon_kit.until(lambda: outside.table_events(db) == [("hand_start", None)])
             topic, payload = build_command(table, "new_game", "alice", ALICE, {
                 "ruleset": "mleague", "first_dealer": 0, "names": ["a", "b", "c", "d"]})
             reply = await send("127.0.0.1", broker.port, table, topic, payload)
@@ -89,7 +82,7 @@ async def test_the_pico_main_loop_runs_a_table_for_jantaku_run(
                 say("dump")
                 return dumps()[-1] if dumps() else {}
 
-            await _until(lambda: shown().get("scores") == [" 25000"] * 4)
+            await daemon_kit.until(lambda: shown().get("scores") == [" 25000"] * 4)
             assert shown()["honba"] == " 0. 0" and shown()["status_led"] == 1
             assert daemon.terminate() == 0
     finally:
