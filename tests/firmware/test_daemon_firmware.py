@@ -27,7 +27,6 @@ from daemon.topics import Topics
 from hil.table_controller import PtyTableController, TableController
 
 ALICE = auth.derive_key("alice", daemon_kit.REFEREE_PASSWORD, 1000)
-GUARD = 30.0  # seconds: only so that a broken build fails instead of hanging
 
 
 def _table_health(sub: daemon_kit.Collector) -> dict[str, Any]:

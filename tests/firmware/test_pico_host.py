@@ -26,7 +26,6 @@ from daemon.cli.referee import build_command, send
 from daemon.topics import Topics
 
 ALICE = auth.derive_key("alice", daemon_kit.REFEREE_PASSWORD, 1000)
-GUARD = 30.0  # seconds: only so that a broken build fails instead of hanging
 
 
 def _table_health(sub: daemon_kit.Collector) -> dict[str, Any]:
