@@ -16,8 +16,9 @@ from collections.abc import Callable
 
 from drivers.link import crc as host_crc
 from drivers.link import frame as host_frame
-from drivers.link.arq import Endpoint, Role
+from drivers.link.arq import Endpoint
 from drivers.link.messages import HonbaDisplay, examples
+from drivers.link.reports import Role
 from firmware import FIRMWARE
 from firmware import crc as fw_crc
 from firmware import frame as fw_frame

@@ -69,8 +69,9 @@ async def ack_latency(workdir: Path, burst: int) -> dict[str, Any]:
     from daemon.config import parse_config
     from daemon.devices import TableLinkDriver, build_drivers
     from daemon.service import Service
-    from drivers.link.arq import Acked, Endpoint, Role
+    from drivers.link.arq import Endpoint
     from drivers.link.messages import Buzzer, Fault
+    from drivers.link.reports import Acked, Role
 
     master, slave = os.openpty()
     import termios

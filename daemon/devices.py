@@ -31,8 +31,8 @@ from daemon.table import KIND_TIMER
 if TYPE_CHECKING:
     from daemon.service import Driver, InputSink
     from daemon.tracker import SensorTracker
-    from drivers.link.arq import RxPosition
     from drivers.link.messages import Command
+    from drivers.link.reports import RxPosition
     from drivers.table.link import Delivery, TableLink
 
 #: opens a table link that resumes from what the log holds of it
@@ -79,7 +79,7 @@ class TableLinkDriver:
 
     async def run(self, sink: InputSink) -> None:
         from daemon.tracker import SensorTracker
-        from drivers.link.arq import RxPosition
+        from drivers.link.reports import RxPosition
         from drivers.table.link import LinkChange
 
         logged = await sink.link_position(self.name)

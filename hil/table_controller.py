@@ -31,7 +31,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import assert_never
 
-from drivers.link.arq import LinkTimings
 from drivers.link.frame import encode_frame
 from drivers.link.messages import (
     WALL_TILES,
@@ -57,6 +56,7 @@ from drivers.link.messages import (
     capabilities_to_bits,
     message_from_payload,
 )
+from drivers.link.timings import LinkTimings
 from firmware import firmware_string
 from firmware import link as fwlink
 from firmware.board import Board, Config

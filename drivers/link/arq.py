@@ -18,7 +18,6 @@ import math
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, fields
-from enum import Enum, StrEnum
 from typing import assert_never
 
 from drivers.link.compat import firmware_refusal
@@ -51,126 +50,23 @@ from drivers.link.messages import (
     Welcome,
     direction_of,
 )
+from drivers.link.reports import (
+    Acked,
+    Connected,
+    Delivered,
+    Garbled,
+    Incompatible,
+    LinkCounters,
+    LossReason,
+    Lost,
+    Output,
+    Rejected,
+    Role,
+    RxPosition,
+)
+from drivers.link.timings import LinkTimings
 
 PROTOCOL_VERSIONS = (1, 1)
-
-
-class Role(Enum):
-    HOST = "host"
-    CONTROLLER = "controller"
-
-
-class LossReason(StrEnum):
-    SILENCE = "silence"  # nothing valid heard for link_timeout
-    NO_ACK = "no_ack"  # a frame went unacknowledged max_retries times
-    TRANSPORT = "transport"  # the port or device went away
-
-
-@dataclass(frozen=True, slots=True)
-class LinkTimings:
-    """Every timing of the link, in seconds. Defaults suit 115200 baud (a 150-byte wall manifest
-    is 13 ms on the wire); tests pass shorter ones instead of patching constants."""
-
-    heartbeat_interval: float = 0.25
-    link_timeout: float = 1.0
-    ack_timeout: float = 0.15
-    max_retries: int = 4
-    hello_interval: float = 0.2
-    nak_holdoff: float = 0.02
-    backoff_initial: float = 0.05
-    backoff_max: float = 0.5
-
-    def __post_init__(self) -> None:
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if not value > 0:
-                raise ValueError(f"LinkTimings.{f.name} must be > 0, got {value!r}")
-        if self.link_timeout < 2 * self.heartbeat_interval:
-            raise ValueError(f"link_timeout ({self.link_timeout}) must be at least two "
-                             f"heartbeat intervals ({self.heartbeat_interval})")
-        if self.backoff_max < self.backoff_initial:
-            raise ValueError(f"backoff_max ({self.backoff_max}) < backoff_initial "
-                             f"({self.backoff_initial})")
-
-    def backoff(self, attempt: int) -> float:
-        """Delay before reopening the transport after ``attempt`` failed opens (0-based)."""
-        return float(min(self.backoff_max, self.backoff_initial * 2 ** min(attempt, 32)))
-
-    @property
-    def replug_bound(self) -> float:
-        """Longest time from a replug to the next open attempt plus one hello retry: the
-        reconnect budget the 2 s requirement is checked against (docs §7.7)."""
-        return self.backoff_max + self.hello_interval
-
-
-@dataclass(frozen=True, slots=True)
-class LinkCounters:
-    frames_rx: int = 0
-    frames_tx: int = 0
-    delivered: int = 0
-    duplicates: int = 0
-    retransmits: int = 0
-    naks_rx: int = 0
-    naks_tx: int = 0
-    errors: int = 0
-    rejected_rx: int = 0  # frames we refused (NAK rejected sent)
-    rejected_tx: int = 0  # our frames the peer refused
-    ignored: int = 0  # data frames heard while not connected
-    connects: int = 0
-    link_losses: int = 0
-
-
-# --- what an endpoint reports -----------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Delivered:
-    """A sequenced message from the peer, delivered once (then acknowledged)."""
-
-    message: TableEvent | Command
-    seq: int
-
-
-@dataclass(frozen=True, slots=True)
-class Acked:
-    handle: int
-
-
-@dataclass(frozen=True, slots=True)
-class Rejected:
-    handle: int
-    message: TableEvent | Command
-
-
-@dataclass(frozen=True, slots=True)
-class Connected:
-    version: int
-    capabilities: frozenset[Capability]
-    firmware: str
-    peer_boot_id: int
-
-
-@dataclass(frozen=True, slots=True)
-class Incompatible:
-    """The controller answered our hello with version 0 (no common protocol version), or with
-    a firmware this host refuses (``reason``, docs/firmware.md)."""
-
-    offered: tuple[int, int]
-    firmware: str
-    reason: str = ""  # set when the firmware itself is refused (drivers.link.compat)
-
-
-@dataclass(frozen=True, slots=True)
-class Lost:
-    reason: LossReason
-
-
-@dataclass(frozen=True, slots=True)
-class Garbled:
-    span: ErrorSpan
-
-
-Output = Delivered | Acked | Rejected | Connected | Incompatible | Lost | Garbled
 
 
 @dataclass(slots=True)
@@ -180,16 +76,6 @@ class _Pending:
     seq: int
     sent_at: float
     retries: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class RxPosition:
-    """What a receiver has made durable of its peer's stream: the peer's boot id and the seq of
-    the last frame from it that was delivered *and* kept (the host: committed to its log). A
-    restarted host starts from it, so its ``hello`` tells the controller what is already safe."""
-
-    peer_boot_id: int
-    seq: int
 
 
 class Endpoint:

@@ -13,7 +13,8 @@ from __future__ import annotations
 import os
 from urllib.parse import parse_qs, urlsplit
 
-from drivers.link.arq import LinkTimings, RxPosition
+from drivers.link.reports import RxPosition
+from drivers.link.timings import LinkTimings
 from drivers.table.link import Delivery, LinkChange, LinkState, LinkStatus, TableLink
 
 __all__ = ["Delivery", "LinkChange", "LinkState", "LinkStatus", "RxPosition", "TableLink",

@@ -20,9 +20,9 @@ from typing import Any, Self
 
 from gpiozero import DigitalInputDevice, OutputDevice
 
-from drivers.link.arq import LinkCounters
 from drivers.link.errors import LinkClosedError, UnsupportedCommandError
 from drivers.link.messages import Command, Dice, PressStart, StartPressed, TableEvent, WallRaised
+from drivers.link.reports import LinkCounters
 from drivers.table.link import Delivery, LinkChange, LinkState, LinkStatus
 
 

@@ -17,8 +17,8 @@ from enum import StrEnum
 from types import TracebackType
 from typing import Protocol, Self
 
-from drivers.link.arq import LinkCounters, RxPosition
 from drivers.link.messages import Capability, Command, TableEvent
+from drivers.link.reports import LinkCounters, RxPosition
 
 
 class LinkStatus(StrEnum):

@@ -21,22 +21,21 @@ from collections.abc import AsyncIterator
 from types import TracebackType
 from typing import Self
 
-from drivers.link.arq import (
-    PROTOCOL_VERSIONS,
+from drivers.link.arq import PROTOCOL_VERSIONS, Endpoint
+from drivers.link.errors import CommandRejectedError, LinkClosedError, UnsupportedCommandError
+from drivers.link.messages import REQUIRED_CAPABILITY, Command, TableEvent
+from drivers.link.reports import (
     Acked,
     Connected,
     Delivered,
-    Endpoint,
     Garbled,
     Incompatible,
-    LinkTimings,
     Lost,
     Rejected,
     Role,
     RxPosition,
 )
-from drivers.link.errors import CommandRejectedError, LinkClosedError, UnsupportedCommandError
-from drivers.link.messages import REQUIRED_CAPABILITY, Command, TableEvent
+from drivers.link.timings import LinkTimings
 from drivers.table.link import Delivery, LinkChange, LinkState, LinkStatus
 from drivers.table.transport import Transport, TransportError
 

@@ -18,8 +18,8 @@ from daemon.cli.referee import build_command, send
 from daemon.config import Config, DisplaysConfig
 from daemon.devices import TableLinkDriver
 from daemon.errors import ConfigError
-from drivers.link.arq import LinkTimings
 from drivers.link.messages import Buzzer, HonbaDisplay, Layer, ScoreDisplay
+from drivers.link.timings import LinkTimings
 from drivers.table.serial import SerialTransport
 from drivers.table.session import LinkSession
 from hil.table_controller import PtyTableController, TableController

@@ -10,8 +10,8 @@ import pytest
 
 from drivers.display import DisplayError, LinkBoardDisplay, Scoreboard, SerialDisplay
 from drivers.display.lines import Pong, SetHonba
-from drivers.link.arq import LinkTimings
 from drivers.link.messages import Capability, HonbaDisplay, ScoreDisplay
+from drivers.link.timings import LinkTimings
 from drivers.table.serial import SerialTransport
 from drivers.table.session import LinkSession
 from hil.display_emulator import SerialDisplayEmulator, seven_segment

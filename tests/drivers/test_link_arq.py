@@ -4,20 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from drivers.link.arq import (
-    Acked,
-    Connected,
-    Delivered,
-    Endpoint,
-    Garbled,
-    Incompatible,
-    LinkTimings,
-    LossReason,
-    Lost,
-    Output,
-    Rejected,
-    Role,
-)
+from drivers.link.arq import Endpoint
 from drivers.link.cobs import cobs_encode
 from drivers.link.crc import crc32c
 from drivers.link.frame import Frame, decode_all
@@ -31,6 +18,19 @@ from drivers.link.messages import (
     ScoreDisplay,
     WallRaised,
 )
+from drivers.link.reports import (
+    Acked,
+    Connected,
+    Delivered,
+    Garbled,
+    Incompatible,
+    LossReason,
+    Lost,
+    Output,
+    Rejected,
+    Role,
+)
+from drivers.link.timings import LinkTimings
 
 T = LinkTimings(heartbeat_interval=0.1, link_timeout=0.5, ack_timeout=0.05, max_retries=3,
                 hello_interval=0.1)

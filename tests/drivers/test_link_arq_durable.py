@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from test_link_arq import CAPS, T, Wire
 
-from drivers.link.arq import Acked, Delivered, Endpoint, Role, RxPosition
+from drivers.link.arq import Endpoint
 from drivers.link.frame import decode_all, encode_frame
 from drivers.link.messages import Dice, Hello, WallRaised
+from drivers.link.reports import Acked, Delivered, Role, RxPosition
 
 
 def _durable(w: Wire, *, resume: RxPosition | None = None) -> None:

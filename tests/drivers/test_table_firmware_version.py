@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 import firmware
-from drivers.link.arq import LinkTimings
 from drivers.link.compat import MIN_VERSION, firmware_refusal
 from drivers.link.messages import HonbaDisplay, StartPressed
+from drivers.link.timings import LinkTimings
 from drivers.table.link import LinkChange, LinkStatus
 from drivers.table.serial import SerialTransport
 from drivers.table.session import LinkSession

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from drivers.link.arq import LinkTimings
 from drivers.link.errors import CommandRejectedError, UnsupportedCommandError
 from drivers.link.messages import (
     BreakOpened,
@@ -27,6 +26,7 @@ from drivers.link.messages import (
     WallManifest,
     WallRaised,
 )
+from drivers.link.timings import LinkTimings
 from drivers.table.link import LinkChange, LinkStatus
 from drivers.table.serial import SerialTransport
 from drivers.table.session import LinkSession

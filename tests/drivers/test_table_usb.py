@@ -9,8 +9,8 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 import usb.core
 
-from drivers.link.arq import LinkTimings
 from drivers.link.messages import BreakOpened, Capability, Dice, HonbaDisplay, WallRaised
+from drivers.link.timings import LinkTimings
 from drivers.table.link import LinkChange, LinkStatus
 from drivers.table.session import LinkSession
 from drivers.table.transport import TransportError

@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from drivers.link.arq import Endpoint, LinkTimings, Role
+from drivers.link.arq import Endpoint
 from drivers.link.cobs import cobs_encode
 from drivers.link.crc import crc32c
 from drivers.link.frame import (
@@ -41,6 +41,8 @@ from drivers.link.messages import (
     examples,
     message_from_json,
 )
+from drivers.link.reports import Role
+from drivers.link.timings import LinkTimings
 
 OUT = Path(__file__).resolve().parents[1] / "data" / "link-vectors.json"
 CTL_BOOT = 0x0BADF00D

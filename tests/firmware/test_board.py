@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from drivers.link.arq import Delivered, Endpoint, LinkTimings, Role
+from drivers.link.arq import Endpoint
 from drivers.link.messages import (
     Buzzer,
     Capability,
@@ -27,6 +27,8 @@ from drivers.link.messages import (
     TableEvent,
     WallRaised,
 )
+from drivers.link.reports import Delivered, Role
+from drivers.link.timings import LinkTimings
 from firmware.board import Board, Config, capabilities
 from firmware.link import Link
 from firmware.sim import SimMachine, SimNeoPixel, SimTM1637

@@ -13,7 +13,7 @@ from typing import Any
 import check_vectors
 import pytest
 
-from drivers.link.arq import Delivered, Endpoint, LinkTimings, Role
+from drivers.link.arq import Endpoint
 from drivers.link.cobs import cobs_decode, cobs_encode
 from drivers.link.crc import crc32c
 from drivers.link.frame import Decoder, ErrorSpan, Frame, encode_frame
@@ -23,6 +23,8 @@ from drivers.link.messages import (
     capabilities_from_bits,
     message_from_json,
 )
+from drivers.link.reports import Delivered, Role
+from drivers.link.timings import LinkTimings
 
 DOC: dict[str, Any] = json.loads(
     (Path(__file__).parents[1] / "data" / "link-vectors.json").read_text(encoding="utf-8"))

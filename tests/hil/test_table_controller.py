@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from drivers.link.arq import Endpoint, LinkTimings, Role
+from drivers.link.arq import Endpoint
 from drivers.link.frame import ErrorReason, ErrorSpan, Frame, decode_all
 from drivers.link.messages import (
     WALL_TILES,
@@ -22,6 +22,8 @@ from drivers.link.messages import (
     SeatButton,
     WallManifest,
 )
+from drivers.link.reports import Role
+from drivers.link.timings import LinkTimings
 from hil.table_controller import PtyTableController, TableController, ordered_manifest
 
 T = LinkTimings(heartbeat_interval=0.05, link_timeout=0.3, ack_timeout=0.05, hello_interval=0.05)
