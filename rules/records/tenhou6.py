@@ -39,9 +39,18 @@ from rules.records.model import (
     ResultKind,
     Scores,
 )
+from rules.records.tenhou6_moves import (
+    BadEntry,
+    Cut,
+    Step,
+    Take,
+    parse_discard,
+    parse_take,
+    play_order,
+    tile_name,
+)
 from rules.ruleset import Ruleset
 from rules.seats import SEATS, Seat, Wind
-from rules.tiles import TileError, parse_tenhou
 
 ABORT_WORDS: dict[str, AbortKind] = {
     "九種九牌": "nine_terminals",
@@ -56,180 +65,6 @@ NAGASHI_WORD = "流し満貫"
 WIN_WORD = "和了"
 
 
-@dataclass(frozen=True, slots=True)
-class _Take:
-    kind: Literal["draw", "chi", "pon", "daiminkan"]
-    tile: TileName  # the drawn or the called tile
-    consumed: tuple[TileName, ...] = ()
-    rel: int = 0  # the source seat, counted from the taker: 1 right, 2 opposite, 3 left
-
-    def calls(self, taker: int, src: int, tile: TileName) -> bool:
-        return self.kind != "draw" and (taker + self.rel) % 4 == src and self.tile == tile
-
-
-@dataclass(frozen=True, slots=True)
-class _Discard:
-    kind: Literal["discard", "ankan", "kakan", "skip"]
-    tile: TileName | None = None  # None: the drawn tile (60)
-    riichi: bool = False
-    consumed: tuple[TileName, ...] = ()
-
-
-class _Bad(ValueError):
-    pass
-
-
-def _tile(code: Any, aka: bool, notes: set[str]) -> TileName:
-    try:
-        kind, red = parse_tenhou(code)
-    except TileError as exc:
-        raise _Bad(str(exc)) from exc
-    if red and not aka:
-        notes.add("red-five codes in a game without red fives are read as ordinary fives")
-        red = False
-    return kind, red
-
-
-def _codes(text: str, letter_at: int) -> list[int]:
-    digits = text[:letter_at] + text[letter_at + 1 :]
-    if len(digits) % 2 or not digits.isdigit():
-        raise _Bad(f"bad call string {text!r}")
-    return [int(digits[i : i + 2]) for i in range(0, len(digits), 2)]
-
-
-def _parse_take(item: Any, aka: bool, notes: set[str]) -> _Take:
-    if isinstance(item, int) and not isinstance(item, bool):
-        return _Take("draw", _tile(item, aka, notes))
-    if not isinstance(item, str):
-        raise _Bad(f"bad take {item!r}")
-    for letter, kind, places in (
-        ("c", "chi", {0: 3}),
-        ("p", "pon", {0: 3, 2: 2, 4: 1}),
-        ("m", "daiminkan", {0: 3, 2: 2, 6: 1}),
-    ):
-        at = item.find(letter)
-        if at < 0:
-            continue
-        if at not in places:
-            raise _Bad(f"bad call string {item!r}: {letter!r} at {at}")
-        codes = _codes(item, at)
-        if len(codes) != (4 if kind == "daiminkan" else 3):
-            raise _Bad(f"bad call string {item!r}")
-        called = at // 2
-        tiles = [_tile(c, aka, notes) for c in codes]
-        consumed = tuple(t for i, t in enumerate(tiles) if i != called)
-        return _Take(kind, tiles[called], consumed, places[at])  # type: ignore[arg-type]
-    raise _Bad(f"bad take {item!r}")
-
-
-def _parse_discard(item: Any, aka: bool, notes: set[str]) -> _Discard:
-    if isinstance(item, int) and not isinstance(item, bool):
-        if item == 60:
-            return _Discard("discard", None)
-        if item == 0:
-            return _Discard("skip")
-        return _Discard("discard", _tile(item, aka, notes))
-    if not isinstance(item, str):
-        raise _Bad(f"bad discard {item!r}")
-    if item.startswith("r") and len(item) == 3 and item[1:].isdigit():
-        code = int(item[1:])
-        return _Discard("discard", None if code == 60 else _tile(code, aka, notes), riichi=True)
-    at = item.find("a")
-    if at >= 0:
-        codes = _codes(item, at)
-        if len(codes) != 4:
-            raise _Bad(f"bad ankan string {item!r}")
-        return _Discard("ankan", consumed=tuple(_tile(c, aka, notes) for c in codes))
-    at = item.find("k")
-    if at >= 0:
-        if at not in (0, 2, 4):
-            raise _Bad(f"bad kakan string {item!r}")
-        codes = _codes(item, at)
-        if len(codes) != 4:
-            raise _Bad(f"bad kakan string {item!r}")
-        added = codes[at // 2]
-        return _Discard("kakan", _tile(added, aka, notes))
-    raise _Bad(f"bad discard {item!r}")
-
-
-Step = tuple[Literal["t", "d"], int]
-
-
-def _order(takes: list[list[_Take]], discards: list[list[_Discard]], dealer: int) -> list[Step]:
-    """The play order of the four seats' moves; raises :class:`_Bad` when none fits."""
-    n_takes = [len(t) for t in takes]
-    n_discards = [len(d) for d in discards]
-    budget = [20000]
-
-    def done(ti: list[int], di: list[int]) -> bool:
-        return ti == n_takes and di == n_discards
-
-    def turn(
-        actor: int, ti: list[int], di: list[int], last: tuple[int, TileName] | None
-    ) -> list[Step] | None:
-        budget[0] -= 1
-        if budget[0] < 0:
-            return None
-        seq: list[Step] = []
-        drawn: TileName | None = None
-        while True:
-            if ti[actor] >= n_takes[actor]:
-                return None
-            take = takes[actor][ti[actor]]
-            if take.kind != "draw" and (last is None or not take.calls(actor, *last)):
-                return None
-            ti[actor] += 1
-            seq.append(("t", actor))
-            drawn = take.tile if take.kind == "draw" else None
-            last = None
-            if take.kind == "daiminkan":
-                if di[actor] < n_discards[actor] and discards[actor][di[actor]].kind == "skip":
-                    di[actor] += 1
-                    seq.append(("d", actor))
-                continue
-            if di[actor] >= n_discards[actor]:
-                return seq if done(ti, di) else None  # tsumo or nine terminals
-            d = discards[actor][di[actor]]
-            if d.kind == "skip":
-                return None
-            if d.kind == "discard" and d.tile is None and drawn is None:
-                return None
-            di[actor] += 1
-            seq.append(("d", actor))
-            if d.kind in ("ankan", "kakan"):
-                if done(ti, di):
-                    return seq  # robbed kakan (chankan)
-                continue  # the replacement draw
-            tile = d.tile if d.tile is not None else drawn
-            assert tile is not None
-            if done(ti, di):
-                return seq  # ron, exhaustive or abortive draw on this discard
-            break
-        # Who acts next: a caller of this tile (pon/kan first), else the next seat draws.
-        cands: list[tuple[int, int]] = []
-        for a in range(4):
-            if a == actor or ti[a] >= n_takes[a]:
-                continue
-            nxt = takes[a][ti[a]]
-            if nxt.calls(a, actor, tile):
-                cands.append((0 if nxt.kind != "chi" else 1, a))
-        cands.sort()
-        following = (actor + 1) % 4
-        options = [a for _, a in cands]
-        if following not in options:
-            options.append(following)
-        for a in options:
-            rest = turn(a, list(ti), list(di), (actor, tile))
-            if rest is not None:
-                return seq + rest
-        return None
-
-    result = turn(dealer, [0, 0, 0, 0], [0, 0, 0, 0], None)
-    if result is None:
-        raise _Bad("the four seats' takes and discards do not fit one play order")
-    return result
-
-
 _FU = re.compile(r"(\d+)符")
 _HAN = re.compile(r"(\d+)飜")
 _YAKU = re.compile(r"^(.*)\((\d+)飜\)$")
@@ -237,7 +72,7 @@ _YAKU = re.compile(r"^(.*)\((\d+)飜\)$")
 
 def _recorded_win(info: Any, deltas: Scores | None) -> RecordedWin:
     if not isinstance(info, list) or len(info) < 2:
-        raise _Bad(f"bad win entry {info!r}")
+        raise BadEntry(f"bad win entry {info!r}")
     winner, loser = Seat.of(info[0]), Seat.of(info[1])
     pao = Seat.of(info[2]) if len(info) > 2 and isinstance(info[2], int) else winner
     text = info[3] if len(info) > 3 and isinstance(info[3], str) else None
@@ -286,7 +121,7 @@ def _scores(value: Any, what: str) -> Scores | None:
         or len(value) != 4
         or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
     ):
-        raise _Bad(f"{what} must be 4 integers, got {value!r}")
+        raise BadEntry(f"{what} must be 4 integers, got {value!r}")
     return (value[0], value[1], value[2], value[3])
 
 
@@ -451,9 +286,9 @@ def _final_pt(sc: Any) -> tuple[float, float, float, float] | None:
 def _place(h: int, entry: list[Any], first: int) -> _Place:
     meta = entry[0]
     if not isinstance(meta, list) or len(meta) != 3 or not isinstance(meta[0], int):
-        raise _Bad(f"bad [kyoku, honba, deposits] entry {meta!r}")
+        raise BadEntry(f"bad [kyoku, honba, deposits] entry {meta!r}")
     if not 0 <= meta[0] < 16:
-        raise _Bad(f"kyoku {meta[0]} out of range")
+        raise BadEntry(f"kyoku {meta[0]} out of range")
     return _Place(
         number=h,
         kyoku=meta[0],
@@ -491,7 +326,7 @@ def import_tenhou6(source: str | bytes | Mapping[str, Any], ruleset: Ruleset) ->
             continue
         try:
             place = _place(h, entry, len(ctx.inputs) + (h == 0))
-        except _Bad as exc:
+        except BadEntry as exc:
             issues.append(ImportIssue(h, None, str(exc), len(ctx.inputs)))
             continue
         if h == 0:
@@ -547,13 +382,13 @@ def _recorded(place: _Place, ctx: _Context, kind: ResultKind, text: str,
 def _import_hand(ctx: _Context, place: _Place, entry: list[Any]) -> RecordedHand:
     h, aka, notes = place.number, ctx.aka, ctx.notes
     try:
-        dora = [_tile(c, aka, notes) for c in entry[2]]
-        ura = [_tile(c, aka, notes) for c in entry[3]] if isinstance(entry[3], list) else []
-        haipai = [[_tile(c, aka, notes) for c in entry[4 + 3 * s]] for s in SEATS]
-        takes = [[_parse_take(x, aka, notes) for x in entry[5 + 3 * s]] for s in SEATS]
-        discards = [[_parse_discard(x, aka, notes) for x in entry[6 + 3 * s]] for s in SEATS]
-        order = _order(takes, discards, int(place.dealer))
-    except (_Bad, TypeError, ValueError) as exc:
+        dora = [tile_name(c, aka, notes) for c in entry[2]]
+        ura = [tile_name(c, aka, notes) for c in entry[3]] if isinstance(entry[3], list) else []
+        haipai = [[tile_name(c, aka, notes) for c in entry[4 + 3 * s]] for s in SEATS]
+        takes = [[parse_take(x, aka, notes) for x in entry[5 + 3 * s]] for s in SEATS]
+        discards = [[parse_discard(x, aka, notes) for x in entry[6 + 3 * s]] for s in SEATS]
+        order = play_order(takes, discards, int(place.dealer))
+    except (BadEntry, TypeError, ValueError) as exc:
         ctx.issues.append(ImportIssue(h, None, str(exc), len(ctx.inputs)))
         return _recorded(place, ctx, "unknown", "unreadable")
     if not dora:
@@ -570,13 +405,13 @@ def _import_hand(ctx: _Context, place: _Place, entry: list[Any]) -> RecordedHand
         return _recorded(place, ctx, "unknown", "unreadable")
     try:
         return _result(ctx, place, b, result, ura)
-    except (_Bad, ValueError) as exc:
+    except (BadEntry, ValueError) as exc:
         ctx.issues.append(ImportIssue(h, len(order), str(exc), len(ctx.inputs)))
         return _recorded(place, ctx, "unknown", result[0])
 
 
-def _play(b: HandBuilder, order: list[Step], takes: list[list[_Take]],
-          discards: list[list[_Discard]]) -> None:
+def _play(b: HandBuilder, order: list[Step], takes: list[list[Take]],
+          discards: list[list[Cut]]) -> None:
     ti = [0, 0, 0, 0]
     di = [0, 0, 0, 0]
     for n, (what, s) in enumerate(order):
@@ -647,7 +482,7 @@ def _win(ctx: _Context, place: _Place, b: HandBuilder, result: list[Any],
         info = rest[i + 1] if i + 1 < len(rest) else None
         wins.append(_recorded_win(info, deltas))
     if not wins:
-        raise _Bad("a win result without winners")
+        raise BadEntry("a win result without winners")
     for w in wins:
         if w.loser is None:
             b.tsumo(w.winner)
