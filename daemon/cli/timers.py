@@ -2,7 +2,7 @@
 
 ``jantaku timers replay FILE [--ruleset NAME] [--json]`` reads one hand's timing as JSON lines
 ``{"t": SECONDS, "input": KIND, "seat": S}`` and prints what each seat was charged, by the same
-reducer (``rules/timers.py``) that drives the live clocks. The format is a stable contract:
+reducer (``rules/timers/``) that drives the live clocks. The format is a stable contract:
 ``docs/timers.md``, "Protest review".
 """
 

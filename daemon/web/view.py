@@ -16,7 +16,7 @@ from rules.tiles import Tile
 
 SCHEMA = "jantaku.overlay.v1"
 
-#: the clock modes in which a ruleset times play (rules/timers.py Mode): "monitor" keeps
+#: the clock modes in which a ruleset times play (rules/timers/ Mode): "monitor" keeps
 #: statistics for the referee but puts nothing on air (docs/timers.md: clocks are WMC's)
 TIMED_MODES = frozenset({"penalty"})
 

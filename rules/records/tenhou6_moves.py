@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from rules.records.builder import TileName
+from rules.records.model import RecordError
 from rules.tiles import TileError, parse_tenhou
 
 
@@ -32,8 +33,9 @@ class Cut:
     consumed: tuple[TileName, ...] = ()
 
 
-class BadEntry(ValueError):
-    pass
+class BadEntry(RecordError):
+    """One entry of a hand that cannot be read (a tile code, a call string, a result): the
+    importer reports the hand as an import issue and goes on with the record."""
 
 
 def tile_name(code: Any, aka: bool, notes: set[str]) -> TileName:

@@ -1,4 +1,4 @@
-"""The WMC clocks (rules/timers.py): scenario tables, then properties."""
+"""The WMC clocks (rules/timers/): scenario tables, then properties."""
 
 from __future__ import annotations
 
