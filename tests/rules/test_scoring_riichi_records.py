@@ -3,8 +3,9 @@ settled under the ``tenhou`` ruleset: han, fu, yakuman and the yaku must match w
 shows, and the score changes must equal its result array exactly.
 
 Each hand (``tests/data/game-logs/record_wins.toml``) was read off the record by hand: the
-winner's final concealed tiles (without the winning tile), the melds, the winning tile, dora/ura indicators, who won from whom, the round,
-honba and deposits at the start of the hand, and how many riichi sticks were put down during it
+winner's final concealed tiles (without the winning tile), the melds, the winning tile, dora/ura
+indicators, who won from whom, the round, honba and deposits at the start of the hand, and how
+many riichi sticks were put down during it
 (the record's deltas include the sticks the winner collects, but not the sticks paid). The
 situation flags (riichi, ippatsu, rinshan, chankan, haitei) are facts of the play. Yaku names
 are compared through a table from Tenhou's Japanese names to the ``mahjong`` package's.
