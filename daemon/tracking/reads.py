@@ -20,7 +20,16 @@ from __future__ import annotations
 from dataclasses import replace
 
 from daemon.tracking.held import Held, where
-from daemon.tracking.records import TABLE, Entry, hold, input_entry, rejected, seat_source
+from daemon.tracking.records import (
+    TABLE,
+    TRACKER,
+    Entry,
+    hold,
+    input_entry,
+    marker,
+    rejected,
+    seat_source,
+)
 from drivers.link.messages import Layer as LinkLayer
 from drivers.link.messages import manifest_index
 from drivers.tiles.events import Rejection, RejectReason, TileRead
@@ -42,7 +51,7 @@ def located(state: TableState | None, held: Held, read: TileRead) -> TileRead | 
                f"{read.place}")
         rejection = Rejection(read.reader, read.tag, RejectReason.IMPOSSIBLE, why, read.t_ns,
                               read.tile)
-        return Entry("marker", "tracker", rejection.as_json())
+        return marker(TRACKER, rejection.as_json())
     return replace(read, previous=previous)
 
 
