@@ -11,6 +11,10 @@ For each :class:`TagSeen`, in this order:
    ``impossible``, and the model keeps the tile where it was;
 5. otherwise a :class:`TileRead`, and the tile is now at that place.
 
+Step 4 needs a location model. With ``locations=None`` the sensor has none: every enrolled tag is a
+read with ``previous=None``, and the consumer judges where the tile can be (the daemon's tracker
+derives locations from the rules state, daemon/tracking/held.py: tile locations have one owner).
+
 Rejections carry the reason and the tag; nothing is ever guessed.
 """
 
@@ -34,7 +38,7 @@ class TileSensor:
     registry: TagRegistry
     places: Mapping[str, Place]  # reader name → place
     window_ns: int = DEFAULT_WINDOW_NS
-    locations: Locations = field(default_factory=Locations)
+    locations: Locations | None = field(default_factory=Locations)  # None: the consumer's
     last_seen: Mapping[tuple[str, str], int] = field(default_factory=lambda: MappingProxyType({}))
 
     def feed(self, seen: TagSeen) -> tuple[TileSensor, TileRead | Rejection]:
@@ -59,6 +63,8 @@ class TileSensor:
         if tile is None:
             return state, reject(RejectReason.UNKNOWN_TAG,
                                  f"tag {seen.tag} is not in the enrolled tile set")
+        if self.locations is None:
+            return state, TileRead(seen.reader, seen.tag, tile, place, None, seen.t_ns)
         why = self.locations.check(tile, place)
         if why is not None:
             return state, reject(RejectReason.IMPOSSIBLE, why)
@@ -67,4 +73,5 @@ class TileSensor:
 
     def reset(self) -> TileSensor:
         """A new hand: every tile back in the wall, the debouncer forgets."""
-        return replace(self, locations=self.locations.reset(), last_seen=MappingProxyType({}))
+        locations = None if self.locations is None else self.locations.reset()
+        return replace(self, locations=locations, last_seen=MappingProxyType({}))

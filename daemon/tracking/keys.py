@@ -1,0 +1,74 @@
+"""A seat-panel key → what its label says, whatever sensors the table has (pure).
+
+The key numbering is the table link protocol's (:class:`drivers.link.messages.SeatKey`,
+docs/protocol/table-link.md §6.2). Key 0 is the seat's clock button: a ``timer`` record (the
+clocks fold it, W 打牌时限). A key that does not apply now is a ``tile_rejected`` marker with the
+reason, never a guessed input; whether the declaration itself is legal is the reducer's business.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from daemon.tracking.held import Held
+from daemon.tracking.records import (
+    KIND_TIMER,
+    TABLE,
+    Entry,
+    hold,
+    input_entry,
+    rejected,
+    seat_source,
+)
+from drivers.link.messages import SeatKey
+from rules.inputs import AbortiveDraw, AbortKind, ExhaustiveDraw, Ron, Tsumo
+from rules.seats import SEATS, Seat
+from rules.table_state import TableState
+
+#: seat panel key → what it declares (docs/hil.md)
+BUTTONS: Final[dict[int, str]] = {int(k): k.name.lower() for k in SeatKey}
+_ABORTS: Final[dict[int, AbortKind]] = {
+    SeatKey.NINE_TERMINALS: "nine_terminals",
+    SeatKey.FOUR_WINDS: "four_winds",
+    SeatKey.FOUR_RIICHI: "four_riichi",
+    SeatKey.FOUR_KANS: "four_kans",
+}
+
+
+def press(held: Held, state: TableState | None, seat: Seat, button: int) -> Entry:
+    """The one record a key press makes."""
+    s = int(seat)
+    if button == SeatKey.CLOCK:
+        return Entry(KIND_TIMER, TABLE, {"type": "button", "seat": s})
+    what = BUTTONS.get(button)
+    h = None if state is None else state.hand
+    if what is None or h is None:
+        return rejected(f"seat {s} key {button}", "no_such_key" if what is None else "no_hand",
+                        seat=s, button=button)
+    match button:
+        case SeatKey.RIICHI:
+            if h.step == "discard" and h.turn == seat:
+                return hold("riichi", seat=s)
+            return rejected(f"seat {s} riichi key", "not_own_turn", seat=s, turn=int(h.turn),
+                            step=h.step)
+        case SeatKey.TSUMO:
+            return input_entry(seat_source(seat), Tsumo(seat=seat))
+        case SeatKey.RON:
+            return input_entry(seat_source(seat), Ron(seat=seat))
+        case SeatKey.TENPAI | SeatKey.NOTEN:
+            if not (h.step == "draw" and h.live_left() == 0):
+                return rejected(f"seat {s} {what} key", "wall_not_exhausted", seat=s,
+                                step=h.step, live_left=h.live_left())
+            return _answer(held, seat, button == SeatKey.TENPAI)
+        case _:
+            kind = _ABORTS[button]
+            who = seat if kind == "nine_terminals" else None
+            return input_entry(seat_source(seat), AbortiveDraw(kind=kind, seat=who))
+
+
+def _answer(held: Held, seat: Seat, tenpai: bool) -> Entry:
+    """Tenpai or noten at an exhaustive draw: the last of the four answers is the draw."""
+    answers = {**dict(held.answers), seat: tenpai}
+    if len(answers) < 4:
+        return hold("answer", seat=int(seat), tenpai=tenpai)
+    return input_entry(TABLE, ExhaustiveDraw(tenpai=tuple(s for s in SEATS if answers[s])))

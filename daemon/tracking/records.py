@@ -1,0 +1,70 @@
+"""What the tracking fold asks the shell to log: one :class:`Entry` per record (pure).
+
+An entry is a record of the event log as the intake takes it: ``kind`` (``input``, ``marker``,
+``timer``), ``source`` (``table``, ``seat:N``, ``tracker``) and the JSON ``body``. The fold builds
+them and reads them back (:func:`daemon.tracking.held.settle`) through the same JSON, so what it
+holds is a function of the log alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from rules.inputs import Input, input_from_json, input_to_json
+from rules.seats import Seat
+
+KIND_INPUT: Final = "input"
+KIND_MARKER: Final = "marker"
+KIND_TIMER: Final = "timer"
+
+#: the sources the tracker writes; a restart folds only these (a referee's input is not a device
+#: event: the live tracker never sees it either)
+TABLE: Final = "table"
+TRACKER: Final = "tracker"
+SEAT_PREFIX: Final = "seat:"
+
+
+def seat_source(seat: Seat) -> str:
+    return f"{SEAT_PREFIX}{int(seat)}"
+
+
+def is_tracked(source: str) -> bool:
+    """A record the tracker wrote (and folds on restore)."""
+    return source in (TABLE, TRACKER) or source.startswith(SEAT_PREFIX)
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One record to log, in order."""
+
+    kind: str
+    source: str
+    body: Mapping[str, Any]
+
+
+def compact(inp: Input) -> dict[str, Any]:
+    """The input's JSON without the ``null`` fields that are its defaults: what the log holds
+    (``{"type": "hand_start"}``), the same input when read back."""
+    full = input_to_json(inp)
+    short = {k: v for k, v in full.items() if v is not None}
+    return short if input_from_json(short) == inp else full
+
+
+def input_entry(source: str, inp: Input) -> Entry:
+    return Entry(KIND_INPUT, source, compact(inp))
+
+
+def marker(source: str, body: Mapping[str, Any]) -> Entry:
+    return Entry(KIND_MARKER, source, dict(body))
+
+
+def rejected(what: str, reason: str, **fields: Any) -> Entry:
+    """A device event the tracker cannot place: never guessed into an input."""
+    return marker(TRACKER, {"type": "tile_rejected", "what": what, "reason": reason, **fields})
+
+
+def hold(what: str, **fields: Any) -> Entry:
+    """A device event held without an input yet (a dealt tile, a riichi key, a meld tile)."""
+    return marker(TRACKER, {"type": "tracker_hold", "what": what, **fields})

@@ -1,0 +1,97 @@
+"""The tracker's async shell around the pure fold: records committed in order, ``held`` restored
+from the log by the same fold, and a table event's link position committed with its last record
+-- also when the event first closes a meld area (the meld's input, then the event's own)."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import Any
+
+from test_track_fold import _meld_wall, _turn
+from track_kit import Table, melds, read
+
+from daemon.eventlog import LinkPosition
+from daemon.tracker import SensorTracker
+from daemon.tracking.records import KIND_INPUT
+from drivers.link import messages as m
+from drivers.link.messages import SeatKey
+from drivers.tiles.registry import TagRegistry
+from drivers.tiles.sensor import TileSensor
+from rules import inputs as ri
+from rules.reducer import reduce
+from rules.seats import Seat
+from rules.table_state import TableState
+from rules.tiles import Tile
+
+
+@dataclass
+class FakeSink:
+    """The service as the tracker sees it: the log (records with their link position) and the
+    state folded from it."""
+
+    state: TableState
+    records: list[tuple[str, str, dict[str, Any]]]
+    commits: list[tuple[str, str, dict[str, Any], LinkPosition | None]] = field(
+        default_factory=list)
+
+    async def submit(self, kind: str, source: str, body: dict[str, Any], *,
+                     link: LinkPosition | None = None) -> None:
+        self.commits.append((kind, source, body, link))
+        self.records.append((kind, source, body))
+        if kind == KIND_INPUT:
+            self.state, _ = reduce(self.state, ri.input_from_json(body))
+
+    async def mark_link(self, position: LinkPosition) -> None:
+        self.commits.append(("link", "", {}, position))
+
+    def table_state(self) -> TableState:
+        return self.state
+
+    async def game_records(self) -> list[Any]:
+        return [SimpleNamespace(kind=k, source=s, body=b) for k, s, b in self.records]
+
+
+def _pon_pending() -> Table:
+    """Seat 2 has laid a pon in its meld area (not closed yet)."""
+    t, wall = _meld_wall("mleague", 2, [0, 1], discard=3)
+    _turn(t, 0, wall)
+    t.feed_all([read(melds(2), Tile(i)) for i in (0, 1, 3)])
+    assert t.held.melds_of(Seat.S2) is not None
+    return t
+
+
+async def _take(sink: FakeSink, event: m.TableEvent, position: LinkPosition) -> SensorTracker:
+    tracker = SensorTracker((), TileSensor(TagRegistry({}), {}))
+    task = asyncio.create_task(tracker.run(sink))  # type: ignore[arg-type]
+    try:
+        await asyncio.wait_for(tracker.take(event, position), 10)
+    finally:
+        task.cancel()
+    return tracker
+
+
+async def test_a_meld_closed_by_a_table_event_is_logged_and_the_event_with_its_position() -> None:
+    t = _pon_pending()
+    sink = FakeSink(t.state, [(e.kind, e.source, dict(e.body)) for e in t.log])
+    pos = LinkPosition("table", 7, 42)
+    tracker = await _take(sink, m.SeatButton(2, SeatKey.CLOCK), pos)
+    assert tracker.held.melds == ()  # restored from the log, then closed
+    (k1, s1, b1, l1), (k2, s2, b2, l2) = sink.commits
+    assert (k1, s1, l1) == ("input", "seat:2", None)
+    assert ri.input_from_json(b1) == ri.Call(seat=Seat.S2, kind="pon", tiles=(Tile(0), Tile(1)))
+    assert (k2, s2, b2, l2) == ("timer", "table", {"type": "button", "seat": 2}, pos)
+
+
+async def test_killed_between_the_meld_and_the_event_the_resent_event_is_taken_once() -> None:
+    t = _pon_pending()
+    sink = FakeSink(t.state, [(e.kind, e.source, dict(e.body)) for e in t.log])
+    event, pos = m.SeatButton(2, SeatKey.CLOCK), LinkPosition("table", 7, 42)
+    await _take(sink, event, pos)
+    # the log as a kill after the meld's commit left it: the pon, not the event, no position
+    log = sink.records[:-1]
+    again = FakeSink(sink.state, list(log))
+    tracker = await _take(again, event, pos)  # the controller resends the unacknowledged event
+    assert again.commits == [("timer", "table", {"type": "button", "seat": 2}, pos)]
+    assert tracker.inputs == 0
