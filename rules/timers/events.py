@@ -1,4 +1,4 @@
-"""What the clocks say: turns ended, penalties (W 打牌时限-5..8), severe overtime, duplicate
+"""What the clocks say: turns ended, penalties, severe overtime, duplicate
 discards, refused inputs."""
 
 from __future__ import annotations
