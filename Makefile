@@ -25,7 +25,7 @@ test: $(STAMP)
 	bash bin/ensure-services
 	$(BIN)/ruff check .
 	$(BIN)/mypy
-	$(BIN)/pytest -q $(PYTEST_ARGS)
+	$(BIN)/pytest -q -n 2 --dist worksteal $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(BIN)/pip install -q -e '.[dev,camera,bench]'
