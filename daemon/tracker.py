@@ -3,10 +3,11 @@
 A sensor table reports *physical* facts: a tile appeared on a seat's hand rack, in its river, in
 its meld area, on the dora spot (``drivers/tiles``, RFID); the wall went up, the dice showed 3-4,
 the wall opened there, an indicator was turned (the table link); a seat pressed a key on its
-panel. The pure fold :func:`daemon.tracking.track.track` turns each into the records to log
-(rules inputs, ``tile_rejected`` / ``tracker_hold`` markers, clock records) from the table's state
-and what the tracker holds (:class:`daemon.tracking.held.Held`). Rules violations (a draw out of
-turn, a wrong break) are *not* the tracker's business: the physical fact goes to the reducer,
+panel, or its GPIO clock button (``drivers/buttons``), or the referee the pause button. The pure
+fold :func:`daemon.tracking.track.track` turns each into the records to log (rules inputs,
+``tile_rejected`` / ``tracker_hold`` markers, clock records) from the table's state, the clocks'
+state and what the tracker holds (:class:`daemon.tracking.held.Held`). Rules violations (a draw
+out of turn, a wrong break) are *not* the tracker's business: the physical fact goes to the reducer,
 which judges it. A read the fold cannot place is a rejected read (a ``tile_rejected`` marker, a
 warning in the JSON log, a counter in health), never guessed into an input.
 
@@ -111,7 +112,8 @@ class SensorTracker:
 
     # ------------------------------------------------------------------ intake
     def feed(self, item: Item) -> None:
-        """A table event or an RFID outcome, in arrival order (any thread-free caller)."""
+        """A table event, an RFID outcome or a clock button's press, in arrival order (any
+        caller on the loop: it never waits)."""
         self._queue.put_nowait(item)
 
     def table_event(self, event: TableEvent) -> None:
@@ -183,7 +185,8 @@ class SensorTracker:
         if isinstance(item, StartPressed) and self.tiles is not None:
             self.tiles.reset()  # the debouncer forgets: every tile is back in the wall
         while True:
-            out = track(self.held, sink.table_state(), item, self.setup)
+            out = track(self.held, sink.table_state(), item, self.setup,
+                        clocks=sink.timers_state().state)
             for i, entry in enumerate(out.entries):
                 last = not out.more and i == len(out.entries) - 1
                 await self._commit(sink, entry, position if last else None)
@@ -195,7 +198,8 @@ class SensorTracker:
 
     async def _commit(self, sink: InputSink, entry: Entry, link: LinkPosition | None) -> None:
         try:
-            await sink.submit(entry.kind, entry.source, dict(entry.body), link=link)
+            await sink.submit(entry.kind, entry.source, dict(entry.body),
+                              mono_ns=entry.mono_ns, link=link)
         except InputRefused as exc:  # not JSON: a bug here, never lose the position
             log.error("record refused: %s", exc)
             if link is not None:
