@@ -5,6 +5,7 @@
 * :class:`ButtonsDriver`: the chess-clock buttons (gpiozero) → presses, which the tracker
   translates into ``timer`` records (the same as the table link's clock key).
 * :class:`NoTable`: a table without a data connection (inputs come from the referee only).
+* the camera (``[tiles.camera]``): :class:`daemon.camera.CameraDriver`, its reads to the tracker.
 
 The table emulator (``hil/``) is not started here: the demo and the HIL rig run it on a pty and
 give the daemon a plain ``serial`` config naming the pty (production code never imports hil/).
@@ -359,14 +360,15 @@ def build_drivers(config: Config, *, pin_factory: Any = None) -> list[Driver]:
     displays = config.devices.displays
     buttons = config.devices.buttons
     gpio_buttons = buttons.kind == "gpio" and buttons.seat_pins is not None
-    # one tracker for every device that reports to it (table link, RFID readers, buttons): the
-    # one translation from device to input, with one ``held`` and one arrival order
+    camera = None if config.tiles is None else config.tiles.camera
+    # one tracker for every device that reports to it (table link, RFID readers, buttons, the
+    # camera): the one translation from device to input, one ``held``, one arrival order
     tracker: SensorTracker | None = None
     if config.tiles is not None and config.tiles.readers:
         from daemon.tracker import SensorTracker
 
         tracker = SensorTracker.from_config(config.tiles)
-    elif gpio_buttons and link.kind != "none":
+    elif camera is not None or (gpio_buttons and link.kind != "none"):
         from daemon.tracker import SensorTracker
 
         tracker = SensorTracker()
@@ -388,6 +390,11 @@ def build_drivers(config: Config, *, pin_factory: Any = None) -> list[Driver]:
         drivers.append(ButtonsDriver(buttons.seat_pins, buttons.referee_pin, pin_factory,
                                      led_pins=buttons.led_pins, buzzer_pin=buttons.buzzer_pin,
                                      tracker=tracker))
+    if camera is not None:
+        from daemon.camera import CameraDriver
+
+        assert tracker is not None
+        drivers.append(CameraDriver(camera, tracker))
     if displays.clocks_path is not None:
         drivers.append(ClockDisplayDriver(displays.clocks_path, displays.clocks_baud))
     return drivers

@@ -42,6 +42,7 @@ from daemon.tracking.keys import BUTTONS
 from daemon.tracking.records import KIND_INPUT, KIND_MARKER, Entry, is_tracked
 from daemon.tracking.track import Item, Setup, track
 from drivers.link.messages import SeatKey, StartPressed
+from drivers.tiles.camera import CameraRead
 from drivers.tiles.events import ReaderFault
 
 if TYPE_CHECKING:
@@ -92,6 +93,9 @@ class SensorTracker:
         self.rejected = 0
         self.reader_faults = 0
         self.reader_connects = 0
+        self.camera_reads = 0  # camera vote changes taken (evidence, daemon/camera.py)
+        self.disagreements = 0  # of them, the ones that disagreed with where the tiles are
+        self.last_disagreement: dict[str, Any] | None = None
         self.last_rejection: dict[str, Any] | None = None
         self.reasons: Counter[str] = Counter()  # rejections by reason
         self._status = "starting"
@@ -184,6 +188,8 @@ class SensorTracker:
         the table state; the link position goes with the item's last record."""
         if isinstance(item, StartPressed) and self.tiles is not None:
             self.tiles.reset()  # the debouncer forgets: every tile is back in the wall
+        if isinstance(item, CameraRead):
+            self.camera_reads += 1
         while True:
             out = track(self.held, sink.table_state(), item, self.setup,
                         clocks=sink.timers_state().state)
@@ -217,6 +223,12 @@ class SensorTracker:
             self.last_rejection = dict(body)
             log.warning("rejected %s: %s", body.get("what", body.get("tag")), body.get("reason"),
                         extra={"fields": dict(body)})
+        elif entry.kind == KIND_MARKER and body.get("type") == "sensor_disagreement":
+            self.disagreements += 1
+            self.last_disagreement = dict(body)
+            log.warning("camera disagrees: %s in %s (camera %s, located %s)", body.get("tile"),
+                        body.get("zone"), body.get("camera"), body.get("rfid"),
+                        extra={"fields": dict(body)})
         elif entry.kind == KIND_MARKER and body.get("type") == "reader_fault":
             if body.get("fault") == "connected":
                 self.reader_connects += 1  # at start and after every re-plug: not a fault
@@ -246,4 +258,7 @@ class SensorTracker:
             "reader_faults": self.reader_faults,
             "reader_connects": self.reader_connects,
             "last_rejection": self.last_rejection,
+            "camera_reads": self.camera_reads,
+            "disagreements": self.disagreements,
+            "last_disagreement": self.last_disagreement,
         }

@@ -6,7 +6,10 @@ log (rules inputs with their source, ``tile_rejected`` / ``tracker_hold`` / tabl
 ``timer`` records) using the table's current state, the clocks' state (the referee's pause button
 toggles them) and what the tracker holds (:class:`~daemon.tracking.held.Held`) -- and nothing
 else: no clock read, no I/O, no awaits. A GPIO seat press is the table link's clock key (key 0):
-one record, the same from either device (:func:`daemon.tracking.keys.clock`).
+one record, the same from either device (:func:`daemon.tracking.keys.clock`). A camera read is
+evidence (docs/tiles.md): checked against where the reducer and ``held`` say its kind is
+(:func:`daemon.tracking.held.at`), a ``sensor_disagreement`` marker when the counts differ, and
+never an input, never a move.
 
 **Items of more than one step.** A read elsewhere or a table event first closes the open meld
 areas (daemon.tracking.melds), and the item's own input must be judged on the state *after* the
@@ -26,10 +29,12 @@ from dataclasses import dataclass
 from typing import TypeAlias, assert_never
 
 from daemon.tracking import keys, melds, reads
-from daemon.tracking.held import Held, settle
+from daemon.tracking.held import Held, at, settle
 from daemon.tracking.records import TABLE, TRACKER, Entry, hold, input_entry, marker
 from drivers.link import messages as m
 from drivers.presses import RefereePress, SeatPress
+from drivers.tiles.camera import CameraRead
+from drivers.tiles.crosscheck import disagreement
 from drivers.tiles.events import ReaderFault, Rejection, TileRead
 from drivers.tiles.places import Zone
 from rules.inputs import BreakOpened, DiceRolled, HandStart, IndicatorShown, WallRaised
@@ -39,7 +44,8 @@ from rules.timers import TimerState
 from rules.wall import Layer, Position
 
 #: what devices report, in arrival order
-Item: TypeAlias = m.TableEvent | ReaderFault | Rejection | TileRead | SeatPress | RefereePress
+Item: TypeAlias = (m.TableEvent | ReaderFault | Rejection | TileRead | CameraRead | SeatPress
+                   | RefereePress)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +79,10 @@ def _step(held: Held, state: TableState | None, item: Item, setup: Setup,
     match item:
         case RefereePress():  # not a table event: closes no meld area
             return (keys.referee(clocks, item.t_ns),), False
+        case CameraRead():  # evidence, never truth: a marker when it disagrees, nothing moves
+            kinds = (t.kind for t in at(state, held, item.place))
+            found = disagreement(item, kinds)
+            return (() if found is None else (marker(TRACKER, found.as_json()),)), False
         case ReaderFault():
             return (marker(TRACKER, {**item.as_json(), "type": "reader_fault"}),), False
         case Rejection():
