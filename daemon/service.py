@@ -658,10 +658,8 @@ class Service:
         previous = await self.db(self.eventlog.command_reply, cmd.user, cmd.id)
         if previous is not None:
             return {**previous, "repeated": True}
-        if cmd.name == "new_game" and "auto_hands" not in cmd.args and self.sensorless:
-            # No data link: nothing starts a hand, so the game's hands begin by themselves
-            # (a logged GameStart field: a replay of the log sees the same, docs/console.md).
-            cmd = replace(cmd, args={**cmd.args, "auto_hands": True})
+        cmd = replace(cmd, args=dcmd.executed_args(cmd.name, cmd.args,
+                                                   sensorless=self.sensorless))
         act = dcmd.action(cmd)
         if act.kind == KIND_INPUT:
             try:
