@@ -35,7 +35,8 @@ sys.path.insert(0, str(REPO))
 
 from daemon.engine import load_engine  # noqa: E402
 from daemon.eventlog import EventLog  # noqa: E402
-from daemon.table import KIND_MARKER, Pending, TableCore  # noqa: E402
+from daemon.table import Pending, TableCore  # noqa: E402
+from daemon.tracking.records import KIND_MARKER  # noqa: E402
 
 
 def _bodies(n: int) -> list[dict[str, Any]]:

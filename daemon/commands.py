@@ -196,6 +196,15 @@ def parse(
     )
 
 
+def executed_args(name: str, args: dict[str, Any], *, sensorless: bool) -> dict[str, Any]:
+    """The args a command runs with (the MQTT path and the console's preview alike). No data
+    link: nothing starts a hand, so a new game's hands begin by themselves unless it says
+    otherwise (a logged GameStart field: a replay of the log sees the same, docs/console.md)."""
+    if name == "new_game" and "auto_hands" not in args and sensorless:
+        return {**args, "auto_hands": True}
+    return args
+
+
 def action(cmd: Command) -> Action:
     """The one input a valid command logs."""
     a = cmd.args

@@ -2,8 +2,10 @@
 
 * :class:`TableLinkDriver`: table events (``drivers.table.TableLink``) → logged inputs, and the
   effects back: honba/deposit display, score displays, buzzer on a violation.
-* :class:`ButtonsDriver`: the chess-clock buttons (gpiozero) → ``timer`` records.
+* :class:`ButtonsDriver`: the chess-clock buttons (gpiozero) → presses, which the tracker
+  translates into ``timer`` records (the same as the table link's clock key).
 * :class:`NoTable`: a table without a data connection (inputs come from the referee only).
+* the camera (``[tiles.camera]``): :class:`daemon.camera.CameraDriver`, its reads to the tracker.
 
 The table emulator (``hil/``) is not started here: the demo and the HIL rig run it on a pty and
 give the daemon a plain ``serial`` config naming the pty (production code never imports hil/).
@@ -26,7 +28,6 @@ from typing import TYPE_CHECKING, Any
 
 from daemon.config import Config, DisplaysConfig
 from daemon.eventlog import LinkPosition
-from daemon.table import KIND_TIMER
 
 if TYPE_CHECKING:
     from daemon.service import Driver, InputSink
@@ -78,7 +79,6 @@ class TableLinkDriver:
         return self._link
 
     async def run(self, sink: InputSink) -> None:
-        from daemon.tracker import SensorTracker
         from drivers.link.reports import RxPosition
         from drivers.table.link import LinkChange
 
@@ -86,8 +86,7 @@ class TableLinkDriver:
         resume = None if logged is None else RxPosition(logged.peer_boot_id, logged.seq)
         own: asyncio.Task[None] | None = None
         if self.tracker is None:
-            self.tracker = SensorTracker(name=f"{self.name}:tracker")
-            own = asyncio.create_task(self.tracker.run(sink), name=f"{self.name}:tracker")
+            self.tracker, own = _own_tracker(sink, self.name)
         async with self.factory(resume) as link:
             self._link = link
             effects = asyncio.create_task(self._send_effects(link), name="table-effects")
@@ -173,6 +172,15 @@ class TableLinkDriver:
         }
 
 
+def _own_tracker(sink: InputSink, name: str) -> tuple[SensorTracker, asyncio.Task[None]]:
+    """A driver built without the shared tracker (a test, the bench) runs one of its own: the
+    translation is still the one fold (daemon/tracking), only its shell is not shared."""
+    from daemon.tracker import SensorTracker
+
+    tracker = SensorTracker(name=f"{name}:tracker")
+    return tracker, asyncio.create_task(tracker.run(sink), name=f"{name}:tracker")
+
+
 class NoTable:
     """No table connection: the referee enters everything (``devices.table.kind = "none"``)."""
 
@@ -190,7 +198,11 @@ class NoTable:
 
 
 class ButtonsDriver:
-    """The seat clock buttons and the referee's pause button (drivers/buttons.py, gpiozero)."""
+    """The seat clock buttons and the referee's pause button (drivers/buttons.py, gpiozero).
+
+    A debounced press is an item for the tracker (``daemon/tracking``): a seat press makes the
+    record the table link's clock key makes, and the referee's press is pause or resume as the
+    clocks are when the tracker takes it, not when the button is read."""
 
     def __init__(
         self,
@@ -200,8 +212,10 @@ class ButtonsDriver:
         *,
         led_pins: Sequence[int] | None = None,
         buzzer_pin: int | None = None,
+        tracker: SensorTracker | None = None,
     ) -> None:
         self.name = "buttons"
+        self.tracker = tracker
         self.seat_pins = tuple(seat_pins)
         self.referee_pin = referee_pin
         self.led_pins = None if led_pins is None else tuple(led_pins)
@@ -239,29 +253,33 @@ class ButtonsDriver:
                 lamps.close()
 
     async def run(self, sink: InputSink) -> None:
-        from drivers.buttons import ClockButtons, RefereePress
+        from drivers.buttons import ClockButtons
+        from drivers.presses import ButtonPress
 
-        def on_press(press: Any) -> None:
+        own: asyncio.Task[None] | None = None
+        if self.tracker is None:
+            self.tracker, own = _own_tracker(sink, self.name)
+        tracker = self.tracker
+
+        def on_press(press: ButtonPress) -> None:  # on the loop, never waits
             self.presses += 1
-            if isinstance(press, RefereePress):
-                clocks = sink.timers_state()
-                kind = "resume" if clocks.state is not None and clocks.state.paused else "pause"
-                sink.put(KIND_TIMER, "button:referee", {"type": kind}, press.t_ns)
-            else:
-                body = {"type": "button", "seat": int(press.seat)}
-                sink.put(KIND_TIMER, f"button:{int(press.seat)}", body, press.t_ns)
+            tracker.feed(press)
 
-        with ClockButtons(
-            self.seat_pins, self.referee_pin, on_press=on_press, pin_factory=self.pin_factory
-        ):
-            self._status = "up"
-            try:
+        try:
+            with ClockButtons(
+                self.seat_pins, self.referee_pin, on_press=on_press, pin_factory=self.pin_factory
+            ):
+                self._status = "up"
                 if self.led_pins is not None:
                     await self._indicate(sink)
                 else:
                     await asyncio.Event().wait()
-            finally:
-                self._status = "closed"
+        finally:
+            self._status = "closed"
+            if own is not None:
+                own.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await own
 
     async def show(self, snapshot: dict[str, Any], events: Sequence[dict[str, Any]]) -> None:
         return None
@@ -340,11 +358,20 @@ def build_drivers(config: Config, *, pin_factory: Any = None) -> list[Driver]:
     drivers: list[Driver] = []
     link = config.devices.table
     displays = config.devices.displays
+    buttons = config.devices.buttons
+    gpio_buttons = buttons.kind == "gpio" and buttons.seat_pins is not None
+    camera = None if config.tiles is None else config.tiles.camera
+    # one tracker for every device that reports to it (table link, RFID readers, buttons, the
+    # camera): the one translation from device to input, one ``held``, one arrival order
     tracker: SensorTracker | None = None
     if config.tiles is not None and config.tiles.readers:
         from daemon.tracker import SensorTracker
 
         tracker = SensorTracker.from_config(config.tiles)
+    elif camera is not None or (gpio_buttons and link.kind != "none"):
+        from daemon.tracker import SensorTracker
+
+        tracker = SensorTracker()
     if link.kind == "serial":
         url = f"serial://{link.path}?baud={link.baud}"
         drivers.append(TableLinkDriver(partial(_open, url), displays, tracker=tracker))
@@ -358,10 +385,16 @@ def build_drivers(config: Config, *, pin_factory: Any = None) -> list[Driver]:
         drivers.append(NoTable())
     if tracker is not None:
         drivers.append(tracker)
-    buttons = config.devices.buttons
-    if buttons.kind == "gpio" and buttons.seat_pins is not None:
+    if gpio_buttons:
+        assert buttons.seat_pins is not None
         drivers.append(ButtonsDriver(buttons.seat_pins, buttons.referee_pin, pin_factory,
-                                     led_pins=buttons.led_pins, buzzer_pin=buttons.buzzer_pin))
+                                     led_pins=buttons.led_pins, buzzer_pin=buttons.buzzer_pin,
+                                     tracker=tracker))
+    if camera is not None:
+        from daemon.camera import CameraDriver
+
+        assert tracker is not None
+        drivers.append(CameraDriver(camera, tracker))
     if displays.clocks_path is not None:
         drivers.append(ClockDisplayDriver(displays.clocks_path, displays.clocks_baud))
     return drivers

@@ -211,7 +211,9 @@ ENVELOPE: dict[str, Any] = {
     "input_seq": {"type": "integer", "minimum": 1,
                   "description": "the logged input that caused the event (jantaku log export)"},
     "source": {"type": "string",
-               "description": "table | button:<seat> | button:referee | referee:<user> | daemon"},
+               "description": "table | seat:<n> | button:<n> (a seat's clock button, GPIO or the"
+                              " table link's clock key) | button:referee | referee:<user> | tracker"
+                              " | daemon"},
     "data": {"$ref": "#/$defs/data"},
 }
 

@@ -41,15 +41,7 @@ from daemon.intake import Intake, RepeatedCommand, Submission
 from daemon.mqtt import BrokerLink, Incoming, OutboxSource, Reply
 from daemon.sdnotify import Notifier, watchdog_interval
 from daemon.supervisor import Supervisor
-from daemon.table import (
-    KIND_INPUT,
-    KIND_MARKER,
-    KIND_TIMER,
-    Applied,
-    CommandStamp,
-    TableCore,
-    iso,
-)
+from daemon.table import Applied, CommandStamp, TableCore, iso
 from daemon.topics import (
     SCHEMA_HEALTH,
     SCHEMA_LINKS,
@@ -58,6 +50,7 @@ from daemon.topics import (
     SCHEMA_TIMERS,
     Topics,
 )
+from daemon.tracking.records import KIND_INPUT, KIND_MARKER, KIND_TIMER
 from rules.inputs import InputError, input_from_json
 from rules.table_state import TableState
 from rules.timers import Phase
@@ -83,7 +76,8 @@ class InputSink(Protocol):
     ) -> asyncio.Future[Applied]: ...
 
     async def submit(
-        self, kind: str, source: str, body: dict[str, Any], *, link: LinkPosition | None = None
+        self, kind: str, source: str, body: dict[str, Any], *, mono_ns: int | None = None,
+        link: LinkPosition | None = None,
     ) -> Applied: ...
 
     async def mark_link(self, position: LinkPosition) -> None: ...
@@ -229,11 +223,13 @@ class Service:
         return self.intake.put(kind, source, body, mono_ns)
 
     async def submit(
-        self, kind: str, source: str, body: dict[str, Any], *, link: LinkPosition | None = None
+        self, kind: str, source: str, body: dict[str, Any], *, mono_ns: int | None = None,
+        link: LinkPosition | None = None,
     ) -> Applied:
         """Queue an input (waiting for room: back-pressure) and wait until it is committed and
-        applied; ``link``: the table link's position after it, committed with it."""
-        return await self.intake.submit(kind, source, body, link=link)
+        applied; ``mono_ns``: when the device saw it (default: now); ``link``: the table link's
+        position after it, committed with it."""
+        return await self.intake.submit(kind, source, body, mono_ns, link=link)
 
     async def mark_link(self, position: LinkPosition) -> None:
         await self.intake.mark_link(position)
@@ -662,10 +658,8 @@ class Service:
         previous = await self.db(self.eventlog.command_reply, cmd.user, cmd.id)
         if previous is not None:
             return {**previous, "repeated": True}
-        if cmd.name == "new_game" and "auto_hands" not in cmd.args and self.sensorless:
-            # No data link: nothing starts a hand, so the game's hands begin by themselves
-            # (a logged GameStart field: a replay of the log sees the same, docs/console.md).
-            cmd = replace(cmd, args={**cmd.args, "auto_hands": True})
+        cmd = replace(cmd, args=dcmd.executed_args(cmd.name, cmd.args,
+                                                   sensorless=self.sensorless))
         act = dcmd.action(cmd)
         if act.kind == KIND_INPUT:
             try:

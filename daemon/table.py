@@ -24,14 +24,11 @@ from daemon.disclosure import Concealed
 from daemon.engine import Engine
 from daemon.eventlog import CommandRow, EventLog, LinkPosition, Record
 from daemon.topics import SCHEMA_EVENT, Topics
+from daemon.tracking.records import KIND_INPUT
 from rules.inputs import GameStart, Input, InputError, input_from_json, input_to_json
 from rules.table_state import TableState
 
 log = logging.getLogger("jantaku.table")
-
-KIND_INPUT = "input"
-KIND_TIMER = "timer"
-KIND_MARKER = "marker"
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,10 +3,11 @@
 A sensor table reports *physical* facts: a tile appeared on a seat's hand rack, in its river, in
 its meld area, on the dora spot (``drivers/tiles``, RFID); the wall went up, the dice showed 3-4,
 the wall opened there, an indicator was turned (the table link); a seat pressed a key on its
-panel. The pure fold :func:`daemon.tracking.track.track` turns each into the records to log
-(rules inputs, ``tile_rejected`` / ``tracker_hold`` markers, clock records) from the table's state
-and what the tracker holds (:class:`daemon.tracking.held.Held`). Rules violations (a draw out of
-turn, a wrong break) are *not* the tracker's business: the physical fact goes to the reducer,
+panel, or its GPIO clock button (``drivers/buttons``), or the referee the pause button. The pure
+fold :func:`daemon.tracking.track.track` turns each into the records to log (rules inputs,
+``tile_rejected`` / ``tracker_hold`` markers, clock records) from the table's state, the clocks'
+state and what the tracker holds (:class:`daemon.tracking.held.Held`). Rules violations (a draw
+out of turn, a wrong break) are *not* the tracker's business: the physical fact goes to the reducer,
 which judges it. A read the fold cannot place is a rejected read (a ``tile_rejected`` marker, a
 warning in the JSON log, a counter in health), never guessed into an input.
 
@@ -41,6 +42,7 @@ from daemon.tracking.keys import BUTTONS
 from daemon.tracking.records import KIND_INPUT, KIND_MARKER, Entry, is_tracked
 from daemon.tracking.track import Item, Setup, track
 from drivers.link.messages import SeatKey, StartPressed
+from drivers.tiles.camera import CameraRead
 from drivers.tiles.events import ReaderFault
 
 if TYPE_CHECKING:
@@ -91,6 +93,9 @@ class SensorTracker:
         self.rejected = 0
         self.reader_faults = 0
         self.reader_connects = 0
+        self.camera_reads = 0  # camera vote changes taken (evidence, daemon/camera.py)
+        self.disagreements = 0  # of them, the ones that disagreed with where the tiles are
+        self.last_disagreement: dict[str, Any] | None = None
         self.last_rejection: dict[str, Any] | None = None
         self.reasons: Counter[str] = Counter()  # rejections by reason
         self._status = "starting"
@@ -111,7 +116,8 @@ class SensorTracker:
 
     # ------------------------------------------------------------------ intake
     def feed(self, item: Item) -> None:
-        """A table event or an RFID outcome, in arrival order (any thread-free caller)."""
+        """A table event, an RFID outcome or a clock button's press, in arrival order (any
+        caller on the loop: it never waits)."""
         self._queue.put_nowait(item)
 
     def table_event(self, event: TableEvent) -> None:
@@ -182,8 +188,11 @@ class SensorTracker:
         the table state; the link position goes with the item's last record."""
         if isinstance(item, StartPressed) and self.tiles is not None:
             self.tiles.reset()  # the debouncer forgets: every tile is back in the wall
+        if isinstance(item, CameraRead):
+            self.camera_reads += 1
         while True:
-            out = track(self.held, sink.table_state(), item, self.setup)
+            out = track(self.held, sink.table_state(), item, self.setup,
+                        clocks=sink.timers_state().state)
             for i, entry in enumerate(out.entries):
                 last = not out.more and i == len(out.entries) - 1
                 await self._commit(sink, entry, position if last else None)
@@ -195,7 +204,8 @@ class SensorTracker:
 
     async def _commit(self, sink: InputSink, entry: Entry, link: LinkPosition | None) -> None:
         try:
-            await sink.submit(entry.kind, entry.source, dict(entry.body), link=link)
+            await sink.submit(entry.kind, entry.source, dict(entry.body),
+                              mono_ns=entry.mono_ns, link=link)
         except InputRefused as exc:  # not JSON: a bug here, never lose the position
             log.error("record refused: %s", exc)
             if link is not None:
@@ -212,6 +222,12 @@ class SensorTracker:
             self.reasons[str(body.get("reason"))] += 1
             self.last_rejection = dict(body)
             log.warning("rejected %s: %s", body.get("what", body.get("tag")), body.get("reason"),
+                        extra={"fields": dict(body)})
+        elif entry.kind == KIND_MARKER and body.get("type") == "sensor_disagreement":
+            self.disagreements += 1
+            self.last_disagreement = dict(body)
+            log.warning("camera disagrees: %s in %s (camera %s, located %s)", body.get("tile"),
+                        body.get("zone"), body.get("camera"), body.get("rfid"),
                         extra={"fields": dict(body)})
         elif entry.kind == KIND_MARKER and body.get("type") == "reader_fault":
             if body.get("fault") == "connected":
@@ -242,4 +258,7 @@ class SensorTracker:
             "reader_faults": self.reader_faults,
             "reader_connects": self.reader_connects,
             "last_rejection": self.last_rejection,
+            "camera_reads": self.camera_reads,
+            "disagreements": self.disagreements,
+            "last_disagreement": self.last_disagreement,
         }

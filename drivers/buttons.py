@@ -6,6 +6,8 @@ thread that drives the pin). The callback does the least possible there: it read
 asyncio loop captured at setup with ``loop.call_soon_threadsafe``. On the loop, the pure
 debouncer (``drivers/debounce.py``) turns raw edges into presses, in arrival order, and puts them
 on :attr:`ClockButtons.presses`. So how late the loop runs never changes a press's timestamp.
+What a press means (a clock record) is the daemon's one translation from device to input
+(``daemon/tracking/keys.py``), the same for a GPIO button and the table link's clock key.
 
 Buttons are wired between the GPIO and ground with the internal pull-up: pressed = low.
 """
@@ -22,41 +24,17 @@ from typing import Any
 from gpiozero import Button
 
 from drivers.debounce import DEFAULT_WINDOW_NS, Debouncer
+from drivers.presses import ButtonPress, RefereePress, SeatPress
 from rules.seats import SEATS, Seat
-from rules.timers import Discard, Pause, Resume, Source, TimerState, toggle_pause
 
 REFEREE = "referee"
-
-
-@dataclass(frozen=True, slots=True)
-class SeatPress:
-    """A seat hit its clock: it has discarded (and exposed its meld, after a call)."""
-
-    t_ns: int
-    seat: Seat
-
-
-@dataclass(frozen=True, slots=True)
-class RefereePress:
-    """The referee's pause button (toggles pause/resume)."""
-
-    t_ns: int
-
-
-ButtonPress = SeatPress | RefereePress
+__all__ = ["REFEREE", "ButtonCounters", "ButtonPress", "ClockButtons", "RefereePress", "SeatPress"]
 
 
 @dataclass(frozen=True, slots=True)
 class ButtonCounters:
     raw_edges: int
     presses: int
-
-
-def timer_input(press: ButtonPress, state: TimerState) -> Discard | Pause | Resume:
-    """The clocks' input for a press: a seat's discard, or the referee's pause toggle."""
-    if isinstance(press, SeatPress):
-        return Discard(press.t_ns, press.seat, Source.BUTTON)
-    return toggle_pause(state, press.t_ns)
 
 
 class ClockButtons:

@@ -9,7 +9,7 @@
   buttons (key 0 of the link's ``seat_button``), when the daemon runs in another process.
 
 The rig counts the device events it produced that the tracker consumes one by one (tags, table
-events, seat keys), so the runner can play in lockstep with the daemon.
+events, seat keys, clock button presses), so the runner can play in lockstep with the daemon.
 
 ``real=...`` (docs/hil.md, *On real hardware*): the table link end is a real serial port (a USB
 adapter looped to the Pi's UART) instead of a pty; readers stay emulated.
@@ -212,12 +212,14 @@ debounce_ms = 1500
         self.events += 1
 
     async def clock(self, seat: Seat) -> None:
-        """The seat hits its clock: a GPIO edge pair, or key 0 of the table's seat panel."""
+        """The seat hits its clock: a GPIO edge pair, or key 0 of the table's seat panel. Either
+        way one item for the tracker (a GPIO press goes through the same fold as the key)."""
         if self._outputs:
             out = self._outputs[int(seat)]
             out.on()
             await asyncio.sleep(0.05)  # longer than the debouncer's window
             out.off()
+            self.events += 1
             return
         if self.gpio is None:
             self.key(seat, 0)
@@ -226,6 +228,7 @@ debounce_ms = 1500
         pin.drive_low()
         await asyncio.sleep(0.002)
         pin.drive_high()
+        self.events += 1
 
 
 class _PortReader:

@@ -209,7 +209,7 @@ class InProcessDaemon:
                 await asyncio.wait_for(self._task, 15)
 
     async def submit_referee(self, inp: ri.Input) -> None:
-        from daemon.table import KIND_INPUT
+        from daemon.tracking.records import KIND_INPUT
 
         await self.service.submit(KIND_INPUT, "referee:hil", ri.input_to_json(inp))
 

@@ -44,7 +44,7 @@ from rules.table_state import (
     LOC_URA,
     TableState,
 )
-from rules.tiles import Tile
+from rules.tiles import ALL_TILES, Tile
 from rules.wall import Position
 
 #: a tile laid in a meld area, with where it was before (None: unseen, e.g. not read in a hand)
@@ -177,6 +177,11 @@ def where(state: TableState | None, held: Held, tile: Tile) -> Place | None:
     if h is None:
         return None
     return _place(h.located[tile.id])
+
+
+def at(state: TableState | None, held: Held, place: Place) -> tuple[Tile, ...]:
+    """The tiles :func:`where` has at ``place`` (what a camera's zone there is checked against)."""
+    return tuple(t for t in ALL_TILES if where(state, held, t) == place)
 
 
 def _place(loc: int) -> Place | None:

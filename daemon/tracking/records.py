@@ -1,9 +1,13 @@
 """What the tracking fold asks the shell to log: one :class:`Entry` per record (pure).
 
 An entry is a record of the event log as the intake takes it: ``kind`` (``input``, ``marker``,
-``timer``), ``source`` (``table``, ``seat:N``, ``tracker``) and the JSON ``body``. The fold builds
-them and reads them back (:func:`daemon.tracking.held.settle`) through the same JSON, so what it
-holds is a function of the log alone.
+``timer``), ``source`` (``table``, ``seat:N``, ``tracker``, ``button:N``, ``button:referee``) and
+the JSON ``body`` -- with the instant a device saw it, when the device says (a GPIO edge). The fold
+builds them and reads them back (:func:`daemon.tracking.held.settle`) through the same JSON, so
+what it holds is a function of the log alone.
+
+The record kinds below are the event log's, defined here once (``daemon/table.py``, the service
+and the console import them).
 """
 
 from __future__ import annotations
@@ -24,10 +28,18 @@ KIND_TIMER: Final = "timer"
 TABLE: Final = "table"
 TRACKER: Final = "tracker"
 SEAT_PREFIX: Final = "seat:"
+#: a seat's clock button, whichever device it came over (GPIO, the table link's key 0); the
+#: referee's pause button. Clock records only: ``held`` never depends on them
+BUTTON_PREFIX: Final = "button:"
+REFEREE_BUTTON: Final = "button:referee"
 
 
 def seat_source(seat: Seat) -> str:
     return f"{SEAT_PREFIX}{int(seat)}"
+
+
+def button_source(seat: Seat) -> str:
+    return f"{BUTTON_PREFIX}{int(seat)}"
 
 
 def is_tracked(source: str) -> bool:
@@ -42,6 +54,7 @@ class Entry:
     kind: str
     source: str
     body: Mapping[str, Any]
+    mono_ns: int | None = None  # when the device saw it (None: when the intake takes it)
 
 
 def compact(inp: Input) -> dict[str, Any]:

@@ -1,10 +1,15 @@
 """The one translation from device to input: ``track(held, state, item) -> Tracked`` (pure).
 
 An *item* is what a device reported, in arrival order: a table link event, an RFID reader's tile
-read, rejection or fault. :func:`track` turns it into the records to log (rules inputs with their
-source, ``tile_rejected`` / ``tracker_hold`` / table markers, clock ``timer`` records) using the
-table's current state and what the tracker holds (:class:`~daemon.tracking.held.Held`) -- and
-nothing else: no clock, no I/O, no awaits.
+read, rejection or fault, a GPIO clock button's press. :func:`track` turns it into the records to
+log (rules inputs with their source, ``tile_rejected`` / ``tracker_hold`` / table markers, clock
+``timer`` records) using the table's current state, the clocks' state (the referee's pause button
+toggles them) and what the tracker holds (:class:`~daemon.tracking.held.Held`) -- and nothing
+else: no clock read, no I/O, no awaits. A GPIO seat press is the table link's clock key (key 0):
+one record, the same from either device (:func:`daemon.tracking.keys.clock`). A camera read is
+evidence (docs/tiles.md): checked against where the reducer and ``held`` say its kind is
+(:func:`daemon.tracking.held.at`), a ``sensor_disagreement`` marker when the counts differ, and
+never an input, never a move.
 
 **Items of more than one step.** A read elsewhere or a table event first closes the open meld
 areas (daemon.tracking.melds), and the item's own input must be judged on the state *after* the
@@ -24,18 +29,23 @@ from dataclasses import dataclass
 from typing import TypeAlias, assert_never
 
 from daemon.tracking import keys, melds, reads
-from daemon.tracking.held import Held, settle
+from daemon.tracking.held import Held, at, settle
 from daemon.tracking.records import TABLE, TRACKER, Entry, hold, input_entry, marker
 from drivers.link import messages as m
+from drivers.presses import RefereePress, SeatPress
+from drivers.tiles.camera import CameraRead
+from drivers.tiles.crosscheck import disagreement
 from drivers.tiles.events import ReaderFault, Rejection, TileRead
 from drivers.tiles.places import Zone
 from rules.inputs import BreakOpened, DiceRolled, HandStart, IndicatorShown, WallRaised
 from rules.seats import Seat, seat_by_dice
 from rules.table_state import TableState
+from rules.timers import TimerState
 from rules.wall import Layer, Position
 
 #: what devices report, in arrival order
-Item: TypeAlias = m.TableEvent | ReaderFault | Rejection | TileRead
+Item: TypeAlias = (m.TableEvent | ReaderFault | Rejection | TileRead | CameraRead | SeatPress
+                   | RefereePress)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,17 +63,26 @@ class Tracked:
     more: bool = False  # the same item again, on the state after ``entries``
 
 
-def track(held: Held, state: TableState | None, item: Item, setup: Setup = Setup()) -> Tracked:
-    entries, more = _step(held, state, item, setup)
+def track(held: Held, state: TableState | None, item: Item, setup: Setup = Setup(), *,
+          clocks: TimerState | None = None) -> Tracked:
+    """The records ``item`` makes now. ``clocks``: the clocks' state folded from the same log
+    (only the referee's pause button reads it)."""
+    entries, more = _step(held, state, item, setup, clocks)
     after = held
     for e in entries:
         after = settle(after, e.kind, e.source, e.body)
     return Tracked(after, entries, more)
 
 
-def _step(held: Held, state: TableState | None, item: Item,
-          setup: Setup) -> tuple[tuple[Entry, ...], bool]:
+def _step(held: Held, state: TableState | None, item: Item, setup: Setup,
+          clocks: TimerState | None) -> tuple[tuple[Entry, ...], bool]:
     match item:
+        case RefereePress():  # not a table event: closes no meld area
+            return (keys.referee(clocks, item.t_ns),), False
+        case CameraRead():  # evidence, never truth: a marker when it disagrees, nothing moves
+            kinds = (t.kind for t in at(state, held, item.place))
+            found = disagreement(item, kinds)
+            return (() if found is None else (marker(TRACKER, found.as_json()),)), False
         case ReaderFault():
             return (marker(TRACKER, {**item.as_json(), "type": "reader_fault"}),), False
         case Rejection():
@@ -77,6 +96,10 @@ def _step(held: Held, state: TableState | None, item: Item,
                                    and held.melds_of(seat) is not None):
                 return _close_first(held, state, setup), True
             return reads.place(held, state, read, setup.aka), False
+        case SeatPress():  # the table link's clock key, from a GPIO button
+            if held.melds:
+                return _close_first(held, state, setup), True
+            return (keys.clock(item.seat, item.t_ns),), False
         case _:
             if held.melds:
                 return _close_first(held, state, setup), True

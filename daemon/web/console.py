@@ -36,6 +36,7 @@ from aiohttp import web
 
 from daemon import auth, bounded_json
 from daemon import clocks as dc
+from daemon import commands as dcmd
 from daemon.mqtt import Incoming
 from daemon.port import TablePort
 from daemon.table import iso
@@ -236,8 +237,8 @@ class Console:
                         and len(names) == 4 and all(isinstance(x, str) for x in ids + names)):
                     raise ConsoleError("bad_args", "player_ids: four strings beside four names")
                 args["names"] = [seat_name(n, i) for n, i in zip(names, ids, strict=True)]
-            if "auto_hands" not in args and self.service.sensorless:
-                args["auto_hands"] = True  # as the command path does (daemon/service.py)
+            # the command path's own defaults, shown in the preview (daemon/commands.py)
+            args = dcmd.executed_args(name, args, sensorless=self.service.sensorless)
             if args.get("ruleset") not in self.rulesets():
                 raise ConsoleError(
                     "bad_args", f"ruleset {args.get('ruleset')!r}: one of {self.rulesets()}"

@@ -26,7 +26,7 @@ from daemon import commands as dcmd
 from daemon import schema
 from daemon.config import COMMANDS
 from daemon.errors import DaemonError
-from daemon.table import KIND_INPUT
+from daemon.tracking.records import KIND_INPUT
 from daemon.web.console_words import plain
 from rules.game_flow import standings
 from rules.inputs import InputError, input_from_json

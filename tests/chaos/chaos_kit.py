@@ -31,7 +31,8 @@ from daemon.config import Config, parse_config
 from daemon.disclosure import public_event
 from daemon.eventlog import EventLog
 from daemon.service import Service
-from daemon.table import KIND_INPUT, TableCore
+from daemon.table import TableCore
+from daemon.tracking.records import KIND_INPUT
 from hil.netfault import TcpProxy as TcpProxy  # the chaos tests' network faults (moved to hil/)
 
 SLOW = os.environ.get("JANTAKU_SLOW") == "1"

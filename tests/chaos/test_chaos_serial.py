@@ -21,7 +21,7 @@ import pytest
 
 from daemon.config import parse_config
 from daemon.devices import build_drivers
-from daemon.table import KIND_INPUT
+from daemon.tracking.records import KIND_INPUT
 from hil.table_controller import PtyTableController
 
 logdir = chaos_kit.logdir  # the fixture: event logs on tmpfs

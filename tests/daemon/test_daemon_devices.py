@@ -79,7 +79,8 @@ async def test_table_events_are_logged_and_displays_follow(
             ("marker", "table_wall_manifest"),
             ("timer", "button"),
         ]
-        assert all(r.source == "table" for r in records[1:])
+        # the clock key is the seat's clock button, whichever device it came over
+        assert [r.source for r in records[1:]] == ["table"] * 6 + ["button:2"]
         assert records[3].body["seat"] == 1  # the dealer rolls
         assert records[4].body == {"type": "break_opened", "seat": 1, "count": 7}
         # the effects: the table's displays show the scores and honba of the new hand
@@ -202,3 +203,57 @@ async def test_clock_buttons_on_gpiozero_mock_pins_are_logged(
             assert clocks is not None and clocks.paused
     finally:
         factory.reset()
+
+
+async def test_a_gpio_clock_press_and_the_link_clock_key_make_the_same_record(
+    emulator: PtyTableController, broker: daemon_kit.Broker, make_config: Callable[..., Config]
+) -> None:
+    """build_drivers gives the table link and the GPIO buttons one tracker: a seat's clock press
+    is the same ``timer`` record, and moves the clocks the same way, from either device."""
+    from gpiozero.pins.mock import MockFactory
+
+    from daemon.config import ButtonsConfig, TableLinkConfig
+    from daemon.devices import ButtonsDriver, build_drivers
+    from daemon.tracker import SensorTracker
+    from drivers.link.messages import SeatKey
+
+    pins = (17, 27, 22, 23)
+    config = make_config(broker.port)
+    config = dataclasses.replace(config, devices=dataclasses.replace(
+        config.devices, table=TableLinkConfig("serial", path=emulator.path),
+        buttons=ButtonsConfig("gpio", seat_pins=pins, referee_pin=24)))
+    factory = MockFactory()
+    try:
+        drivers = build_drivers(config, pin_factory=factory)
+        table, trackers, buttons = (
+            next(d for d in drivers if isinstance(d, kind))
+            for kind in (TableLinkDriver, SensorTracker, ButtonsDriver))
+        assert isinstance(table, TableLinkDriver) and isinstance(buttons, ButtonsDriver)
+        assert table.tracker is trackers and buttons.tracker is trackers
+        async with running_service(config, drivers=drivers) as service:
+            await until(lambda: table.health().get("status") == "connected"
+                        and buttons.health()["status"] == "up")
+            script = daemon_kit.game_inputs(1, ruleset="wmc", seed=3)
+            deal = next(i for i, b in enumerate(script) if b["type"] == "deal_done")
+            for body in script[: deal + 1]:
+                await service.submit("input", "referee:alice", body)
+            dealer = service.core.snapshot()["dealer"]
+            after = (dealer + 1) % 4
+
+            def turn() -> int | None:
+                clocks = service.core.state.clocks.state
+                return None if clocks is None or clocks.turn is None else int(clocks.turn.seat)
+
+            assert turn() == dealer
+            pin = factory.pin(pins[dealer])
+            pin.drive_low()  # pressed (pull-up wiring)
+            await asyncio.sleep(0.05)
+            pin.drive_high()
+            await until(lambda: turn() == after)
+            emulator.controller.press_seat_button(after, int(SeatKey.CLOCK))
+            await until(lambda: turn() == (after + 1) % 4)
+            records = [(r.kind, r.source, r.body) for r in service.eventlog.records()][-2:]
+    finally:
+        factory.reset()
+    assert records == [("timer", f"button:{s}", {"type": "button", "seat": s})
+                       for s in (dealer, after)]

@@ -15,7 +15,8 @@ from conftest import running_service
 
 from daemon.config import Config
 from daemon.eventlog import EventLog, LinkPosition
-from daemon.table import KIND_MARKER, Applied, CommandStamp, Pending, Repeated, TableCore
+from daemon.table import Applied, CommandStamp, Pending, Repeated, TableCore
+from daemon.tracking.records import KIND_MARKER
 
 
 def _fault(code: int, **kw: Any) -> Pending:

@@ -79,7 +79,7 @@ async def test_seat_keys_and_dice_mean_the_same_with_and_without_sensors(
         ("input", "table", HandStart()),
         ("input", "table", DiceRolled(seat=Seat.S1, dice=(3, 4))),
         ("input", "table", DiceRolled(seat=Seat.S3, dice=(2, 2))),
-        ("timer", "table", {"type": "button", "seat": 1}),
+        ("timer", "button:1", {"type": "button", "seat": 1}),  # as from a GPIO clock button
         ("input", "seat:2", Tsumo(seat=Seat.S2)),
         ("input", "seat:3", Ron(seat=Seat.S3)),
     ]

@@ -304,7 +304,7 @@ def test_seat_keys_mean_their_label_whatever_sensors_the_table_has(sensed: bool)
         (1, SeatKey.CLOCK), (2, SeatKey.TSUMO), (3, SeatKey.RON), (0, 200),
         (0, SeatKey.NINE_TERMINALS))])
     assert [(e.kind, e.source) for e in got] == [
-        (KIND_TIMER, "table"), (KIND_INPUT, "seat:2"), (KIND_INPUT, "seat:3"),
+        (KIND_TIMER, "button:1"), (KIND_INPUT, "seat:2"), (KIND_INPUT, "seat:3"),
         (KIND_MARKER, "tracker"), (KIND_INPUT, "seat:0")]
     assert got[0].body == {"type": "button", "seat": 1}
     assert got[3].body["reason"] == "no_such_key"

@@ -12,6 +12,7 @@ from typing import Any
 from test_track_fold import _meld_wall, _turn
 from track_kit import Table, melds, read
 
+from daemon.clocks import Clocks
 from daemon.eventlog import LinkPosition
 from daemon.tracker import SensorTracker
 from daemon.tracking.records import KIND_INPUT
@@ -36,9 +37,12 @@ class FakeSink:
     commits: list[tuple[str, str, dict[str, Any], LinkPosition | None]] = field(
         default_factory=list)
 
+    stamps: list[int | None] = field(default_factory=list)  # each commit's mono_ns
+
     async def submit(self, kind: str, source: str, body: dict[str, Any], *,
-                     link: LinkPosition | None = None) -> None:
+                     mono_ns: int | None = None, link: LinkPosition | None = None) -> None:
         self.commits.append((kind, source, body, link))
+        self.stamps.append(mono_ns)
         self.records.append((kind, source, body))
         if kind == KIND_INPUT:
             self.state, _ = reduce(self.state, ri.input_from_json(body))
@@ -48,6 +52,9 @@ class FakeSink:
 
     def table_state(self) -> TableState:
         return self.state
+
+    def timers_state(self) -> Clocks:
+        return Clocks()
 
     async def game_records(self) -> list[Any]:
         return [SimpleNamespace(kind=k, source=s, body=b) for k, s, b in self.records]
@@ -81,7 +88,7 @@ async def test_a_meld_closed_by_a_table_event_is_logged_and_the_event_with_its_p
     (k1, s1, b1, l1), (k2, s2, b2, l2) = sink.commits
     assert (k1, s1, l1) == ("input", "seat:2", None)
     assert ri.input_from_json(b1) == ri.Call(seat=Seat.S2, kind="pon", tiles=(Tile(0), Tile(1)))
-    assert (k2, s2, b2, l2) == ("timer", "table", {"type": "button", "seat": 2}, pos)
+    assert (k2, s2, b2, l2) == ("timer", "button:2", {"type": "button", "seat": 2}, pos)
 
 
 async def test_killed_between_the_meld_and_the_event_the_resent_event_is_taken_once() -> None:
@@ -93,5 +100,5 @@ async def test_killed_between_the_meld_and_the_event_the_resent_event_is_taken_o
     log = sink.records[:-1]
     again = FakeSink(sink.state, list(log))
     tracker = await _take(again, event, pos)  # the controller resends the unacknowledged event
-    assert again.commits == [("timer", "table", {"type": "button", "seat": 2}, pos)]
+    assert again.commits == [("timer", "button:2", {"type": "button", "seat": 2}, pos)]
     assert tracker.inputs == 0

@@ -11,7 +11,10 @@ import pytest
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory, MockPin
 
-from drivers.buttons import ButtonPress, ClockButtons, RefereePress, SeatPress, timer_input
+from daemon.clocks import timer_input as clock_input
+from daemon.tracking.held import Held
+from daemon.tracking.track import track
+from drivers.buttons import ButtonPress, ClockButtons, RefereePress, SeatPress
 from rules.seats import Seat
 from rules.timers import (
     Deal,
@@ -20,10 +23,21 @@ from rules.timers import (
     Pause,
     Resume,
     Source,
+    TimerInput,
+    TimerState,
     new_hand,
     step,
     wmc_rules,
 )
+
+
+def timer_input(press: ButtonPress, state: TimerState) -> TimerInput | None:
+    """What the daemon makes of a press: the tracker's record (daemon/tracking), as the clocks
+    read it back from the log."""
+    (entry,) = track(Held(), None, press, clocks=state).entries
+    assert entry.mono_ns == press.t_ns
+    return clock_input(dict(entry.body), press.t_ns)
+
 
 SEAT_PINS = (17, 27, 22, 23)
 REFEREE_PIN = 24

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -132,8 +134,11 @@ def test_cross_check_reports_every_difference_with_both_counts() -> None:
     for tile_id in (0, 1, 4):  # 1m, 1m, 2m in seat 0's river
         locs = locs.move(Tile(tile_id), river0)
     locs = locs.move(Tile(53), Place(Zone.DORA))  # 5p
-    assert cross_check(state, locs) == [
+    def at(where: Locations) -> Callable[[Place], list[Kind]]:  # any owner of locations
+        return lambda place: [t.kind for t in where.at(place)]
+
+    assert cross_check(state, at(locs)) == [
         Disagreement("river0", Kind.M2, 0, 1), Disagreement("river0", Kind.CHUN, 1, 0)]
     locs = locs.move(Tile(4), Place(Zone.MELDS, Seat(1))).move(Tile(132), river0)  # a call; C
-    assert cross_check(state, locs) == []
+    assert cross_check(state, at(locs)) == []
     assert Disagreement("dora", Kind.P5, 0, 1).as_json()["tile"] == "5p"

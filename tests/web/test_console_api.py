@@ -494,3 +494,16 @@ async def test_picked_hand_with_melds(tmp_path: Path) -> None:
                                     {"name": "manual_result", "args": pick, "tiles": nothing})
         assert status == 422 and body["error"]["code"] == "false_win"
         assert t.service.core.state.input_seq == 1  # the new game only: the hand began by itself
+
+
+def test_a_new_games_defaults_are_the_command_paths_for_the_preview_too() -> None:
+    """One rule (daemon/commands.py:executed_args) for the MQTT command and the console preview:
+    a sensorless table's game starts its hands by itself unless the game says otherwise."""
+    from daemon.commands import executed_args
+
+    game = {"ruleset": "wmc", "first_dealer": 0, "names": ["a", "b", "c", "d"]}
+    assert executed_args("new_game", game, sensorless=True) == {**game, "auto_hands": True}
+    assert executed_args("new_game", game, sensorless=False) == game
+    chosen = {**game, "auto_hands": False}
+    assert executed_args("new_game", chosen, sensorless=True) == chosen
+    assert executed_args("undo", {}, sensorless=True) == {}

@@ -19,7 +19,7 @@ import daemon_kit
 from daemon.config import parse_config
 from daemon.devices import build_drivers
 from daemon.service import Service
-from daemon.table import KIND_INPUT
+from daemon.tracking.records import KIND_INPUT
 from hil.simulator import GameSimulator
 from hil.table_controller import PtyTableController
 from rules.inputs import input_to_json
