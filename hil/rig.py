@@ -20,11 +20,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from drivers.debounce import DEFAULT_WINDOW_NS
 from drivers.link.messages import Layer as LinkLayer
 from drivers.link.messages import manifest_index
 from drivers.tiles.places import Place, Zone
@@ -93,6 +95,10 @@ class Rig:
         self.controller = TableController()
         self.readers: dict[Place, SerialReaderEmulator] = {}
         self.events = 0  # device events the tracker will consume
+        # when each seat's mock clock pin was last released: the next press waits out the
+        # debouncer's quiet window (drivers/debounce.py), as no hand presses a button 20 ms
+        # after letting it go -- a press inside it would be taken as bounce and never arrive
+        self._released: dict[Seat, float] = {}
         self._stack = contextlib.AsyncExitStack()
         self.enrolment = workdir / "enrolment.json"
         self.link_path = workdir / "ttyTABLE"
@@ -225,9 +231,14 @@ debounce_ms = 1500
             self.key(seat, 0)
             return
         pin = self.gpio.pin(SEAT_PINS[int(seat)])
+        quiet = DEFAULT_WINDOW_NS / 1e9 + 0.01
+        wait = self._released.get(seat, -quiet) + quiet - time.monotonic()
+        if wait > 0:
+            await asyncio.sleep(wait)
         pin.drive_low()
         await asyncio.sleep(0.002)
         pin.drive_high()
+        self._released[seat] = time.monotonic()
         self.events += 1
 
 
