@@ -23,12 +23,44 @@ _Evolve = Callable[..., Any]
 #: per class and per tuple of changed names, the generated copier (a state class is evolved
 #: with a few dozen distinct sets of changes, so this stays small)
 _MADE: dict[tuple[type, tuple[str, ...]], _Evolve] = {}
-_FIELDS: dict[type, frozenset[str]] = {}
+_new: Any = object.__new__
+
+
+def _plain_fields(cls: type) -> frozenset[str] | None:
+    """The field names of a dataclass that ``replace`` may copy by its instance dict alone."""
+    fields = dataclasses.fields(cls)
+    if (getattr(cls, "__slots__", None) is not None or hasattr(cls, "__post_init__")
+            or cls.__new__ is not _new
+            or any(not f.init for f in fields) or _has_initvars(cls)):
+        return None
+    return frozenset(f.name for f in fields)
+
+
+class _Plain(dict[type, "frozenset[str] | None"]):
+    """Per class: its field names when :func:`_plain_fields` allows the dict copy, else None
+    (computed on first use)."""
+
+    def __missing__(self, cls: type) -> frozenset[str] | None:
+        names = self[cls] = _plain_fields(cls)
+        return names
+
+
+_PLAIN = _Plain()
 
 
 def replace(obj: T, /, **changes: Any) -> T:
     """A copy of the dataclass instance ``obj`` with ``changes`` (see the module docstring)."""
-    key = (type(obj), tuple(changes))
+    cls = type(obj)
+    names = _PLAIN[cls]
+    if names is not None and changes.keys() <= names:
+        # The state classes (instance dict, no __post_init__, every field in __init__): the
+        # copy is built right here, without a second pass through the keyword arguments.
+        n: Any = _new(cls)
+        d = n.__dict__
+        d.update(obj.__dict__)
+        d.update(changes)
+        return n  # type: ignore[no-any-return]
+    key = (cls, tuple(changes))
     evolve = _MADE.get(key)
     if evolve is None:
         evolve = _MADE[key] = _make(*key)
@@ -43,7 +75,8 @@ def _make(cls: type, changed: tuple[str, ...]) -> _Evolve:
     if unknown:
         raise TypeError(f"{cls.__name__}.__init__() got an unexpected keyword argument "
                         f"'{unknown[0]}'")
-    if any(not f.init for f in fields) or _has_initvars(cls):
+    if any(not f.init for f in fields) or _has_initvars(cls) or cls.__new__ is not _new:
+        # (a class with its own __new__, e.g. the interned Tile, is built by its constructor)
         return lambda obj, **ch: dataclasses.replace(obj, **ch)
     if getattr(cls, "__slots__", None) is None:
         return _by_dict(cls)

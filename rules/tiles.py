@@ -138,10 +138,19 @@ RED_IDS: frozenset[int] = frozenset({16, 52, 88})
 """Physical ids of the red fives when a game plays with them (copy 0 of 5m, 5p, 5s)."""
 
 _RED_KIND_OF_TENHOU = {51: Kind.M5, 52: Kind.P5, 53: Kind.S5}
+#: every valid mjai tile name: "1m".."9s", "5mr"/"5pr"/"5sr", "E".."C"
+_MJAI_NAMES: dict[str, tuple[Kind, bool]] = {
+    **{k.mjai: (k, False) for k in Kind},
+    **{Kind(s * 9 + 4).mjai + "r": (Kind(s * 9 + 4), True) for s in range(3)},
+}
 
 
 def parse_mjai(text: str) -> tuple[Kind, bool]:
     """``"5mr"`` → ``(Kind.M5, True)``; raises :class:`TileError` for anything else."""
+    if text.__class__ is str:
+        known = _MJAI_NAMES.get(text)
+        if known is not None:  # every record names tiles: one lookup (the rest says why not)
+            return known
     if not isinstance(text, str):
         raise TileError(f"mjai tile must be a string, got {text!r}")
     if len(text) == 1 and text in _HONOR_MJAI:
@@ -173,15 +182,52 @@ def parse_tenhou(code: int) -> tuple[Kind, bool]:
     raise TileError(f"not a tenhou.net/6 tile: {code!r}")
 
 
-@dataclass(frozen=True, slots=True, order=True)
+@dataclass(frozen=True, slots=True, init=False, eq=False)
 class Tile:
-    """One physical tile, by its id 0..135 (``mahjong`` package numbering)."""
+    """One physical tile, by its id 0..135 (``mahjong`` package numbering).
+
+    There are 136 tiles and exactly one object for each (``Tile(i)`` is ``ALL_TILES[i]``), so
+    equality is identity: comparing, finding and removing tiles in a hand, which every input
+    does, never calls Python code. The hash stays the value a dataclass gives (deterministic, so
+    set order is the same from run to run) and the order is the id's.
+    """
 
     id: int
 
-    def __post_init__(self) -> None:
-        if isinstance(self.id, bool) or not isinstance(self.id, int) or not 0 <= self.id < 136:
-            raise TileError(f"tile id must be 0..135, got {self.id!r}")
+    def __new__(cls, id: int) -> Tile:
+        if isinstance(id, bool) or not isinstance(id, int) or not 0 <= id < 136:
+            raise TileError(f"tile id must be 0..135, got {id!r}")
+        if _MADE:
+            return ALL_TILES[id]
+        tile = object.__new__(cls)
+        object.__setattr__(tile, "id", id)
+        return tile
+
+    def __hash__(self) -> int:
+        return hash((self.id,))
+
+    def __lt__(self, other: Tile) -> bool:
+        if other.__class__ is not Tile:
+            return NotImplemented
+        return self.id < other.id
+
+    def __le__(self, other: Tile) -> bool:
+        if other.__class__ is not Tile:
+            return NotImplemented
+        return self.id <= other.id
+
+    def __gt__(self, other: Tile) -> bool:
+        if other.__class__ is not Tile:
+            return NotImplemented
+        return self.id > other.id
+
+    def __ge__(self, other: Tile) -> bool:
+        if other.__class__ is not Tile:
+            return NotImplemented
+        return self.id >= other.id
+
+    def __reduce__(self) -> tuple[type[Tile], tuple[int]]:
+        return Tile, (self.id,)  # unpickled and copied as the one object of its id
 
     @property
     def kind(self) -> Kind:
@@ -209,7 +255,9 @@ class Tile:
         return self.mjai()
 
 
+_MADE: list[bool] = []  # empty while ALL_TILES is being made
 ALL_TILES: tuple[Tile, ...] = tuple(Tile(i) for i in range(136))
+_MADE.append(True)
 _KINDS: tuple[Kind, ...] = tuple(Kind)  # by value: Kind(v) is _KINDS[v]
 
 

@@ -314,7 +314,7 @@ class _Reader:
     def event(self, line: int, ev: Mapping[str, Any]) -> None:
         kind = ev.get("type")
         known = KNOWN_KEYS.get(kind) if isinstance(kind, str) else None
-        if known is not None:
+        if known is not None and not known.issuperset(ev):
             for key in sorted(set(ev) - known):
                 hand = None if self.b is None else self.b.hand
                 if kind == "start_kyoku":  # the hand it starts

@@ -5,6 +5,7 @@ scoring context of a hand."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import attrgetter
 
 from rules import hand_shape
 from rules.claims import ron_order
@@ -35,20 +36,35 @@ from rules.wall import (
     Wall,
 )
 
+#: the sort key of a hand's tiles (C, not a lambda: every draw sorts a hand)
+BY_ID = attrgetter("id")
+
 
 def set_seat(h: HandState, s: Seat, st: SeatState) -> HandState:
+    return replace(h, seats=seats_with(h, s, st))
+
+
+def seats_with(h: HandState, s: Seat, st: SeatState
+               ) -> tuple[SeatState, SeatState, SeatState, SeatState]:
+    """``h.seats`` with seat ``s`` replaced: for a handler that changes more of the hand in the
+    same ``replace``."""
     seats = list(h.seats)
     seats[s] = st
-    return replace(h, seats=(seats[0], seats[1], seats[2], seats[3]))
+    return (seats[0], seats[1], seats[2], seats[3])
 
 
 def locate(h: HandState, tiles: Sequence[Tile], where: int) -> HandState:
     if not tiles:
         return h
+    return replace(h, located=located_with(h, tiles, where))
+
+
+def located_with(h: HandState, tiles: Sequence[Tile], where: int) -> tuple[int, ...]:
+    """``h.located`` with ``tiles`` moved to ``where`` (see :func:`seats_with`)."""
     loc = list(h.located)
     for t in tiles:
         loc[t.id] = where
-    return replace(h, located=tuple(loc))
+    return tuple(loc)
 
 
 def check_free(h: HandState, tiles: Sequence[Tile], seat: Seat | None, out: Out,
@@ -159,12 +175,15 @@ def _mark_passed(rs: Ruleset, h: HandState, owner: Seat, tile: Tile | None,
     the rest of the hand after riichi (S §51(2)(3), §39-9; M 5-5; μ §64)."""
     if not rs.furiten.enabled or tile is None:
         return h
+    kind = tile.id >> 2
     for s in ron_order(owner):
         if s == taker:
             continue
         st = h.seats[s]
+        # The hand's own tiles first: the melds (a kind all four of which the seat holds is
+        # no wait, M 3-11-2) only matter for the rare hand the tile completes.
         if st.concealed is None or not hand_shape.wins_on(
-                hand_shape.counts_of(st.concealed), tile.kind.value, _held_counts(st)):
+                hand_shape.counts_of(st.concealed), kind) or _held_counts(st)[kind] >= 4:
             continue
         if st.riichi == "accepted":
             if not st.furiten_riichi:
