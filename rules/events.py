@@ -91,16 +91,36 @@ def hints_of(cls: type) -> dict[str, Any]:
     return hints
 
 
+#: per class: (field name, JSON key, the key of its mjai twin or None), in field order
+_Plan = tuple[tuple[str, str, str | None], ...]
+_PLANS: dict[tuple[type, tuple[tuple[str, str], ...]], _Plan] = {}
+
+
+def _plan(cls: type, keys: Mapping[str, str] | None) -> _Plan:
+    """What :func:`fields_to_json` writes for ``cls``, worked out once per class (the type
+    hints and the field list are the slow part, and every event of a replay is encoded)."""
+    rename = tuple((keys or {}).items())
+    plan = _PLANS.get((cls, rename))
+    if plan is None:
+        hints = hints_of(cls)
+        names = dict(rename)
+        entries = []
+        for f in dataclasses.fields(cls):
+            key = names.get(f.name, f.name)
+            entries.append((f.name, key, key + MJAI_SUFFIX if is_tile_hint(hints[f.name])
+                            else None))
+        plan = _PLANS[(cls, rename)] = tuple(entries)
+    return plan
+
+
 def fields_to_json(obj: Any, aka: bool, keys: Mapping[str, str] | None = None) -> dict[str, Any]:
     """A dataclass's fields as JSON, tile fields with their ``_mjai`` twins."""
-    hints = hints_of(type(obj))
     out: dict[str, Any] = {}
-    for f in dataclasses.fields(obj):
-        key = (keys or {}).get(f.name, f.name)
-        value = getattr(obj, f.name)
+    for name, key, twin in _plan(type(obj), keys):
+        value = getattr(obj, name)
         out[key] = encode(value, aka)
-        if is_tile_hint(hints[f.name]):
-            out[key + MJAI_SUFFIX] = mjai_of(value, aka)
+        if twin is not None:
+            out[twin] = mjai_of(value, aka)
     return out
 
 

@@ -33,7 +33,7 @@ class Block:
 def counts_of(tiles: Iterable[Tile]) -> Counts:
     c = [0] * 34
     for t in tiles:
-        c[t.id // 4] += 1
+        c[t.id >> 2] += 1
     return tuple(c)
 
 
@@ -99,7 +99,8 @@ def is_kokushi(counts: Counts) -> bool:
 
 @lru_cache(maxsize=65536)
 def is_complete(counts: Counts) -> bool:
-    """A winning shape for the concealed part (melds beside it are complete sets)."""
+    """A winning shape for the concealed part (melds beside it are complete sets). A kind
+    more than four times is none (callers rely on it: a fifth copy never completes a hand)."""
     if any(n > 4 or n < 0 for n in counts):
         return False
     return bool(decompositions(counts)) or is_seven_pairs(counts) or is_kokushi(counts)

@@ -291,13 +291,13 @@ class TileAllocator:
     def take(self, kind: Kind, red: bool = False) -> Tile:
         if red and not self._aka:
             raise TileError(f"red {kind.mjai} in a game without red fives")
-        for tile in copies_of(kind):
-            if tile.id in self._used:
+        used, reds = self._used, RED_IDS if self._aka else frozenset()
+        base = kind * 4
+        for i in range(base, base + 4):  # ids, not Tile methods: a record takes every tile
+            if i in used or (i in reds) != red:
                 continue
-            if tile.is_red(self._aka) != red:
-                continue
-            self._used.add(tile.id)
-            return tile
+            used.add(i)
+            return ALL_TILES[i]
         what = f"red {kind.mjai}" if red else kind.mjai
         raise TileError(f"no {what} left: all copies are already in play")
 

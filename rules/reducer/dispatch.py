@@ -99,16 +99,16 @@ def reduce(state: TableState, inp: Input) -> tuple[TableState, tuple[Event, ...]
 
 
 def _dispatch(t: TableState, inp: Input, out: Out) -> TableState:
-    match inp:
+    match inp:  # play first: every input but two of a game is one
+        case Draw() | Discard() | HandStart() | WallRaised() | DiceInput() | BreakOpened() \
+                | IndicatorShown() | UraRevealed() | DealDone() | Call() | Ankan() | Kakan() \
+                | RinshanDraw() | Tsumo() | Ron() | WinShown() | ExhaustiveDraw() \
+                | AbortiveDraw():
+            return _play(t, inp, out)
         case GameStart():
             return on_game_start(t, inp, out)
         case RefereeOverride():
             return on_referee(t, inp, out)
-        case HandStart() | WallRaised() | DiceInput() | BreakOpened() | IndicatorShown() \
-                | UraRevealed() | DealDone() | Draw() | Discard() | Call() | Ankan() | Kakan() \
-                | RinshanDraw() | Tsumo() | Ron() | WinShown() | ExhaustiveDraw() \
-                | AbortiveDraw():
-            return _play(t, inp, out)
         case _:
             assert_never(inp)
 
@@ -158,7 +158,11 @@ def _play(t: TableState, inp: PlayInput, out: Out) -> TableState:
 
 def _hand_input(rs: Ruleset, t: TableState, h: HandState, inp: HandInput, out: Out
                 ) -> HandState:
-    match inp:
+    match inp:  # the two inputs of almost every turn first: each case is an isinstance
+        case Draw():
+            return on_draw(rs, h, inp, out)
+        case Discard():
+            return on_discard(rs, t, h, inp, out)
         case WallRaised():
             return on_wall_raised(h, inp, out)
         case DiceInput():
@@ -169,12 +173,8 @@ def _hand_input(rs: Ruleset, t: TableState, h: HandState, inp: HandInput, out: O
             return on_indicator(rs, h, inp, out)
         case DealDone():
             return on_deal_done(rs, h, inp, out)
-        case Draw():
-            return on_draw(rs, h, inp, out)
         case RinshanDraw():
             return on_rinshan(rs, h, inp, out)
-        case Discard():
-            return on_discard(rs, t, h, inp, out)
         case Call():
             return on_call(rs, h, inp, out)
         case Ankan():
