@@ -26,40 +26,41 @@ _MADE: dict[tuple[type, tuple[str, ...]], _Evolve] = {}
 _new: Any = object.__new__
 
 
-def _plain_fields(cls: type) -> frozenset[str] | None:
-    """The field names of a dataclass that ``replace`` may copy by its instance dict alone."""
+def _plain_fields(cls: type) -> bool:
+    """May ``replace`` copy an instance of the dataclass ``cls`` by its instance dict alone?"""
     fields = dataclasses.fields(cls)
-    if (getattr(cls, "__slots__", None) is not None or hasattr(cls, "__post_init__")
-            or cls.__new__ is not _new
-            or any(not f.init for f in fields) or _has_initvars(cls)):
-        return None
-    return frozenset(f.name for f in fields)
+    return not (getattr(cls, "__slots__", None) is not None or hasattr(cls, "__post_init__")
+                or cls.__new__ is not _new
+                or any(not f.init for f in fields) or _has_initvars(cls))
 
 
-class _Plain(dict[type, "frozenset[str] | None"]):
-    """Per class: its field names when :func:`_plain_fields` allows the dict copy, else None
-    (computed on first use)."""
+class _Plain(dict[type, bool]):
+    """Per class: :func:`_plain_fields`, computed on first use."""
 
-    def __missing__(self, cls: type) -> frozenset[str] | None:
-        names = self[cls] = _plain_fields(cls)
-        return names
+    def __missing__(self, cls: type) -> bool:
+        plain = self[cls] = _plain_fields(cls)
+        return plain
 
 
 _PLAIN = _Plain()
+_set = object.__setattr__
 
 
 def replace(obj: T, /, **changes: Any) -> T:
     """A copy of the dataclass instance ``obj`` with ``changes`` (see the module docstring)."""
     cls = type(obj)
-    names = _PLAIN[cls]
-    if names is not None and changes.keys() <= names:
+    if _PLAIN[cls]:
         # The state classes (instance dict, no __post_init__, every field in __init__): the
-        # copy is built right here, without a second pass through the keyword arguments.
-        n: Any = _new(cls)
-        d = n.__dict__
-        d.update(obj.__dict__)
+        # copy is the instance dict copied and updated, built right here. The dict holds every
+        # field and nothing else, so a name that is not a field makes it longer: that one goes
+        # the general way below, which refuses it.
+        old = obj.__dict__
+        d = old.copy()
         d.update(changes)
-        return n  # type: ignore[no-any-return]
+        if len(d) == len(old):
+            n: Any = _new(cls)
+            _set(n, "__dict__", d)
+            return n  # type: ignore[no-any-return]
     key = (cls, tuple(changes))
     evolve = _MADE.get(key)
     if evolve is None:

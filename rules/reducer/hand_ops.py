@@ -71,10 +71,11 @@ def check_free(h: HandState, tiles: Sequence[Tile], seat: Seat | None, out: Out,
                 allowed: tuple[int, ...] = ()) -> None:
     """Each tile must not be elsewhere already: unknown, in the wall manifest, or one of the
     ``allowed`` places. A tile id twice in ``tiles`` is one tile in two places too."""
-    ids = [t.id for t in tiles]
-    if len(set(ids)) != len(ids):
-        dup = next(i for i in ids if ids.count(i) > 1)
-        raise out.reject("tile_in_two_places", seat, "distinct tiles", dup)
+    if len(tiles) > 1:  # (a draw or a discard names one tile: nothing to compare)
+        ids = [t.id for t in tiles]
+        if len(set(ids)) != len(ids):
+            dup = next(i for i in ids if ids.count(i) > 1)
+            raise out.reject("tile_in_two_places", seat, "distinct tiles", dup)
     for t in tiles:
         where = h.located[t.id]
         if where in (LOC_UNKNOWN, LOC_WALL) or where in allowed:
@@ -164,7 +165,8 @@ def pass_discard(rs: Ruleset, h: HandState, out: Out, taker: Seat | None) -> Han
     last = h.last
     if last is None or last.passed:
         return h
-    h = _accept_riichi(rs, h, out)
+    if last.riichi:
+        h = _accept_riichi(rs, h, out)
     h = _mark_passed(rs, h, last.seat, last.tile, taker)
     return replace(h, last=replace(last, passed=True))
 

@@ -186,7 +186,8 @@ def on_discard(rs: Ruleset, t: TableState, h: HandState, inp: Discard, out: Out)
         h = pass_discard(rs, h, out, None)
         h = kill(rs, h, s, "discard_without_draw", out)
         st = h.seats[s]
-    if tile is not None and tile.kind in st.kuikae and rs.calls.kuikae == "forbidden":
+    if tile is not None and st.kuikae and tile.kind in st.kuikae \
+            and rs.calls.kuikae == "forbidden":
         out.violation("kuikae", s, [Kind(k).mjai for k in st.kuikae], tile.mjai(False))
         h = kill(rs, h, s, "kuikae", out)
         st = h.seats[s]
