@@ -200,7 +200,7 @@ def on_discard(rs: Ruleset, t: TableState, h: HandState, inp: Discard, out: Out)
         tsumogiri = tile == st.drawn
     concealed = st.concealed
     if concealed is not None:
-        concealed = None if tile is None else tuple([x for x in concealed if x != tile])
+        concealed = None if tile is None else _without(concealed, tile)
     first = st.discards == 0
     double = bool(inp.riichi and first and not h.interrupted and rs.riichi.double_riichi)
     st = replace(
@@ -236,6 +236,16 @@ def on_discard(rs: Ruleset, t: TableState, h: HandState, inp: Discard, out: Out)
     if inp.riichi:
         out.emit(RiichiDeclared(seat=s, double=double))
     return h
+
+
+def _without(tiles: tuple[Tile, ...], tile: Tile) -> tuple[Tile, ...]:
+    """``tiles`` without ``tile``: a hand holds a physical tile once, so one search and two
+    slices (every discard does this); a tile there twice goes entirely, as by a filter."""
+    if tile not in tiles:
+        return tiles
+    i = tiles.index(tile)
+    rest = tiles[:i] + tiles[i + 1:]
+    return rest if tile not in rest else tuple([x for x in rest if x != tile])
 
 
 def _check_riichi(rs: Ruleset, h: HandState, st: SeatState, s: Seat, tile: Tile | None,
