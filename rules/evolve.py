@@ -4,11 +4,14 @@
 Every input folds the table state into a new value with a handful of ``replace`` calls, and the
 state classes have tens of fields: :func:`dataclasses.replace` rebuilds the keyword arguments and
 runs the generated ``__init__`` for each, which was half the time of a replay (issue 20). Here
-each class gets, once, a generated function that copies the slots straight into a new instance
-(the slot descriptors' own ``__set__``, as the frozen ``__init__`` does with
-``object.__setattr__``) and then runs ``__post_init__`` where the class has one, so validation
-and derived fields behave exactly as with :func:`dataclasses.replace`. A name that is not a field
-is refused with the same ``TypeError``.
+the three state classes (``TableState``, ``HandState``, ``SeatState``: no slots, no
+``__post_init__``) are copied by their instance dict (one C copy and update); every other class
+gets, once, a generated function that copies the slots straight into a new instance (the slot
+descriptors' own ``__set__``, as the frozen ``__init__`` does with ``object.__setattr__``) and
+then runs ``__post_init__`` where the class has one, so validation and derived fields behave
+exactly as with :func:`dataclasses.replace`. A class with its own ``__new__`` (the interned
+``Tile``) goes through :func:`dataclasses.replace`, i.e. its constructor. A name that is not a
+field is refused with the same ``TypeError``.
 """
 
 from __future__ import annotations

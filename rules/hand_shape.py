@@ -103,7 +103,46 @@ def is_complete(counts: Counts) -> bool:
     more than four times is none (callers rely on it: a fifth copy never completes a hand)."""
     if any(n > 4 or n < 0 for n in counts):
         return False
-    return bool(decompositions(counts)) or is_seven_pairs(counts) or is_kokushi(counts)
+    return _is_standard(counts) or is_seven_pairs(counts) or is_kokushi(counts)
+
+
+def _is_standard(counts: Counts) -> bool:
+    """``bool(decompositions(counts))`` without listing them (a draw asks this of every hand
+    it passes, mostly hands that are not complete): sets never span two suits, so the hand is
+    complete when the one suit holding 3n+2 tiles splits into sets and a pair and every other
+    suit into sets. Each suit's answer is kept by its own nine counts, which recur far more
+    often than whole hands."""
+    pair_suit = -1
+    for g in range(4):
+        r = sum(counts[9 * g:9 * g + 9]) % 3
+        if r == 1 or (r == 2 and pair_suit >= 0):
+            return False
+        if r == 2:
+            pair_suit = g
+    if pair_suit < 0:
+        return False
+    return all(_suit_splits(counts[9 * g:9 * g + 9], g == 3, g == pair_suit) for g in range(4))
+
+
+@lru_cache(maxsize=16384)
+def _suit_splits(suit: Counts, honors: bool, pair: bool) -> bool:
+    """Do one suit's counts split into sets (and one pair, with ``pair``)?"""
+    if pair:
+        return any(n >= 2 and _suit_splits(_add(suit, k, -2), honors, False)
+                   for k, n in enumerate(suit))
+    if honors:
+        return all(n % 3 == 0 for n in suit)
+    c = list(suit)
+    for i in range(9):
+        # The tiles of the lowest kind left that are not a triplet start sequences (three
+        # sequences from one kind are three triplets, so this loses no reading).
+        r = c[i] % 3
+        if r:
+            if i > 6 or c[i + 1] < r or c[i + 2] < r:
+                return False
+            c[i + 1] -= r
+            c[i + 2] -= r
+    return True
 
 
 @lru_cache(maxsize=16384)
