@@ -101,7 +101,7 @@ def is_kokushi(counts: Counts) -> bool:
 def is_complete(counts: Counts) -> bool:
     """A winning shape for the concealed part (melds beside it are complete sets). A kind
     more than four times is none (callers rely on it: a fifth copy never completes a hand)."""
-    if any(n > 4 or n < 0 for n in counts):
+    if counts and (max(counts) > 4 or min(counts) < 0):  # (C, not a generator: the cold path)
         return False
     return _is_standard(counts) or is_seven_pairs(counts) or is_kokushi(counts)
 
