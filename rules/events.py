@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypedDict
 
+from rules.evolve import fast_init
 from rules.outcome import HandContext, HandOutcome, ManualValue, Meld, Win
 from rules.seats import Seat, Wind
 from rules.settlement import Settlement
@@ -498,3 +499,6 @@ def outcome_to_json(o: HandOutcome) -> dict[str, Any]:
         "offender": encode(o.offender),
         "offenders": encode(o.chombo_seats),
     }
+
+
+fast_init([Event])  # every input publishes events: the quick constructor (rules/evolve.py)

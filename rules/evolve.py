@@ -17,7 +17,8 @@ field is refused with the same ``TypeError``.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+import types
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -128,3 +129,52 @@ def _has_initvars(cls: type) -> bool:
     hints = getattr(cls, "__dataclass_fields__", {})
     return any(f._field_type is dataclasses._FIELD_INITVAR  # type: ignore[attr-defined]
                for f in hints.values())
+
+
+def fast_init(classes: Iterable[type]) -> None:
+    """Give each frozen, slotted dataclass in ``classes`` (and their subclasses) an
+    ``__init__`` that stores every field through its slot descriptor's own ``__set__``, as the
+    copier of :func:`replace` does: the frozen ``__init__`` that ``dataclass`` writes calls
+    ``object.__setattr__`` by name for each field, which makes an event or an input cost two and
+    a half times what it need (a replay builds one of each per input). The parameters, their
+    defaults, keyword-only fields and ``__post_init__`` are the dataclass's; a class with a
+    default factory, an ``InitVar``, a field outside ``__init__`` or a field name the generated
+    code uses keeps its own."""
+    todo = list(classes)
+    while todo:
+        cls = todo.pop()
+        todo.extend(cls.__subclasses__())
+        init = _fast_init(cls)
+        if init is not None:
+            cls.__init__ = init  # type: ignore[misc]
+
+
+def _fast_init(cls: type) -> Callable[..., None] | None:
+    if "__dataclass_fields__" not in cls.__dict__ or "__slots__" not in cls.__dict__:
+        return None  # not a slotted dataclass itself (its own __init__, if any, stands)
+    fields = dataclasses.fields(cls)
+    descriptors = [getattr(cls, f.name, None) for f in fields]
+    if (_has_initvars(cls)
+            or not all(isinstance(d, types.MemberDescriptorType) for d in descriptors)
+            or any(not f.init or f.default_factory is not dataclasses.MISSING
+                   or f.name == "self" or f.name.startswith("_") for f in fields)):
+        return None
+    env: dict[str, Any] = {}
+    params: list[str] = []
+    keywords: list[str] = []
+    body: list[str] = []
+    for i, (f, d) in enumerate(zip(fields, descriptors, strict=True)):
+        env[f"_s{i}"] = d.__set__  # type: ignore[union-attr]
+        param = f.name
+        if f.default is not dataclasses.MISSING:
+            env[f"_d{i}"] = f.default
+            param = f"{f.name}=_d{i}"
+        (keywords if f.kw_only else params).append(param)
+        body.append(f"    _s{i}(self, {f.name})")
+    if hasattr(cls, "__post_init__"):
+        body.append("    self.__post_init__()")
+    signature = ", ".join(["self", *params, *(["*", *keywords] if keywords else [])])
+    exec(f"def __init__({signature}):\n" + ("\n".join(body) or "    pass"), env)
+    init: Callable[..., None] = env["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    return init

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from rules.events import Violation, encode
+from rules.evolve import fast_init
 from rules.game_flow import GameProgress
 from rules.outcome import HandOutcome, Meld, Win
 from rules.ruleset import Ruleset
@@ -218,3 +219,7 @@ class TableState:
         from rules.table_view import table_view  # the view reads this module's types
 
         return table_view(self)
+
+
+# made on every turn (a river tile, the last discard): the quick constructor (rules/evolve.py)
+fast_init([RiverTile, Indicator, DoraDue, LastDiscard, PendingWin, GameInfo])
