@@ -34,19 +34,20 @@ MJAI_SUFFIX = "_mjai"
 
 def encode(value: Any, aka: bool = True) -> Any:
     """JSON form of event fields (deterministic: mappings keep their insertion order)."""
-    if value is None or isinstance(value, bool | str | float):
+    # (tuples, not ``A | B``: a union would be built on every call, and every field is one)
+    if value is None or isinstance(value, (bool, str, float)):
         return value
     if isinstance(value, Tile):
         return value.id
-    if isinstance(value, Seat | Wind):
+    if isinstance(value, (Seat, Wind)):
         return int(value)
     if isinstance(value, int):
         return value
     if isinstance(value, Meld):
         return meld_to_json(value, aka)
-    if isinstance(value, Position | Break):
+    if isinstance(value, (Position, Break)):
         return value.to_json()
-    if isinstance(value, tuple | list):
+    if isinstance(value, (tuple, list)):
         return [encode(v, aka) for v in value]
     if isinstance(value, Mapping):
         return {str(k): encode(v, aka) for k, v in value.items()}

@@ -55,6 +55,8 @@ from rules.ruleset import Ruleset
 from rules.table_state import HandState, TableState
 
 MAX_OPEN_VIOLATIONS = 64
+# a tuple made once: ``A | B | C`` in an isinstance builds a union on every input
+_WIN_INPUTS = (Ron, WinShown, UraRevealed)
 
 
 def new_table() -> TableState:
@@ -157,7 +159,7 @@ def _play(t: TableState, inp: PlayInput, out: Out, seq: int) -> TableState:
     if new_h.outcome is not None and new_h.step == "ended" and h.outcome is None:
         return end_hand(t, new_h, new_h.outcome, out)
     t = replace(t, hand=new_h, seq=seq)
-    if (new_h.step == "won" and h.step != "won") or isinstance(inp, Ron | WinShown | UraRevealed):
+    if (new_h.step == "won" and h.step != "won") or isinstance(inp, _WIN_INPUTS):
         return try_finalize(t, out)
     return t
 
