@@ -168,7 +168,7 @@ def pass_discard(rs: Ruleset, h: HandState, out: Out, taker: Seat | None) -> Han
     if last.riichi:
         h = _accept_riichi(rs, h, out)
     h = _mark_passed(rs, h, last.seat, last.tile, taker)
-    return replace(h, last=replace(last, passed=True))
+    return replace(h, last=last.as_passed())
 
 
 def _mark_passed(rs: Ruleset, h: HandState, owner: Seat, tile: Tile | None,
