@@ -108,6 +108,9 @@ class Kind(IntEnum):
 
     @property
     def mjai(self) -> str:
+        names = _KIND_MJAI
+        if names:  # a table once the 34 names exist (every event carries tile names)
+            return names[self]
         if self.value >= 27:
             return _HONOR_MJAI[self.value - 27]
         return f"{self.number}{_SUIT_LETTER[self.suit]}"
@@ -133,6 +136,9 @@ class Kind(IntEnum):
     def __repr__(self) -> str:
         return f"Kind.{self.name}"
 
+
+_KIND_MJAI: tuple[str, ...] = ()
+_KIND_MJAI = tuple(k.mjai for k in Kind)
 
 RED_IDS: frozenset[int] = frozenset({16, 52, 88})
 """Physical ids of the red fives when a game plays with them (copy 0 of 5m, 5p, 5s)."""
@@ -241,7 +247,7 @@ class Tile:
         return aka and self.id in RED_IDS
 
     def mjai(self, aka: bool = True) -> str:
-        return self.kind.mjai + ("r" if self.is_red(aka) else "")
+        return (_TILE_MJAI_AKA if aka else _TILE_MJAI)[self.id]
 
     def tenhou(self, aka: bool = True) -> int:
         if self.is_red(aka):
@@ -258,6 +264,10 @@ class Tile:
 _MADE: list[bool] = []  # empty while ALL_TILES is being made
 ALL_TILES: tuple[Tile, ...] = tuple(Tile(i) for i in range(136))
 _MADE.append(True)
+#: every tile's mjai name, plain and with red fives (events name every tile they carry)
+_TILE_MJAI: tuple[str, ...] = tuple(_KIND_MJAI[i >> 2] for i in range(136))
+_TILE_MJAI_AKA: tuple[str, ...] = tuple(
+    n + ("r" if i in RED_IDS else "") for i, n in enumerate(_TILE_MJAI))
 _KINDS: tuple[Kind, ...] = tuple(Kind)  # by value: Kind(v) is _KINDS[v]
 
 

@@ -100,6 +100,8 @@ def on_draw(rs: Ruleset, h: HandState, inp: Draw, out: Out) -> HandState:
 
 def _after_discard_dora_check(h: HandState, out: Out) -> HandState:
     """An after-discard kan indicator still owed when play moves on is missing."""
+    if not h.dora_due:
+        return h
     changed = False
     dues = []
     for d in h.dora_due:
