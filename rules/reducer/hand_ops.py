@@ -28,6 +28,7 @@ from rules.table_state import (
     LOC_URA,
     LOC_WALL,
     HandState,
+    LastDiscard,
     SeatState,
     TableState,
 )
@@ -162,13 +163,20 @@ def _accept_riichi(rs: Ruleset, h: HandState, out: Out) -> HandState:
 def pass_discard(rs: Ruleset, h: HandState, out: Out, taker: Seat | None) -> HandState:
     """The last discard is no longer claimable: riichi sticks go down and every seat that
     could have won on it and did not becomes furiten (S §51(2)(3), M 5-5, μ §64)."""
+    h, last = passing(rs, h, out, taker)
+    return h if last is None else replace(h, last=last)
+
+
+def passing(rs: Ruleset, h: HandState, out: Out, taker: Seat | None
+            ) -> tuple[HandState, LastDiscard | None]:
+    """:func:`pass_discard` but for the passed ``last`` itself, which is returned (None: nothing
+    to pass) for the caller's own copy of the hand to take (a draw's: one copy, not two)."""
     last = h.last
     if last is None or last.passed:
-        return h
+        return h, None
     if last.riichi:
         h = _accept_riichi(rs, h, out)
-    h = _mark_passed(rs, h, last.seat, last.tile, taker)
-    return replace(h, last=last.as_passed())
+    return _mark_passed(rs, h, last.seat, last.tile, taker), last.as_passed()
 
 
 def _mark_passed(rs: Ruleset, h: HandState, owner: Seat, tile: Tile | None,

@@ -23,6 +23,7 @@ from rules.reducer.hand_ops import (
     locate,
     located_with,
     pass_discard,
+    passing,
     seat_waits,
     seats_with,
     set_seat,
@@ -79,15 +80,15 @@ def on_draw(rs: Ruleset, h: HandState, inp: Draw, out: Out) -> HandState:
         want_pos = Wall(h.brk).position(h.next_live)
         if inp.position != want_pos:
             out.violation("wrong_tile_drawn", s, want_pos.to_json(), inp.position.to_json())
-    h = pass_discard(rs, h, out, None)
+    h, passed = passing(rs, h, out, None)
     h = _after_discard_dora_check(h, out)
     st = h.seats[s]
     concealed = None if st.concealed is None or tile is None else tuple(
         sorted((*st.concealed, tile), key=BY_ID))
     st = replace(st, concealed=concealed, count=st.count + 1, drawn=tile, has_drawn=True,
                  rinshan=False, kuikae=())
-    # one copy of the hand for the seat, the tile's place and the turn (the hot path)
-    h = replace(h, seats=seats_with(h, s, st),
+    # one copy of the hand for the passed discard, the seat, the tile's place and the turn
+    h = replace(h, last=h.last if passed is None else passed, seats=seats_with(h, s, st),
                 located=h.located if tile is None else located_with(h, (tile,), LOC_HAND + s),
                 next_live=h.next_live + 1, step="discard", turn=s, pre_call=None,
                 pre_call_seat=None)
