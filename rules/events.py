@@ -104,14 +104,10 @@ def _plan(cls: type, keys: Mapping[str, str] | None) -> _Plan:
     rename = tuple((keys or {}).items())
     plan = _PLANS.get((cls, rename))
     if plan is None:
-        hints = hints_of(cls)
-        names = dict(rename)
-        entries = []
-        for f in dataclasses.fields(cls):
-            key = names.get(f.name, f.name)
-            entries.append((f.name, key, key + MJAI_SUFFIX if is_tile_hint(hints[f.name])
-                            else None))
-        plan = _PLANS[(cls, rename)] = tuple(entries)
+        hints, names = hints_of(cls), dict(rename)
+        keyed = [(f.name, names.get(f.name, f.name)) for f in dataclasses.fields(cls)]
+        plan = _PLANS[(cls, rename)] = tuple(
+            (n, k, k + MJAI_SUFFIX if is_tile_hint(hints[n]) else None) for n, k in keyed)
     return plan
 
 
