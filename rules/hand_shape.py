@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import Literal
 
 from mahjong.shanten import Shanten
@@ -103,15 +103,17 @@ def decompositions(counts: Counts) -> tuple[tuple[Block, ...], ...]:
 
 
 def is_seven_pairs(counts: Counts) -> bool:
-    return sum(counts) == 14 and sum(1 for n in counts if n == 2) == 7
+    return sum(counts) == 14 and counts.count(2) == 7  # (C counts, not a generator)
+
+
+_YAOCHU_COUNTS = itemgetter(*YAOCHU)
 
 
 def is_kokushi(counts: Counts) -> bool:
-    return (
-        sum(counts) == 14
-        and all(counts[k] >= 1 for k in YAOCHU)
-        and sum(counts[k] for k in YAOCHU) == 14
-    )
+    if sum(counts) != 14:
+        return False
+    yaochu: tuple[int, ...] = _YAOCHU_COUNTS(counts)  # every terminal and honor, one C call
+    return 0 not in yaochu and sum(yaochu) == 14
 
 
 @lru_cache(maxsize=65536)
