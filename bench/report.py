@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import importlib
 import json
 import os
 import platform
@@ -44,6 +43,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(BENCH))
 
 import venue  # noqa: E402  (bench/venue.py: broker, config and usage helpers)
+from replay import versus_riichienv  # noqa: E402  (bench/replay.py)
 
 PY = sys.executable
 
@@ -172,76 +172,6 @@ def idle_daemon(work: Path, port: int, broker_pid: int, seconds: float) -> dict[
         proc.wait(20)
 
 
-def replay_vs_riichienv(rounds: int) -> dict[str, Any]:
-    """hands/s on the same games: ours (import mjai + replay through the reducer) and riichienv
-    (``MjaiReplay.from_jsonl`` + every step of every kyoku), on the shared records exported as
-    mjai by our exporter. Games riichienv cannot read are left out of both."""
-    from rules.records import import_record
-    from rules.records.export import to_mjai_events
-    from rules.records.model import RecordError
-    from rules.records.replay import replay
-    from rules.ruleset import load_ruleset
-
-    try:
-        riichienv: Any = importlib.import_module("riichienv")
-    except ImportError:
-        return {"riichienv": "not installed"}
-    rs = load_ruleset("tenhou")
-    tmp = Path(tempfile.mkdtemp(prefix="jantaku-replay-"))
-    files: list[tuple[Path, str, int]] = []
-    skipped = 0
-    try:
-        data = REPO / "tests" / "data"
-        paths = sorted(p for p in data.rglob("*") if p.suffix in (".json", ".jsonl"))
-        for i, p in enumerate(paths):
-            try:
-                rec = import_record(p.read_text(encoding="utf-8"), rs)
-            except RecordError:  # tests/data holds other JSON too (schemas, vectors)
-                continue
-            events = to_mjai_events(rec.inputs, rec.hands, final_scores=rec.final_scores)
-            text = "\n".join(json.dumps(e) for e in events)
-            f = tmp / f"g{i}.jsonl"
-            f.write_text(text)
-            try:
-                kyokus = list(riichienv.MjaiReplay.from_jsonl(str(f)).take_kyokus())
-            except Exception:
-                skipped += 1
-                continue
-            files.append((f, text, len(kyokus)))
-        hands = sum(k for _, _, k in files)
-        ours = theirs = float("inf")
-        steps = 0
-        for _ in range(rounds):
-            t0 = time.process_time()
-            for f, _, _ in files:
-                result = replay(import_record(f.read_text(encoding="utf-8"), rs))
-                assert result.hands
-            ours = min(ours, time.process_time() - t0)
-            t0 = time.process_time()
-            steps = 0
-            for f, _, _ in files:
-                for kyoku in riichienv.MjaiReplay.from_jsonl(str(f)).take_kyokus():
-                    for _ in kyoku.steps():
-                        steps += 1
-            theirs = min(theirs, time.process_time() - t0)
-        version = getattr(riichienv, "__version__", None)
-        if version is None:
-            from importlib.metadata import version as dist_version
-
-            version = dist_version("riichienv")
-        return {
-            "games": len(files),
-            "skipped": skipped,
-            "hands": hands,
-            "ours_hands_per_s": hands / ours,
-            "riichienv_hands_per_s": hands / theirs,
-            "riichienv_steps": steps,
-            "riichienv": version,
-        }
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-
-
 # --------------------------------------------------------------------------- the report
 def fmt(v: Any, unit: str = "", digits: int = 1) -> str:
     if isinstance(v, str):
@@ -305,9 +235,9 @@ def main(argv: list[str] | None = None) -> int:
         say("bench/timers.py ...")
         res["timers"] = run_json("timers.py", *(["--presses", "100"] if q else []))
         say("bench/replay.py ...")
-        res["replay"] = run_json("replay.py", "--rounds", "1" if q else "3")
+        res["replay"] = run_json("replay.py", "--rounds", "1" if q else "3", "--no-riichienv")
         say("replay against riichienv ...")
-        res["riichienv"] = replay_vs_riichienv(1 if q else 3)
+        res["riichienv"] = versus_riichienv(1 if q else 3)
         say("bench/scoring.py ...")
         res["scoring"] = run_json(
             "scoring.py", *(["--hands", "500", "--rulesets", "mleague"] if q else [])
@@ -439,7 +369,7 @@ def markdown(r: dict[str, Any], quick: bool) -> str:
         row(f"record replay, same {rv['games']} games / {rv['hands']} hands as mjai"
             " (import + replay)", f"{rv['ours_hands_per_s']:,.0f} hands/s",
             f"riichienv {rv['riichienv']} `MjaiReplay` (parse + step)",
-            f"{rv['riichienv_hands_per_s']:,.0f} hands/s")
+            f"{rv['riichienv_hands_per_s']:,.0f} hands/s (ratio {rv['ratio']:.2f})")
     else:
         row("record replay vs riichienv", "—", "riichienv", str(get(rv, "riichienv")))
     if isinstance(rp, dict):

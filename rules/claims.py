@@ -21,7 +21,12 @@ CLAIM_RANK = {"ron": 3, "daiminkan": 2, "pon": 2, "chi": 1}
 
 def ron_order(discarder: Seat) -> tuple[Seat, Seat, Seat]:
     """Play order after the discarder: shimocha, toimen, kamicha (S §45-4, M 5-1-3, μ §65)."""
-    return (discarder.plus(1), discarder.plus(2), discarder.plus(3))
+    return _RON_ORDER[discarder]
+
+
+# every discard asks for it (furiten marks): a table, not three Seat.plus calls
+_RON_ORDER: tuple[tuple[Seat, Seat, Seat], ...] = tuple(
+    (d.plus(1), d.plus(2), d.plus(3)) for d in Seat)
 
 
 @dataclass(frozen=True, slots=True)

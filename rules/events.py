@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypedDict
 
+from rules.evolve import fast_init
 from rules.outcome import HandContext, HandOutcome, ManualValue, Meld, Win
 from rules.seats import Seat, Wind
 from rules.settlement import Settlement
@@ -33,19 +34,20 @@ MJAI_SUFFIX = "_mjai"
 
 def encode(value: Any, aka: bool = True) -> Any:
     """JSON form of event fields (deterministic: mappings keep their insertion order)."""
-    if value is None or isinstance(value, bool | str | float):
+    # (tuples, not ``A | B``: a union would be built on every call, and every field is one)
+    if value is None or isinstance(value, (bool, str, float)):
         return value
     if isinstance(value, Tile):
         return value.id
-    if isinstance(value, Seat | Wind):
+    if isinstance(value, (Seat, Wind)):
         return int(value)
     if isinstance(value, int):
         return value
     if isinstance(value, Meld):
         return meld_to_json(value, aka)
-    if isinstance(value, Position | Break):
+    if isinstance(value, (Position, Break)):
         return value.to_json()
-    if isinstance(value, tuple | list):
+    if isinstance(value, (tuple, list)):
         return [encode(v, aka) for v in value]
     if isinstance(value, Mapping):
         return {str(k): encode(v, aka) for k, v in value.items()}
@@ -91,16 +93,32 @@ def hints_of(cls: type) -> dict[str, Any]:
     return hints
 
 
+#: per class: (field name, JSON key, the key of its mjai twin or None), in field order
+_Plan = tuple[tuple[str, str, str | None], ...]
+_PLANS: dict[tuple[type, tuple[tuple[str, str], ...]], _Plan] = {}
+
+
+def _plan(cls: type, keys: Mapping[str, str] | None) -> _Plan:
+    """What :func:`fields_to_json` writes for ``cls``, worked out once per class (the type
+    hints and the field list are the slow part, and every event of a replay is encoded)."""
+    rename = tuple((keys or {}).items())
+    plan = _PLANS.get((cls, rename))
+    if plan is None:
+        hints, names = hints_of(cls), dict(rename)
+        keyed = [(f.name, names.get(f.name, f.name)) for f in dataclasses.fields(cls)]
+        plan = _PLANS[(cls, rename)] = tuple(
+            (n, k, k + MJAI_SUFFIX if is_tile_hint(hints[n]) else None) for n, k in keyed)
+    return plan
+
+
 def fields_to_json(obj: Any, aka: bool, keys: Mapping[str, str] | None = None) -> dict[str, Any]:
     """A dataclass's fields as JSON, tile fields with their ``_mjai`` twins."""
-    hints = hints_of(type(obj))
     out: dict[str, Any] = {}
-    for f in dataclasses.fields(obj):
-        key = (keys or {}).get(f.name, f.name)
-        value = getattr(obj, f.name)
+    for name, key, twin in _plan(type(obj), keys):
+        value = getattr(obj, name)
         out[key] = encode(value, aka)
-        if is_tile_hint(hints[f.name]):
-            out[key + MJAI_SUFFIX] = mjai_of(value, aka)
+        if twin is not None:
+            out[twin] = mjai_of(value, aka)
     return out
 
 
@@ -478,3 +496,6 @@ def outcome_to_json(o: HandOutcome) -> dict[str, Any]:
         "offender": encode(o.offender),
         "offenders": encode(o.chombo_seats),
     }
+
+
+fast_init([Event])  # every input publishes events: the quick constructor (rules/evolve.py)

@@ -4,17 +4,21 @@
 Every input folds the table state into a new value with a handful of ``replace`` calls, and the
 state classes have tens of fields: :func:`dataclasses.replace` rebuilds the keyword arguments and
 runs the generated ``__init__`` for each, which was half the time of a replay (issue 20). Here
-each class gets, once, a generated function that copies the slots straight into a new instance
-(the slot descriptors' own ``__set__``, as the frozen ``__init__`` does with
-``object.__setattr__``) and then runs ``__post_init__`` where the class has one, so validation
-and derived fields behave exactly as with :func:`dataclasses.replace`. A name that is not a field
-is refused with the same ``TypeError``.
+the three state classes (``TableState``, ``HandState``, ``SeatState``: no slots, no
+``__post_init__``) are copied by their instance dict (one C copy and update); every other class
+gets, once, a generated function that copies the slots straight into a new instance (the slot
+descriptors' own ``__set__``, as the frozen ``__init__`` does with ``object.__setattr__``) and
+then runs ``__post_init__`` where the class has one, so validation and derived fields behave
+exactly as with :func:`dataclasses.replace`. A class with its own ``__new__`` (the interned
+``Tile``) goes through :func:`dataclasses.replace`, i.e. its constructor. A name that is not a
+field is refused with the same ``TypeError``.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+import types
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -23,12 +27,45 @@ _Evolve = Callable[..., Any]
 #: per class and per tuple of changed names, the generated copier (a state class is evolved
 #: with a few dozen distinct sets of changes, so this stays small)
 _MADE: dict[tuple[type, tuple[str, ...]], _Evolve] = {}
-_FIELDS: dict[type, frozenset[str]] = {}
+_new: Any = object.__new__
+
+
+def _plain_fields(cls: type) -> bool:
+    """May ``replace`` copy an instance of the dataclass ``cls`` by its instance dict alone?"""
+    fields = dataclasses.fields(cls)
+    return not (getattr(cls, "__slots__", None) is not None or hasattr(cls, "__post_init__")
+                or cls.__new__ is not _new
+                or any(not f.init for f in fields) or _has_initvars(cls))
+
+
+class _Plain(dict[type, bool]):
+    """Per class: :func:`_plain_fields`, computed on first use."""
+
+    def __missing__(self, cls: type) -> bool:
+        plain = self[cls] = _plain_fields(cls)
+        return plain
+
+
+_PLAIN = _Plain()
+_set = object.__setattr__
 
 
 def replace(obj: T, /, **changes: Any) -> T:
     """A copy of the dataclass instance ``obj`` with ``changes`` (see the module docstring)."""
-    key = (type(obj), tuple(changes))
+    cls = type(obj)
+    if _PLAIN[cls]:
+        # The state classes (instance dict, no __post_init__, every field in __init__): the
+        # copy is the instance dict copied and updated, built right here. The dict holds every
+        # field and nothing else, so a name that is not a field makes it longer: that one goes
+        # the general way below, which refuses it.
+        old = obj.__dict__
+        d = old.copy()
+        d.update(changes)
+        if len(d) == len(old):
+            n: Any = _new(cls)
+            _set(n, "__dict__", d)
+            return n  # type: ignore[no-any-return]
+    key = (cls, tuple(changes))
     evolve = _MADE.get(key)
     if evolve is None:
         evolve = _MADE[key] = _make(*key)
@@ -43,7 +80,8 @@ def _make(cls: type, changed: tuple[str, ...]) -> _Evolve:
     if unknown:
         raise TypeError(f"{cls.__name__}.__init__() got an unexpected keyword argument "
                         f"'{unknown[0]}'")
-    if any(not f.init for f in fields) or _has_initvars(cls):
+    if any(not f.init for f in fields) or _has_initvars(cls) or cls.__new__ is not _new:
+        # (a class with its own __new__, e.g. the interned Tile, is built by its constructor)
         return lambda obj, **ch: dataclasses.replace(obj, **ch)
     if getattr(cls, "__slots__", None) is None:
         return _by_dict(cls)
@@ -91,3 +129,52 @@ def _has_initvars(cls: type) -> bool:
     hints = getattr(cls, "__dataclass_fields__", {})
     return any(f._field_type is dataclasses._FIELD_INITVAR  # type: ignore[attr-defined]
                for f in hints.values())
+
+
+def fast_init(classes: Iterable[type]) -> None:
+    """Give each frozen, slotted dataclass in ``classes`` (and their subclasses) an
+    ``__init__`` that stores every field through its slot descriptor's own ``__set__``, as the
+    copier of :func:`replace` does: the frozen ``__init__`` that ``dataclass`` writes calls
+    ``object.__setattr__`` by name for each field, which makes an event or an input cost two and
+    a half times what it need (a replay builds one of each per input). The parameters, their
+    defaults, keyword-only fields and ``__post_init__`` are the dataclass's; a class with a
+    default factory, an ``InitVar``, a field outside ``__init__`` or a field name the generated
+    code uses keeps its own."""
+    todo = list(classes)
+    while todo:
+        cls = todo.pop()
+        todo.extend(cls.__subclasses__())
+        init = _fast_init(cls)
+        if init is not None:
+            cls.__init__ = init  # type: ignore[misc]
+
+
+def _fast_init(cls: type) -> Callable[..., None] | None:
+    if "__dataclass_fields__" not in cls.__dict__ or "__slots__" not in cls.__dict__:
+        return None  # not a slotted dataclass itself (its own __init__, if any, stands)
+    fields = dataclasses.fields(cls)
+    descriptors = [getattr(cls, f.name, None) for f in fields]
+    if (_has_initvars(cls)
+            or not all(isinstance(d, types.MemberDescriptorType) for d in descriptors)
+            or any(not f.init or f.default_factory is not dataclasses.MISSING
+                   or f.name == "self" or f.name.startswith("_") for f in fields)):
+        return None
+    env: dict[str, Any] = {}
+    params: list[str] = []
+    keywords: list[str] = []
+    body: list[str] = []
+    for i, (f, d) in enumerate(zip(fields, descriptors, strict=True)):
+        env[f"_s{i}"] = d.__set__  # type: ignore[union-attr]
+        param = f.name
+        if f.default is not dataclasses.MISSING:
+            env[f"_d{i}"] = f.default
+            param = f"{f.name}=_d{i}"
+        (keywords if f.kw_only else params).append(param)
+        body.append(f"    _s{i}(self, {f.name})")
+    if hasattr(cls, "__post_init__"):
+        body.append("    self.__post_init__()")
+    signature = ", ".join(["self", *params, *(["*", *keywords] if keywords else [])])
+    exec(f"def __init__({signature}):\n" + ("\n".join(body) or "    pass"), env)
+    init: Callable[..., None] = env["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    return init

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import attrgetter, itemgetter
 from typing import Literal
 
 from mahjong.shanten import Shanten
@@ -33,8 +34,24 @@ class Block:
 def counts_of(tiles: Iterable[Tile]) -> Counts:
     c = [0] * 34
     for t in tiles:
-        c[t.id // 4] += 1
+        c[t.id >> 2] += 1
     return tuple(c)
+
+
+_ID = attrgetter("id")
+#: ``bytes.translate`` table from a tile id to its kind (ids stop at 135; the rest is padding)
+_KIND_OF_ID = bytes(i >> 2 for i in range(136)) + bytes(256 - 136)
+
+
+def completes(tiles: Sequence[Tile], tile: Tile) -> bool:
+    """``is_complete(counts_of((*tiles, tile)))``: kept by the tiles' kinds as bytes, which C
+    makes from the tiles without a Python loop (every discard asks it of three hands)."""
+    return _complete_kinds(bytes(map(_ID, (*tiles, tile))).translate(_KIND_OF_ID))
+
+
+@lru_cache(maxsize=65536)
+def _complete_kinds(kinds: bytes) -> bool:
+    return is_complete(counts_of_kinds(kinds))
 
 
 def counts_of_kinds(kinds: Iterable[int]) -> Counts:
@@ -86,23 +103,65 @@ def decompositions(counts: Counts) -> tuple[tuple[Block, ...], ...]:
 
 
 def is_seven_pairs(counts: Counts) -> bool:
-    return sum(counts) == 14 and sum(1 for n in counts if n == 2) == 7
+    return sum(counts) == 14 and counts.count(2) == 7  # (C counts, not a generator)
+
+
+_YAOCHU_COUNTS = itemgetter(*YAOCHU)
 
 
 def is_kokushi(counts: Counts) -> bool:
-    return (
-        sum(counts) == 14
-        and all(counts[k] >= 1 for k in YAOCHU)
-        and sum(counts[k] for k in YAOCHU) == 14
-    )
+    if sum(counts) != 14:
+        return False
+    yaochu: tuple[int, ...] = _YAOCHU_COUNTS(counts)  # every terminal and honor, one C call
+    return 0 not in yaochu and sum(yaochu) == 14
 
 
 @lru_cache(maxsize=65536)
 def is_complete(counts: Counts) -> bool:
-    """A winning shape for the concealed part (melds beside it are complete sets)."""
-    if any(n > 4 or n < 0 for n in counts):
+    """A winning shape for the concealed part (melds beside it are complete sets). A kind
+    more than four times is none (callers rely on it: a fifth copy never completes a hand)."""
+    if counts and (max(counts) > 4 or min(counts) < 0):  # (C, not a generator: the cold path)
         return False
-    return bool(decompositions(counts)) or is_seven_pairs(counts) or is_kokushi(counts)
+    return _is_standard(counts) or is_seven_pairs(counts) or is_kokushi(counts)
+
+
+def _is_standard(counts: Counts) -> bool:
+    """``bool(decompositions(counts))`` without listing them (a draw asks this of every hand
+    it passes, mostly hands that are not complete): sets never span two suits, so the hand is
+    complete when the one suit holding 3n+2 tiles splits into sets and a pair and every other
+    suit into sets. Each suit's answer is kept by its own nine counts, which recur far more
+    often than whole hands."""
+    pair_suit = -1
+    for g in range(4):
+        r = sum(counts[9 * g:9 * g + 9]) % 3
+        if r == 1 or (r == 2 and pair_suit >= 0):
+            return False
+        if r == 2:
+            pair_suit = g
+    if pair_suit < 0:
+        return False
+    return all(_suit_splits(counts[9 * g:9 * g + 9], g == 3, g == pair_suit) for g in range(4))
+
+
+@lru_cache(maxsize=16384)
+def _suit_splits(suit: Counts, honors: bool, pair: bool) -> bool:
+    """Do one suit's counts split into sets (and one pair, with ``pair``)?"""
+    if pair:
+        return any(n >= 2 and _suit_splits(_add(suit, k, -2), honors, False)
+                   for k, n in enumerate(suit))
+    if honors:
+        return all(n % 3 == 0 for n in suit)
+    c = list(suit)
+    for i in range(9):
+        # The tiles of the lowest kind left that are not a triplet start sequences (three
+        # sequences from one kind are three triplets, so this loses no reading).
+        r = c[i] % 3
+        if r:
+            if i > 6 or c[i + 1] < r or c[i + 2] < r:
+                return False
+            c[i + 1] -= r
+            c[i + 2] -= r
+    return True
 
 
 @lru_cache(maxsize=16384)

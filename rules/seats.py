@@ -17,12 +17,16 @@ class Seat(IntEnum):
 
     @classmethod
     def of(cls, value: int) -> Seat:
+        if value.__class__ is int and 0 <= value <= 3:
+            return _SEATS[value]  # every record event names a seat: a table, not Seat(...)
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 3:
             raise ValueError(f"seat must be 0..3, got {value!r}")
         return cls(value)
 
     def plus(self, n: int) -> Seat:
-        return _SEATS[(self.value + n) % 4]  # a table, not Seat(...): the enum call is slow
+        # a table, not Seat(...), and the int itself, not the enum's ``value`` property: the
+        # enum machinery is the slow part of this hot path
+        return _SEATS[(self + n) % 4]
 
     @property
     def shimocha(self) -> Seat:

@@ -108,6 +108,9 @@ class Kind(IntEnum):
 
     @property
     def mjai(self) -> str:
+        names = _KIND_MJAI
+        if names:  # a table once the 34 names exist (every event carries tile names)
+            return names[self]
         if self.value >= 27:
             return _HONOR_MJAI[self.value - 27]
         return f"{self.number}{_SUIT_LETTER[self.suit]}"
@@ -134,14 +137,26 @@ class Kind(IntEnum):
         return f"Kind.{self.name}"
 
 
+_KIND_MJAI: tuple[str, ...] = ()
+_KIND_MJAI = tuple(k.mjai for k in Kind)
+
 RED_IDS: frozenset[int] = frozenset({16, 52, 88})
 """Physical ids of the red fives when a game plays with them (copy 0 of 5m, 5p, 5s)."""
 
 _RED_KIND_OF_TENHOU = {51: Kind.M5, 52: Kind.P5, 53: Kind.S5}
+#: every valid mjai tile name: "1m".."9s", "5mr"/"5pr"/"5sr", "E".."C"
+_MJAI_NAMES: dict[str, tuple[Kind, bool]] = {
+    **{k.mjai: (k, False) for k in Kind},
+    **{Kind(s * 9 + 4).mjai + "r": (Kind(s * 9 + 4), True) for s in range(3)},
+}
 
 
 def parse_mjai(text: str) -> tuple[Kind, bool]:
     """``"5mr"`` → ``(Kind.M5, True)``; raises :class:`TileError` for anything else."""
+    if text.__class__ is str:
+        known = _MJAI_NAMES.get(text)
+        if known is not None:  # every record names tiles: one lookup (the rest says why not)
+            return known
     if not isinstance(text, str):
         raise TileError(f"mjai tile must be a string, got {text!r}")
     if len(text) == 1 and text in _HONOR_MJAI:
@@ -173,15 +188,52 @@ def parse_tenhou(code: int) -> tuple[Kind, bool]:
     raise TileError(f"not a tenhou.net/6 tile: {code!r}")
 
 
-@dataclass(frozen=True, slots=True, order=True)
+@dataclass(frozen=True, slots=True, init=False, eq=False)
 class Tile:
-    """One physical tile, by its id 0..135 (``mahjong`` package numbering)."""
+    """One physical tile, by its id 0..135 (``mahjong`` package numbering).
+
+    There are 136 tiles and exactly one object for each (``Tile(i)`` is ``ALL_TILES[i]``), so
+    equality is identity: comparing, finding and removing tiles in a hand, which every input
+    does, never calls Python code. The hash stays the value a dataclass gives (deterministic, so
+    set order is the same from run to run) and the order is the id's.
+    """
 
     id: int
 
-    def __post_init__(self) -> None:
-        if isinstance(self.id, bool) or not isinstance(self.id, int) or not 0 <= self.id < 136:
-            raise TileError(f"tile id must be 0..135, got {self.id!r}")
+    def __new__(cls, id: int) -> Tile:
+        if isinstance(id, bool) or not isinstance(id, int) or not 0 <= id < 136:
+            raise TileError(f"tile id must be 0..135, got {id!r}")
+        if _MADE:
+            return ALL_TILES[id]
+        tile = object.__new__(cls)
+        object.__setattr__(tile, "id", id)
+        return tile
+
+    def __hash__(self) -> int:
+        return hash((self.id,))
+
+    def __lt__(self, other: Tile) -> bool:
+        if other.__class__ is not Tile:
+            return NotImplemented
+        return self.id < other.id
+
+    def __le__(self, other: Tile) -> bool:
+        if other.__class__ is not Tile:
+            return NotImplemented
+        return self.id <= other.id
+
+    def __gt__(self, other: Tile) -> bool:
+        if other.__class__ is not Tile:
+            return NotImplemented
+        return self.id > other.id
+
+    def __ge__(self, other: Tile) -> bool:
+        if other.__class__ is not Tile:
+            return NotImplemented
+        return self.id >= other.id
+
+    def __reduce__(self) -> tuple[type[Tile], tuple[int]]:
+        return Tile, (self.id,)  # unpickled and copied as the one object of its id
 
     @property
     def kind(self) -> Kind:
@@ -195,7 +247,7 @@ class Tile:
         return aka and self.id in RED_IDS
 
     def mjai(self, aka: bool = True) -> str:
-        return self.kind.mjai + ("r" if self.is_red(aka) else "")
+        return (_TILE_MJAI_AKA if aka else _TILE_MJAI)[self.id]
 
     def tenhou(self, aka: bool = True) -> int:
         if self.is_red(aka):
@@ -209,7 +261,13 @@ class Tile:
         return self.mjai()
 
 
+_MADE: list[bool] = []  # empty while ALL_TILES is being made
 ALL_TILES: tuple[Tile, ...] = tuple(Tile(i) for i in range(136))
+_MADE.append(True)
+#: every tile's mjai name, plain and with red fives (events name every tile they carry)
+_TILE_MJAI: tuple[str, ...] = tuple(_KIND_MJAI[i >> 2] for i in range(136))
+_TILE_MJAI_AKA: tuple[str, ...] = tuple(
+    n + ("r" if i in RED_IDS else "") for i, n in enumerate(_TILE_MJAI))
 _KINDS: tuple[Kind, ...] = tuple(Kind)  # by value: Kind(v) is _KINDS[v]
 
 
@@ -243,13 +301,13 @@ class TileAllocator:
     def take(self, kind: Kind, red: bool = False) -> Tile:
         if red and not self._aka:
             raise TileError(f"red {kind.mjai} in a game without red fives")
-        for tile in copies_of(kind):
-            if tile.id in self._used:
+        used, reds = self._used, RED_IDS if self._aka else frozenset()
+        base = kind * 4
+        for i in range(base, base + 4):  # ids, not Tile methods: a record takes every tile
+            if i in used or (i in reds) != red:
                 continue
-            if tile.is_red(self._aka) != red:
-                continue
-            self._used.add(tile.id)
-            return tile
+            used.add(i)
+            return ALL_TILES[i]
         what = f"red {kind.mjai}" if red else kind.mjai
         raise TileError(f"no {what} left: all copies are already in play")
 

@@ -40,7 +40,7 @@ from rules.inputs import (
 )
 from rules.records.model import ImportIssue
 from rules.seats import SEATS, Seat
-from rules.tiles import Kind, Tile, TileAllocator, TileError
+from rules.tiles import RED_IDS, Kind, Tile, TileAllocator, TileError
 
 TileName = tuple[Kind, bool]  # (kind, red)
 KanTiming = Literal["immediate", "after_discard"]
@@ -151,7 +151,14 @@ class HandBuilder:
     ) -> Tile | None:
         kind, red = name
         red = red and self.aka
-        matches = [t for t in self._hands[seat] if t.kind == kind and t.is_red(self.aka) == red]
+        reds = RED_IDS if self.aka else frozenset()
+        hand = self._hands[seat]
+        if (prefer is not None and prefer.id >> 2 == kind and (prefer.id in reds) == red
+                and prefer in hand):
+            hand.remove(prefer)  # the preferred tile names the tile: what the scan would pick
+            return prefer
+        # ids, not Tile.kind / Tile.is_red: every discard of a record runs this
+        matches = [t for t in hand if t.id >> 2 == kind and (t.id in reds) == red]
         if not matches:
             held = " ".join(t.mjai(self.aka) for t in sorted(self._hands[seat]))
             self.issue(f"seat {int(seat)} does not hold {name_str(name)} (hand: {held})")

@@ -123,7 +123,7 @@ def parse_lines(source: str | bytes | Iterable[Mapping[str, Any]]) -> list[tuple
             if not line.strip():
                 continue
             try:
-                out.append((n, json.loads(line)))
+                out.append((n, _json_line(line)))
             except json.JSONDecodeError as exc:
                 raise RecordError(f"not an mjai record: line {n} is not JSON ({exc})") from exc
     else:
@@ -131,6 +131,21 @@ def parse_lines(source: str | bytes | Iterable[Mapping[str, Any]]) -> list[tuple
     if not any(isinstance(o, dict) and o.get("type") == "start_kyoku" for _, o in out):
         raise RecordError("not an mjai record: no start_kyoku event")
     return out
+
+
+_SCAN: Any = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+
+
+def _json_line(line: str) -> Any:
+    """``json.loads(line)``, by the decoder's scanner straight away when the line is one JSON
+    value and nothing else (a record is thousands of lines: ``loads`` spends as long around the
+    scanner as in it). Anything else, leading space included, goes through ``loads`` itself, so
+    the value and the error are ``loads``'s."""
+    try:
+        value, end = _SCAN(line, 0)
+    except StopIteration:
+        return json.loads(line)
+    return value if end == len(line) else json.loads(line)
 
 
 def _seat(ev: Mapping[str, Any], key: str) -> Seat:
@@ -314,7 +329,7 @@ class _Reader:
     def event(self, line: int, ev: Mapping[str, Any]) -> None:
         kind = ev.get("type")
         known = KNOWN_KEYS.get(kind) if isinstance(kind, str) else None
-        if known is not None:
+        if known is not None and not known.issuperset(ev):
             for key in sorted(set(ev) - known):
                 hand = None if self.b is None else self.b.hand
                 if kind == "start_kyoku":  # the hand it starts

@@ -297,10 +297,10 @@ def replay(record: ImportedRecord, *, keep_events: bool = False,
             state, events, resync = _hand_start(state, inp, index, record_hand)
             if resync is not None:
                 resyncs.append(resync)
+            acc.take(events, index, record_hand)
         else:
             state, out = reduce(state, inp)
-            events = list(out)
-        acc.take(events, index, record_hand)
+            acc.take(out, index, record_hand)
         index += 1
         if index == len(inputs) == len(record.inputs) and _win_open(state):
             # A record's last hand ends with its wins: nobody else called ron. Within a record

@@ -55,6 +55,8 @@ from rules.ruleset import Ruleset
 from rules.table_state import HandState, TableState
 
 MAX_OPEN_VIOLATIONS = 64
+# a tuple made once: ``A | B | C`` in an isinstance builds a union on every input
+_WIN_INPUTS = (Ron, WinShown, UraRevealed)
 
 
 def new_table() -> TableState:
@@ -70,9 +72,8 @@ def reduce(state: TableState, inp: Input) -> tuple[TableState, tuple[Event, ...]
     except KeyError:
         kind = type(inp).__name__
     out = Out(state.ruleset, seq, kind)
-    base = replace(state, seq=seq)
     try:
-        new = _dispatch(base, inp, out)
+        new = _dispatch(state, inp, out, seq)
     except Rejected:
         # Only the refusal stands: anything noted on the way belonged to an input that did
         # not happen (except a win the input sealed before it was refused).
@@ -80,7 +81,7 @@ def reduce(state: TableState, inp: Input) -> tuple[TableState, tuple[Event, ...]
         out.violations = out.violations[:out.kept_violations] + last
         out.priced = min(out.priced, out.kept_violations)
         out.events = [*out.events[:out.kept_events], *last]
-        new = out.kept if out.kept is not None else base
+        new = out.kept if out.kept is not None else state
     except Exception as exc:  # a table must keep running (engineering.md "Bad input")
         # A value the engine cannot use (e.g. a malformed referee argument that slipped past
         # the codec): refuse it, keep running (engineering.md "Bad input").
@@ -88,7 +89,11 @@ def reduce(state: TableState, inp: Input) -> tuple[TableState, tuple[Event, ...]
         out.events = []
         out.violation("internal_error", None, "an input the engine can apply",
                       f"{type(exc).__name__}: {exc}")
-        new = base
+        new = state
+    if new.seq != seq:
+        # The play handlers never read the input count: their state takes it here, or in the
+        # one copy that _play makes anyway (the hot path), not in a copy of its own first.
+        new = replace(new, seq=seq)
     if out.violations:
         # What the violations cost beyond their sanction (ruleset penalties).
         # A sanction that cannot apply here leaves the input's result alone.
@@ -99,22 +104,25 @@ def reduce(state: TableState, inp: Input) -> tuple[TableState, tuple[Event, ...]
     return new, tuple(out.events)
 
 
-def _dispatch(t: TableState, inp: Input, out: Out) -> TableState:
-    match inp:
-        case GameStart():
-            return on_game_start(t, inp, out)
-        case RefereeOverride():
-            return on_referee(t, inp, out)
-        case HandStart() | WallRaised() | DiceInput() | BreakOpened() | IndicatorShown() \
-                | UraRevealed() | DealDone() | Draw() | Discard() | Call() | Ankan() | Kakan() \
+def _dispatch(t: TableState, inp: Input, out: Out, seq: int) -> TableState:
+    """``t`` is the state before the input (its ``seq`` not yet counted up): the referee's
+    actions record the input count, so they get it; a play input's state gets it from
+    ``_play`` or ``reduce``."""
+    match inp:  # play first: every input but two of a game is one
+        case Draw() | Discard() | HandStart() | WallRaised() | DiceInput() | BreakOpened() \
+                | IndicatorShown() | UraRevealed() | DealDone() | Call() | Ankan() | Kakan() \
                 | RinshanDraw() | Tsumo() | Ron() | WinShown() | ExhaustiveDraw() \
                 | AbortiveDraw():
-            return _play(t, inp, out)
+            return _play(t, inp, out, seq)
+        case GameStart():
+            return on_game_start(replace(t, seq=seq), inp, out)
+        case RefereeOverride():
+            return on_referee(replace(t, seq=seq), inp, out)
         case _:
             assert_never(inp)
 
 
-def _play(t: TableState, inp: PlayInput, out: Out) -> TableState:
+def _play(t: TableState, inp: PlayInput, out: Out, seq: int) -> TableState:
     """An input of the game: a hand's start or an input within the hand."""
     rs, progress = t.ruleset, t.progress
     if rs is None or progress is None or t.game is None:
@@ -151,15 +159,19 @@ def _play(t: TableState, inp: PlayInput, out: Out) -> TableState:
         return replace(t, hand=dead.hand)
     if new_h.outcome is not None and new_h.step == "ended" and h.outcome is None:
         return end_hand(t, new_h, new_h.outcome, out)
-    t = replace(t, hand=new_h)
-    if (new_h.step == "won" and h.step != "won") or isinstance(inp, Ron | WinShown | UraRevealed):
+    t = replace(t, hand=new_h, seq=seq)
+    if (new_h.step == "won" and h.step != "won") or isinstance(inp, _WIN_INPUTS):
         return try_finalize(t, out)
     return t
 
 
 def _hand_input(rs: Ruleset, t: TableState, h: HandState, inp: HandInput, out: Out
                 ) -> HandState:
-    match inp:
+    match inp:  # the two inputs of almost every turn first: each case is an isinstance
+        case Draw():
+            return on_draw(rs, h, inp, out)
+        case Discard():
+            return on_discard(rs, t, h, inp, out)
         case WallRaised():
             return on_wall_raised(h, inp, out)
         case DiceInput():
@@ -170,12 +182,8 @@ def _hand_input(rs: Ruleset, t: TableState, h: HandState, inp: HandInput, out: O
             return on_indicator(rs, h, inp, out)
         case DealDone():
             return on_deal_done(rs, h, inp, out)
-        case Draw():
-            return on_draw(rs, h, inp, out)
         case RinshanDraw():
             return on_rinshan(rs, h, inp, out)
-        case Discard():
-            return on_discard(rs, t, h, inp, out)
         case Call():
             return on_call(rs, h, inp, out)
         case Ankan():

@@ -5,6 +5,7 @@ scoring context of a hand."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import attrgetter
 
 from rules import hand_shape
 from rules.claims import ron_order
@@ -27,6 +28,7 @@ from rules.table_state import (
     LOC_URA,
     LOC_WALL,
     HandState,
+    LastDiscard,
     SeatState,
     TableState,
 )
@@ -35,30 +37,46 @@ from rules.wall import (
     Wall,
 )
 
+#: the sort key of a hand's tiles (C, not a lambda: every draw sorts a hand)
+BY_ID = attrgetter("id")
+
 
 def set_seat(h: HandState, s: Seat, st: SeatState) -> HandState:
+    return replace(h, seats=seats_with(h, s, st))
+
+
+def seats_with(h: HandState, s: Seat, st: SeatState
+               ) -> tuple[SeatState, SeatState, SeatState, SeatState]:
+    """``h.seats`` with seat ``s`` replaced: for a handler that changes more of the hand in the
+    same ``replace``."""
     seats = list(h.seats)
     seats[s] = st
-    return replace(h, seats=(seats[0], seats[1], seats[2], seats[3]))
+    return (seats[0], seats[1], seats[2], seats[3])
 
 
 def locate(h: HandState, tiles: Sequence[Tile], where: int) -> HandState:
     if not tiles:
         return h
+    return replace(h, located=located_with(h, tiles, where))
+
+
+def located_with(h: HandState, tiles: Sequence[Tile], where: int) -> tuple[int, ...]:
+    """``h.located`` with ``tiles`` moved to ``where`` (see :func:`seats_with`)."""
     loc = list(h.located)
     for t in tiles:
         loc[t.id] = where
-    return replace(h, located=tuple(loc))
+    return tuple(loc)
 
 
 def check_free(h: HandState, tiles: Sequence[Tile], seat: Seat | None, out: Out,
                 allowed: tuple[int, ...] = ()) -> None:
     """Each tile must not be elsewhere already: unknown, in the wall manifest, or one of the
     ``allowed`` places. A tile id twice in ``tiles`` is one tile in two places too."""
-    ids = [t.id for t in tiles]
-    if len(set(ids)) != len(ids):
-        dup = next(i for i in ids if ids.count(i) > 1)
-        raise out.reject("tile_in_two_places", seat, "distinct tiles", dup)
+    if len(tiles) > 1:  # (a draw or a discard names one tile: nothing to compare)
+        ids = [t.id for t in tiles]
+        if len(set(ids)) != len(ids):
+            dup = next(i for i in ids if ids.count(i) > 1)
+            raise out.reject("tile_in_two_places", seat, "distinct tiles", dup)
     for t in tiles:
         where = h.located[t.id]
         if where in (LOC_UNKNOWN, LOC_WALL) or where in allowed:
@@ -145,12 +163,20 @@ def _accept_riichi(rs: Ruleset, h: HandState, out: Out) -> HandState:
 def pass_discard(rs: Ruleset, h: HandState, out: Out, taker: Seat | None) -> HandState:
     """The last discard is no longer claimable: riichi sticks go down and every seat that
     could have won on it and did not becomes furiten (S §51(2)(3), M 5-5, μ §64)."""
+    h, last = passing(rs, h, out, taker)
+    return h if last is None else replace(h, last=last)
+
+
+def passing(rs: Ruleset, h: HandState, out: Out, taker: Seat | None
+            ) -> tuple[HandState, LastDiscard | None]:
+    """:func:`pass_discard` but for the passed ``last`` itself, which is returned (None: nothing
+    to pass) for the caller's own copy of the hand to take (a draw's: one copy, not two)."""
     last = h.last
     if last is None or last.passed:
-        return h
-    h = _accept_riichi(rs, h, out)
-    h = _mark_passed(rs, h, last.seat, last.tile, taker)
-    return replace(h, last=replace(last, passed=True))
+        return h, None
+    if last.riichi:
+        h = _accept_riichi(rs, h, out)
+    return _mark_passed(rs, h, last.seat, last.tile, taker), last.as_passed()
 
 
 def _mark_passed(rs: Ruleset, h: HandState, owner: Seat, tile: Tile | None,
@@ -159,12 +185,16 @@ def _mark_passed(rs: Ruleset, h: HandState, owner: Seat, tile: Tile | None,
     the rest of the hand after riichi (S §51(2)(3), §39-9; M 5-5; μ §64)."""
     if not rs.furiten.enabled or tile is None:
         return h
+    kind = tile.id >> 2
     for s in ron_order(owner):
         if s == taker:
             continue
         st = h.seats[s]
-        if st.concealed is None or not hand_shape.wins_on(
-                hand_shape.counts_of(st.concealed), tile.kind.value, _held_counts(st)):
+        # hand_shape.wins_on, the hand's own tiles first: the melds (a kind all four of which
+        # the seat holds is no wait, M 3-11-2) only matter for the rare hand the tile completes.
+        concealed = st.concealed
+        if concealed is None or len(concealed) % 3 != 1 or not hand_shape.completes(
+                concealed, tile) or _held_counts(st)[kind] >= 4:
             continue
         if st.riichi == "accepted":
             if not st.furiten_riichi:

@@ -23,6 +23,9 @@ class Rejected(Exception):
 class Out:
     """Collects the events of one input (local to one ``reduce`` call)."""
 
+    __slots__ = ("events", "kept", "kept_events", "kept_violations", "kind", "rejected",
+                 "ruleset", "seq", "violations")
+
     def __init__(self, ruleset: Ruleset | None, seq: int, kind: str) -> None:
         self.ruleset = ruleset
         self.seq = seq

@@ -15,13 +15,17 @@ from rules.inputs import (
     RinshanDraw,
 )
 from rules.reducer.hand_ops import (
+    BY_ID,
     check_free,
     close_kan_window,
     from_manifest,
     kill,
     locate,
+    located_with,
     pass_discard,
+    passing,
     seat_waits,
+    seats_with,
     set_seat,
 )
 from rules.reducer.output import Dead, Out
@@ -76,19 +80,17 @@ def on_draw(rs: Ruleset, h: HandState, inp: Draw, out: Out) -> HandState:
         want_pos = Wall(h.brk).position(h.next_live)
         if inp.position != want_pos:
             out.violation("wrong_tile_drawn", s, want_pos.to_json(), inp.position.to_json())
-    h = pass_discard(rs, h, out, None)
+    h, passed = passing(rs, h, out, None)
     h = _after_discard_dora_check(h, out)
     st = h.seats[s]
     concealed = None if st.concealed is None or tile is None else tuple(
-        sorted((*st.concealed, tile), key=lambda x: x.id))
-    if st.concealed is not None and tile is None:
-        concealed = None
+        sorted((*st.concealed, tile), key=BY_ID))
     st = replace(st, concealed=concealed, count=st.count + 1, drawn=tile, has_drawn=True,
                  rinshan=False, kuikae=())
-    h = set_seat(h, s, st)
-    if tile is not None:
-        h = locate(h, [tile], LOC_HAND + s)
-    h = replace(h, next_live=h.next_live + 1, step="discard", turn=s, pre_call=None,
+    # one copy of the hand for the passed discard, the seat, the tile's place and the turn
+    h = replace(h, last=h.last if passed is None else passed, seats=seats_with(h, s, st),
+                located=h.located if tile is None else located_with(h, (tile,), LOC_HAND + s),
+                next_live=h.next_live + 1, step="discard", turn=s, pre_call=None,
                 pre_call_seat=None)
     out.emit(Drew(seat=s, tile=tile, position=inp.position, rinshan=False,
                   live_left=h.live_left()))
@@ -99,6 +101,8 @@ def on_draw(rs: Ruleset, h: HandState, inp: Draw, out: Out) -> HandState:
 
 def _after_discard_dora_check(h: HandState, out: Out) -> HandState:
     """An after-discard kan indicator still owed when play moves on is missing."""
+    if not h.dora_due:
+        return h
     changed = False
     dues = []
     for d in h.dora_due:
@@ -141,7 +145,7 @@ def on_rinshan(rs: Ruleset, h: HandState, inp: RinshanDraw, out: Out) -> HandSta
     h = close_kan_window(rs, replace(h, dora_due=tuple(dues)))
     st = h.seats[s]
     concealed = None if st.concealed is None or tile is None else tuple(
-        sorted((*st.concealed, tile), key=lambda x: x.id))
+        sorted((*st.concealed, tile), key=BY_ID))
     h = set_seat(h, s, replace(st, concealed=concealed, count=st.count + 1, drawn=tile,
                                 has_drawn=True, rinshan=True, kuikae=()))
     if tile is not None:
@@ -185,7 +189,8 @@ def on_discard(rs: Ruleset, t: TableState, h: HandState, inp: Discard, out: Out)
         h = pass_discard(rs, h, out, None)
         h = kill(rs, h, s, "discard_without_draw", out)
         st = h.seats[s]
-    if tile is not None and tile.kind in st.kuikae and rs.calls.kuikae == "forbidden":
+    if tile is not None and st.kuikae and tile.kind in st.kuikae \
+            and rs.calls.kuikae == "forbidden":
         out.violation("kuikae", s, [Kind(k).mjai for k in st.kuikae], tile.mjai(False))
         h = kill(rs, h, s, "kuikae", out)
         st = h.seats[s]
@@ -198,7 +203,7 @@ def on_discard(rs: Ruleset, t: TableState, h: HandState, inp: Discard, out: Out)
         tsumogiri = tile == st.drawn
     concealed = st.concealed
     if concealed is not None:
-        concealed = None if tile is None else tuple(x for x in concealed if x != tile)
+        concealed = None if tile is None else _without(concealed, tile)
     first = st.discards == 0
     double = bool(inp.riichi and first and not h.interrupted and rs.riichi.double_riichi)
     st = replace(
@@ -211,21 +216,21 @@ def on_discard(rs: Ruleset, t: TableState, h: HandState, inp: Discard, out: Out)
         has_drawn=False,
         rinshan=False,
         kuikae=(),
-        penalty=tuple(x for x in st.penalty if x != tile),  # W 罚张-7: discarded, no more
+        # W 罚张-7: discarded, no more
+        penalty=tuple([x for x in st.penalty if x != tile]) if st.penalty else (),
         furiten_temp=False,  # S §51(2): the same-go-around furiten ends at one's discard
         ippatsu=False,
         riichi="declared" if inp.riichi else st.riichi,
         double_riichi=double or st.double_riichi,
     )
-    h = set_seat(h, s, st)
-    if tile is not None:
-        h = locate(h, [tile], LOC_RIVER + s)
     first_discards = h.first_discards
     if first and not h.interrupted and len(first_discards) < 4:
         first_discards = (*first_discards, tile)
     dues = tuple(replace(d, discarded=True) if d.seat == s and d.timing == "after_discard"
-                 else d for d in h.dora_due)
-    h = replace(h, last=LastDiscard(seat=s, tile=tile, riichi=inp.riichi, houtei=houtei),
+                 else d for d in h.dora_due) if h.dora_due else ()
+    h = replace(h, seats=seats_with(h, s, st),
+                located=h.located if tile is None else located_with(h, (tile,), LOC_RIVER + s),
+                last=LastDiscard(seat=s, tile=tile, riichi=inp.riichi, houtei=houtei),
                 discard_log=(*h.discard_log, (s, tile)),
                 step="draw", turn=s.plus(1), first_discards=first_discards, dora_due=dues,
                 pre_call=None, pre_call_seat=None, kan_window=None, robbed=False)
@@ -234,6 +239,16 @@ def on_discard(rs: Ruleset, t: TableState, h: HandState, inp: Discard, out: Out)
     if inp.riichi:
         out.emit(RiichiDeclared(seat=s, double=double))
     return h
+
+
+def _without(tiles: tuple[Tile, ...], tile: Tile) -> tuple[Tile, ...]:
+    """``tiles`` without ``tile``: a hand holds a physical tile once, so one search and two
+    slices (every discard does this); a tile there twice goes entirely, as by a filter."""
+    if tile not in tiles:
+        return tiles
+    i = tiles.index(tile)
+    rest = tiles[:i] + tiles[i + 1:]
+    return rest if tile not in rest else tuple([x for x in rest if x != tile])
 
 
 def _check_riichi(rs: Ruleset, h: HandState, st: SeatState, s: Seat, tile: Tile | None,

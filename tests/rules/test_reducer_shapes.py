@@ -115,3 +115,39 @@ def test_ankan_after_riichi(hand: str, drawn: str, kind: str, mode: hand_shape.A
     d = parse_compact(drawn)[0][0].value
     k = parse_compact(kind)[0][0].value
     assert ankan_keeps_hand(mode, c(hand), d, k)[0] is ok
+
+
+def _suit_vectors(n: int, total: int) -> list[tuple[int, ...]]:
+    if n == 0:
+        return [()] if total == 0 else []
+    return [(x, *rest) for x in range(min(4, total) + 1)
+            for rest in _suit_vectors(n - 1, total - x)]
+
+
+@pytest.mark.parametrize("total", [2, 5, 11, 14])
+def test_suit_by_suit_completeness_equals_listing_decompositions(total: int) -> None:
+    """``is_complete`` decides suit by suit (issue 20); listing every decomposition is the
+    definition: every hand of ``total`` tiles in one suit, and in honors (mixed hands: below)."""
+    for v in _suit_vectors(9, total):
+        t = (*v, *(0,) * 25)
+        assert hand_shape._is_standard(t) == bool(decompositions(t)), t
+    for v in _suit_vectors(7, total):
+        t = (0,) * 27 + v
+        assert hand_shape._is_standard(t) == bool(decompositions(t)), t
+
+
+@settings(max_examples=300)
+@given(st.one_of(hands(14), structured(4), hands(11), structured(3), hands(13)))
+def test_standard_shape_on_mixed_hands(counts: hand_shape.Counts) -> None:
+    assert hand_shape._is_standard(counts) == bool(decompositions(counts))
+
+
+@settings(max_examples=200)
+@given(st.permutations(list(range(136))), st.sampled_from([1, 4, 7, 10, 13]))
+def test_completes_is_is_complete_of_the_counts(perm: list[int], n: int) -> None:
+    from rules.tiles import ALL_TILES
+
+    tiles = tuple(sorted(ALL_TILES[i] for i in perm[:n]))
+    tile = ALL_TILES[perm[n]]
+    assert hand_shape.completes(tiles, tile) == hand_shape.is_complete(
+        hand_shape.counts_of((*tiles, tile)))

@@ -130,3 +130,41 @@ def test_kind_properties_and_counts() -> None:
     assert Kind.P7.number == 7 and Kind.CHUN.number == 7
     counts = kinds_to_34([Tile(0), Tile(1), Tile(135)])
     assert counts[0] == 2 and counts[33] == 1 and sum(counts) == 3
+
+
+def test_tiles_are_interned_and_keep_their_value_semantics() -> None:
+    """One object per tile id (issue 20: equality is identity), through every way a tile is
+    made again: the constructor, copies, pickles, ``dataclasses.replace`` and ``rules.evolve``."""
+    import copy
+    import dataclasses
+    import pickle
+
+    from rules.evolve import replace
+
+    for i in (0, 16, 135):
+        t = Tile(i)
+        assert t is ALL_TILES[i]
+        assert copy.copy(t) is t and copy.deepcopy(t) is t
+        assert pickle.loads(pickle.dumps(t, protocol=pickle.HIGHEST_PROTOCOL)) is t
+        assert dataclasses.replace(t, id=3) is ALL_TILES[3]
+        assert replace(t, id=5) is ALL_TILES[5]
+        assert hash(t) == hash((i,))  # a dataclass's hash: set order unchanged
+    assert Tile(3) < Tile(4) <= Tile(4) and Tile(9) > Tile(8) >= Tile(8)
+    assert sorted([Tile(9), Tile(2), Tile(5)]) == [Tile(2), Tile(5), Tile(9)]
+    assert Tile(5) != 5  # type: ignore[comparison-overlap]
+    assert Tile(5) != Tile(6)
+    with pytest.raises(TypeError):
+        _ = Tile(1) < 2  # type: ignore[operator]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        Tile(1).id = 2  # type: ignore[misc]
+    for bad in (-1, 136, True, "1"):
+        with pytest.raises(TileError):
+            Tile(bad)  # type: ignore[arg-type]
+
+
+def test_mjai_names_from_the_tables_match_the_notation() -> None:
+    for t in ALL_TILES:
+        plain = t.kind.mjai
+        assert t.mjai(False) == plain
+        assert t.mjai(True) == plain + ("r" if t.id in RED_IDS else "")
+        assert parse_mjai(t.mjai(True)) == (t.kind, t.id in RED_IDS)
