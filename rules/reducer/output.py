@@ -23,7 +23,7 @@ class Rejected(Exception):
 class Out:
     """Collects the events of one input (local to one ``reduce`` call)."""
 
-    __slots__ = ("events", "kept", "kept_events", "kept_violations", "kind", "rejected",
+    __slots__ = ("events", "kept", "kept_events", "kept_violations", "kind", "priced", "rejected",
                  "ruleset", "seq", "violations")
 
     def __init__(self, ruleset: Ruleset | None, seq: int, kind: str) -> None:
