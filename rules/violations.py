@@ -11,6 +11,8 @@ Sanctions (the ``sanction`` field of a ``violation`` event):
   相公 W); the event's sanction names it, e.g. ``dead_hand:agari_houki``;
 * ``dead_hand_rejected`` — the input is refused (the tile goes back) *and* the seat's hand is dead
   (M 3-4-8: another player took the dealer's draw);
+* ``penalty_tiles_rejected`` — the input is refused and the tiles the seat showed lie face up as
+  penalty tiles, its hand alive (W 错鸣-6: a false win where ``penalties.false_win_exposes``);
 * ``chombo`` — the hand ends with a chombo by the seat (S §54, M 7-4, μ §68);
 * ``treated_noten`` — a tenpai declaration that the known tiles refute counts as noten.
 """
@@ -23,7 +25,8 @@ from typing import Literal
 from rules.ruleset import Ruleset
 
 Sanction = Literal[
-    "rejected", "recorded", "dead_hand", "dead_hand_rejected", "chombo", "treated_noten"
+    "rejected", "recorded", "dead_hand", "dead_hand_rejected", "penalty_tiles_rejected", "chombo",
+    "treated_noten",
 ]
 
 
@@ -229,6 +232,8 @@ def article_for(ruleset: Ruleset | None, code: str) -> str:
 def sanction_for(ruleset: Ruleset | None, code: str) -> str:
     """The sanction string: ``dead_hand`` names the ruleset's kind (``dead_hand:tinghe``)."""
     s = CATALOGUE[code].sanction
+    if code == "false_win" and ruleset is not None and ruleset.penalties.false_win_exposes:
+        return "penalty_tiles_rejected"  # W 错鸣-6: refused, the shown tiles become 罚张
     if s in ("dead_hand", "dead_hand_rejected") and ruleset is not None:
         return f"{s}:{ruleset.penalties.dead_hand}"
     return s

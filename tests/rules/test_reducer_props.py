@@ -165,6 +165,17 @@ def _check_one(before: TableState, after: TableState, events: tuple[Event, ...])
             seats = list(after.hand.seats)
             seats[dead[0]] = fixed
             assert replace(after.hand, seats=tuple(seats)) == before.hand  # type: ignore[arg-type]
+    elif "penalty_tiles_rejected" in sanctions:
+        # W 错鸣-6: the false win is refused; only the offender's shown tiles become penalty
+        # tiles, its hand alive
+        assert after.hand is not None and before.hand is not None
+        changed = [s for s in range(4) if after.hand.seats[s] != before.hand.seats[s]]
+        assert len(changed) <= 1
+        if changed:
+            s = changed[0]
+            assert replace(after.hand.seats[s], penalty=before.hand.seats[s].penalty) == \
+                before.hand.seats[s]
+            assert after.hand.seats[s].dead == before.hand.seats[s].dead
     else:
         assert sanctions <= {"recorded", "dead_hand", "chombo", "treated_noten"}, codes
 

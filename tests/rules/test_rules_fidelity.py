@@ -357,6 +357,9 @@ def test_a_false_win_exposes_penalty_tiles_and_play_goes_on_w_6() -> None:
     h.draw(S1)
     ev = h.send(Tsumo(S1))
     assert h.codes(ev) == ["false_win"]
+    # the violation says what was done: refused, the shown tiles penalty tiles (not "rejected",
+    # which promises an unchanged state)
+    assert [v["sanction"] for v in h.violations(ev)] == ["penalty_tiles_rejected"]
     st = h.h.seats[1]
     assert st.dead is None and len(st.penalty) == 14 and h.h.step == "discard"
     shown = next(e.to_json() for e in ev if e.TYPE == "penalty_tiles")
