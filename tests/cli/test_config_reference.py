@@ -4,8 +4,9 @@ accepts, ``[tiles]`` included.
 The keys are not listed by hand here: the parser itself says which it reads. Configs that use
 every section and every variant (each table-link kind, password and password file, key and key
 file, evdev and serial readers, a camera with a model) are parsed while the readers of
-``daemon/config.py`` (``_Section.get``/``sub``) and ``drivers/tiles/config.py`` (``_get``) record
-each key they look at; every one of them must appear in the reference, in backticks.
+``daemon/config/reading.py`` (``Section.get``/``sub``) and ``drivers/tiles/config.py``
+(``_get``) record each key they look at; every one of them must appear in the reference, in
+backticks.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import pytest
 import drivers.tiles.config as tiles_config
 from daemon import config as daemon_config
 from daemon.auth import format_key
+from daemon.config import reading as config_reading
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -138,13 +140,13 @@ def normalise(key: str) -> str:
 @pytest.fixture
 def read_keys(monkeypatch: pytest.MonkeyPatch) -> set[str]:
     seen: set[str] = set()
-    get, sub, tget = daemon_config._Section.get, daemon_config._Section.sub, tiles_config._get
+    get, sub, tget = config_reading.Section.get, config_reading.Section.sub, tiles_config._get
 
-    def record_get(self: daemon_config._Section, key: str, *a: object, **k: object) -> object:
+    def record_get(self: config_reading.Section, key: str, *a: object, **k: object) -> object:
         seen.add(self._key(key))
         return get(self, key, *a, **k)  # type: ignore[arg-type]
 
-    def record_sub(self: daemon_config._Section, key: str, required: bool = True) -> object:
+    def record_sub(self: config_reading.Section, key: str, required: bool = True) -> object:
         seen.add(self._key(key))
         return sub(self, key, required)
 
@@ -152,8 +154,8 @@ def read_keys(monkeypatch: pytest.MonkeyPatch) -> set[str]:
         seen.add(f"{where}.{key}")
         return tget(d, key, typ, where, default)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(daemon_config._Section, "get", record_get)
-    monkeypatch.setattr(daemon_config._Section, "sub", record_sub)
+    monkeypatch.setattr(config_reading.Section, "get", record_get)
+    monkeypatch.setattr(config_reading.Section, "sub", record_sub)
     monkeypatch.setattr(tiles_config, "_get", record_tget)
     return seen
 

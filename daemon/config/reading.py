@@ -1,227 +1,39 @@
-"""The daemon's configuration: one TOML file, validated completely before anything starts.
-
-An unknown key, a wrong type, a missing value or a missing device fails with one
-:class:`~daemon.errors.ConfigError` naming the file and the key (docs/daemon.md lists every key;
-``systemd/jantaku.example.toml`` is a complete example). Secrets (the MQTT password, referee keys)
-are held in :class:`Secret`, whose repr and str never show the value.
-"""
+"""Reading the TOML file into :class:`~daemon.config.values.Config`: one section reader each, and
+:class:`Section`, whose :meth:`~Section.done` refuses every key nobody read."""
 
 from __future__ import annotations
 
-import os
 import re
 import tomllib
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any
 
+from daemon.config.values import (
+    COMMANDS,
+    CONFIG_VERSION,
+    DEFAULT_ROLES,
+    LOG_LEVELS,
+    TABLE_ID,
+    ButtonsConfig,
+    Config,
+    DevicesConfig,
+    DisplaysConfig,
+    EventLogConfig,
+    LoggingConfig,
+    MqttConfig,
+    RefereeConfig,
+    RefereeUser,
+    Secret,
+    TableConfig,
+    TableLinkConfig,
+    TlsConfig,
+    WebConfig,
+)
 from daemon.errors import ConfigError
 
-CONFIG_VERSION: Final = 1
-TABLE_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
-LOG_LEVELS: Final = ("debug", "info", "warning", "error")
 
-#: Every referee command (``jantaku/v1/<table>/cmd/<name>``), see daemon/commands.py.
-COMMANDS: Final = (
-    "new_game",
-    "set_scores",
-    "swap_seats",
-    "confirm_win",
-    "reject_win",
-    "accept_violation",
-    "dead_hand",
-    "pause",
-    "resume",
-    "penalty",
-    "chombo",
-    "manual_result",
-    "undo",
-    "end_game",
-    "time_limit",
-)
-
-#: The roles a config gets when it defines none.
-DEFAULT_ROLES: Final[Mapping[str, tuple[str, ...]]] = {
-    "referee": COMMANDS,
-    "operator": ("new_game", "pause", "resume"),
-}
-
-
-class Secret:
-    """A secret string: ``repr``/``str`` show ``'***'``; read it with :meth:`reveal`."""
-
-    __slots__ = ("_value",)
-
-    def __init__(self, value: str) -> None:
-        self._value = value
-
-    def reveal(self) -> str:
-        return self._value
-
-    def __repr__(self) -> str:
-        return "Secret('***')"
-
-    __str__ = __repr__
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Secret) and other._value == self._value
-
-    def __hash__(self) -> int:
-        return hash(self._value)
-
-
-@dataclass(frozen=True, slots=True)
-class TableConfig:
-    id: str
-    ruleset: str
-
-
-@dataclass(frozen=True, slots=True)
-class EventLogConfig:
-    path: Path
-    #: Save a state checkpoint every N inputs (0: never; restart then replays the whole log).
-    checkpoint_every: int = 2000
-
-
-@dataclass(frozen=True, slots=True)
-class TlsConfig:
-    ca: Path
-    cert: Path | None = None
-    key: Path | None = None
-    #: Skip the broker hostname check (a broker reached by IP with a name-only certificate).
-    insecure: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class MqttConfig:
-    host: str
-    port: int = 1883
-    protocol: Literal["5", "3.1.1"] = "5"
-    client_id: str = ""  # "" -> "jantaku-<table id>"
-    #: seconds; paho pings after ``keepalive`` s without a byte from the broker and drops the
-    #: link ``keepalive`` s later, so a dead link is noticed within ~2 x keepalive + 1 s
-    keepalive: int = 4
-    #: seconds to wait for the CONNACK (a connection reset before it is retried at once)
-    connect_timeout: float = 5.0
-    username: str | None = None
-    password: Secret | None = None
-    tls: TlsConfig | None = None
-    #: Seconds between health publications (retained ``health``).
-    health_interval: float = 10.0
-    #: Least seconds between two publications of the retained ``state`` (0: every change). The
-    #: latest state is always published: a change inside the interval goes out at its end.
-    state_interval: float = 0.5
-
-
-@dataclass(frozen=True, slots=True)
-class TableLinkConfig:
-    kind: Literal["serial", "usb", "gpio", "none"]
-    path: Path | None = None  # serial
-    baud: int = 115200  # serial
-    vid: int | None = None  # usb
-    pid: int | None = None  # usb
-    pins: Mapping[str, int] = field(default_factory=dict)  # gpio: signal name -> BCM pin
-
-
-@dataclass(frozen=True, slots=True)
-class ButtonsConfig:
-    kind: Literal["gpio", "none"]
-    seat_pins: tuple[int, int, int, int] | None = None
-    referee_pin: int | None = None
-    #: per-seat clock warning LEDs (seats 0..3) and a buzzer, driven from the live clocks
-    led_pins: tuple[int, int, int, int] | None = None
-    buzzer_pin: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class DisplaysConfig:
-    #: Where the honba/deposit and score displays hang: on the table link, or nowhere.
-    honba: Literal["table", "none"] = "table"
-    scores: Literal["table", "none"] = "table"
-    buzzer: Literal["table", "none"] = "table"
-    #: A serial clock display (drivers/display, the CLOCKS line): per-seat time left (W 打牌时限).
-    clocks_path: Path | None = None
-    clocks_baud: int = 9600
-
-
-@dataclass(frozen=True, slots=True)
-class DevicesConfig:
-    table: TableLinkConfig
-    buttons: ButtonsConfig
-    displays: DisplaysConfig
-
-
-@dataclass(frozen=True, slots=True)
-class RefereeUser:
-    name: str
-    role: str
-    key: Secret  # "pbkdf2-sha256$<iterations>$<hex>", see daemon/auth.py
-
-
-@dataclass(frozen=True, slots=True)
-class RefereeConfig:
-    roles: Mapping[str, tuple[str, ...]]
-    users: tuple[RefereeUser, ...]
-    #: A command's ``ts`` may differ from the table's clock by this much (replay protection).
-    max_skew_seconds: float = 120.0
-
-    def user(self, name: str) -> RefereeUser | None:
-        return next((u for u in self.users if u.name == name), None)
-
-
-@dataclass(frozen=True, slots=True)
-class LoggingConfig:
-    level: Literal["debug", "info", "warning", "error"] = "info"
-    #: "-" for stderr (journald), or a file path.
-    file: str = "-"
-
-
-@dataclass(frozen=True, slots=True)
-class WebConfig:
-    """``[web]``: the overlay and the referee console, served by the daemon (docs/overlay.md,
-    docs/console.md). With ``tls_cert``/``tls_key`` both are served over HTTPS."""
-
-    host: str = "127.0.0.1"
-    port: int = 8080
-    tls_cert: Path | None = None
-    tls_key: Path | None = None
-    session_idle_seconds: float = 30 * 60.0
-    session_absolute_seconds: float = 8 * 3600.0
-    max_login_failures: int = 5
-    lockout_seconds: float = 5 * 60.0
-    #: > 0: also serve the spectator feed (players' hands) this many seconds behind the table
-    spectator_delay_seconds: float = 0.0
-    #: also serve the multi-table scoreboard from the venue broker (docs/overlay.md)
-    scoreboard: bool = False
-    #: the tables on it, in this order (empty: every table on the broker, by id)
-    scoreboard_tables: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Config:
-    source: Path
-    table: TableConfig
-    eventlog: EventLogConfig
-    mqtt: MqttConfig
-    devices: DevicesConfig
-    referee: RefereeConfig
-    logging: LoggingConfig
-    #: ``[tiles]``: RFID readers and their enrolment (drivers/tiles/config.py, docs/tiles.md);
-    #: None: no tile sensors. With readers, the sensor tracker (daemon/tracker.py) runs.
-    tiles: Any = None
-    #: ``[web]``: overlay + referee console; None: no web server.
-    web: WebConfig | None = None
-
-    @property
-    def client_id(self) -> str:
-        return self.mqtt.client_id or f"jantaku-{self.table.id}"
-
-
-# --------------------------------------------------------------------------- reading
-
-
-class _Section:
+class Section:
     """Reads one TOML table: typed getters, and :meth:`done` rejects the keys nobody read."""
 
     def __init__(self, file: Path, where: str, table: Any) -> None:
@@ -285,13 +97,13 @@ class _Section:
         value = self.str_(key, default)
         return Path(value) if isinstance(value, str) else value
 
-    def sub(self, key: str, required: bool = True) -> _Section | None:
+    def sub(self, key: str, required: bool = True) -> Section | None:
         self.seen.add(key)
         if key not in self.table:
             if required:
                 raise self.error(f"missing table [{self._key(key)}]")
             return None
-        return _Section(self.file, self._key(key), self.table[key])
+        return Section(self.file, self._key(key), self.table[key])
 
     def done(self) -> None:
         unknown = sorted(set(self.table) - self.seen)
@@ -305,7 +117,7 @@ def _kind(value: Any) -> str:
     return type(value).__name__
 
 
-def _secret_file(sec: _Section, key: str) -> Secret:
+def _secret_file(sec: Section, key: str) -> Secret:
     path = sec.path(key)
     try:
         text = Path(path).read_text(encoding="utf-8")
@@ -317,7 +129,7 @@ def _secret_file(sec: _Section, key: str) -> Secret:
     return Secret(value)
 
 
-def _mqtt(sec: _Section) -> MqttConfig:
+def _mqtt(sec: Section) -> MqttConfig:
     host = sec.str_("host")
     port = sec.int_("port", 1, 65535, 1883)
     protocol = sec.choice("protocol", ("5", "3.1.1"), "5")
@@ -371,7 +183,7 @@ def _mqtt(sec: _Section) -> MqttConfig:
     )
 
 
-def _hex16(sec: _Section, key: str) -> int:
+def _hex16(sec: Section, key: str) -> int:
     value = sec.get(
         key,
         lambda v: (isinstance(v, str) and re.fullmatch(r"(0x)?[0-9a-fA-F]{4}", v) is not None)
@@ -385,7 +197,7 @@ def _is_pin(v: object) -> bool:
     return isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 27
 
 
-def _table_link(sec: _Section) -> TableLinkConfig:
+def _table_link(sec: Section) -> TableLinkConfig:
     # no "simulator": the demo and the HIL rig run the emulator on a pty and name it as "serial"
     kind = sec.choice("kind", ("serial", "usb", "gpio", "none"))
     if kind == "serial":
@@ -411,7 +223,7 @@ def _table_link(sec: _Section) -> TableLinkConfig:
     return TableLinkConfig(kind=kind)
 
 
-def _buttons(sec: _Section | None) -> ButtonsConfig:
+def _buttons(sec: Section | None) -> ButtonsConfig:
     if sec is None:
         return ButtonsConfig(kind="none")
     kind = sec.choice("kind", ("gpio", "none"))
@@ -442,7 +254,7 @@ def _buttons(sec: _Section | None) -> ButtonsConfig:
                          led_pins=led_pins, buzzer_pin=buzzer)
 
 
-def _displays(sec: _Section | None) -> DisplaysConfig:
+def _displays(sec: Section | None) -> DisplaysConfig:
     if sec is None:
         return DisplaysConfig()
     out = DisplaysConfig(
@@ -456,7 +268,7 @@ def _displays(sec: _Section | None) -> DisplaysConfig:
     return out
 
 
-def _referee(sec: _Section | None) -> RefereeConfig:
+def _referee(sec: Section | None) -> RefereeConfig:
     if sec is None:
         return RefereeConfig(roles=dict(DEFAULT_ROLES), users=())
     roles: dict[str, tuple[str, ...]] = dict(DEFAULT_ROLES)
@@ -477,7 +289,7 @@ def _referee(sec: _Section | None) -> RefereeConfig:
     if not isinstance(raw_users, list):
         raise sec.error(f"referee.users: expected an array of tables, got {raw_users!r}")
     for i, raw in enumerate(raw_users):
-        usec = _Section(sec.file, f"referee.users[{i}]", raw)
+        usec = Section(sec.file, f"referee.users[{i}]", raw)
         name = usec.get(
             "name",
             lambda v: isinstance(v, str) and re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", v) is not None,
@@ -506,7 +318,7 @@ def _referee(sec: _Section | None) -> RefereeConfig:
 MIN_SPECTATOR_DELAY_S = 10.0
 
 
-def _table_ids(sec: _Section, key: str) -> tuple[str, ...]:
+def _table_ids(sec: Section, key: str) -> tuple[str, ...]:
     raw = sec.get(
         key,
         lambda v: isinstance(v, list)
@@ -517,7 +329,7 @@ def _table_ids(sec: _Section, key: str) -> tuple[str, ...]:
     return tuple(raw)
 
 
-def _web(sec: _Section | None) -> WebConfig | None:
+def _web(sec: Section | None) -> WebConfig | None:
     if sec is None:
         return None
     d = WebConfig()
@@ -554,7 +366,7 @@ def parse_config(text: str, source: Path | str = "<config>") -> Config:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{file}: not valid TOML: {exc}") from None
-    root = _Section(file, "", raw)
+    root = Section(file, "", raw)
     version = root.int_("config_version", 1, 1_000_000)
     if version != CONFIG_VERSION:
         raise root.error(
@@ -641,46 +453,3 @@ def load_config(path: Path | str) -> Config:
     except OSError as exc:
         raise ConfigError(f"{file}: cannot read the config: {exc.strerror}") from None
     return parse_config(text, file)
-
-
-def check_devices(config: Config) -> None:
-    """The devices named in the config exist (run before anything starts).
-
-    ``JANTAKU_DEVICE_ROOT`` (tests, images being prepared) prefixes ``/dev`` paths.
-    """
-    file = config.source
-    link = config.devices.table
-    root = os.environ.get("JANTAKU_DEVICE_ROOT", "")
-    if link.kind == "serial":
-        assert link.path is not None
-        dev = Path(root + str(link.path)) if root else link.path
-        if not dev.exists():
-            raise ConfigError(f"{file}: devices.table.path: no such device {link.path}")
-    elif link.kind == "usb":
-        import libusb_package
-
-        try:
-            found = libusb_package.find(
-                idVendor=link.vid, idProduct=link.pid
-            )
-        except Exception as exc:  # pyusb raises several kinds when libusb is unusable
-            raise ConfigError(f"{file}: devices.table: cannot enumerate USB: {exc}") from None
-        if found is None:
-            raise ConfigError(
-                f"{file}: devices.table: no USB device {link.vid:04x}:{link.pid:04x} attached"
-            )
-    clocks_path = config.devices.displays.clocks_path
-    if clocks_path is not None:
-        dev = Path(root + str(clocks_path)) if root else clocks_path
-        if not dev.exists():
-            raise ConfigError(f"{file}: devices.displays.clocks_path: no such device {clocks_path}")
-    gpio_needed = link.kind == "gpio" or config.devices.buttons.kind == "gpio"
-    if gpio_needed and not os.environ.get("GPIOZERO_PIN_FACTORY"):
-        chips = list(Path(root + "/dev").glob("gpiochip*")) if Path(root + "/dev").exists() else []
-        if not chips:
-            raise ConfigError(
-                f"{file}: devices: GPIO pins are configured but there is no /dev/gpiochip*"
-            )
-    parent = config.eventlog.path.parent
-    if not parent.is_dir():
-        raise ConfigError(f"{file}: eventlog.path: directory {parent} does not exist")

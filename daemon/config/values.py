@@ -1,0 +1,209 @@
+"""The configuration's values: one frozen dataclass per section, the constants they are checked
+against, and :class:`Secret`, whose repr and str never show the value."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final, Literal
+
+CONFIG_VERSION: Final = 1
+TABLE_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
+LOG_LEVELS: Final = ("debug", "info", "warning", "error")
+
+#: Every referee command (``jantaku/v1/<table>/cmd/<name>``), see daemon/commands.py.
+COMMANDS: Final = (
+    "new_game",
+    "set_scores",
+    "swap_seats",
+    "confirm_win",
+    "reject_win",
+    "accept_violation",
+    "dead_hand",
+    "pause",
+    "resume",
+    "penalty",
+    "chombo",
+    "manual_result",
+    "undo",
+    "end_game",
+    "time_limit",
+)
+
+#: The roles a config gets when it defines none.
+DEFAULT_ROLES: Final[Mapping[str, tuple[str, ...]]] = {
+    "referee": COMMANDS,
+    "operator": ("new_game", "pause", "resume"),
+}
+
+
+class Secret:
+    """A secret string: ``repr``/``str`` show ``'***'``; read it with :meth:`reveal`."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret('***')"
+
+    __str__ = __repr__
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Secret) and other._value == self._value
+
+    def __hash__(self) -> int:
+        return hash(self._value)
+
+
+@dataclass(frozen=True, slots=True)
+class TableConfig:
+    id: str
+    ruleset: str
+
+
+@dataclass(frozen=True, slots=True)
+class EventLogConfig:
+    path: Path
+    #: Save a state checkpoint every N inputs (0: never; restart then replays the whole log).
+    checkpoint_every: int = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class TlsConfig:
+    ca: Path
+    cert: Path | None = None
+    key: Path | None = None
+    #: Skip the broker hostname check (a broker reached by IP with a name-only certificate).
+    insecure: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class MqttConfig:
+    host: str
+    port: int = 1883
+    protocol: Literal["5", "3.1.1"] = "5"
+    client_id: str = ""  # "" -> "jantaku-<table id>"
+    #: seconds; paho pings after ``keepalive`` s without a byte from the broker and drops the
+    #: link ``keepalive`` s later, so a dead link is noticed within ~2 x keepalive + 1 s
+    keepalive: int = 4
+    #: seconds to wait for the CONNACK (a connection reset before it is retried at once)
+    connect_timeout: float = 5.0
+    username: str | None = None
+    password: Secret | None = None
+    tls: TlsConfig | None = None
+    #: Seconds between health publications (retained ``health``).
+    health_interval: float = 10.0
+    #: Least seconds between two publications of the retained ``state`` (0: every change). The
+    #: latest state is always published: a change inside the interval goes out at its end.
+    state_interval: float = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class TableLinkConfig:
+    kind: Literal["serial", "usb", "gpio", "none"]
+    path: Path | None = None  # serial
+    baud: int = 115200  # serial
+    vid: int | None = None  # usb
+    pid: int | None = None  # usb
+    pins: Mapping[str, int] = field(default_factory=dict)  # gpio: signal name -> BCM pin
+
+
+@dataclass(frozen=True, slots=True)
+class ButtonsConfig:
+    kind: Literal["gpio", "none"]
+    seat_pins: tuple[int, int, int, int] | None = None
+    referee_pin: int | None = None
+    #: per-seat clock warning LEDs (seats 0..3) and a buzzer, driven from the live clocks
+    led_pins: tuple[int, int, int, int] | None = None
+    buzzer_pin: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DisplaysConfig:
+    #: Where the honba/deposit and score displays hang: on the table link, or nowhere.
+    honba: Literal["table", "none"] = "table"
+    scores: Literal["table", "none"] = "table"
+    buzzer: Literal["table", "none"] = "table"
+    #: A serial clock display (drivers/display, the CLOCKS line): per-seat time left (W 打牌时限).
+    clocks_path: Path | None = None
+    clocks_baud: int = 9600
+
+
+@dataclass(frozen=True, slots=True)
+class DevicesConfig:
+    table: TableLinkConfig
+    buttons: ButtonsConfig
+    displays: DisplaysConfig
+
+
+@dataclass(frozen=True, slots=True)
+class RefereeUser:
+    name: str
+    role: str
+    key: Secret  # "pbkdf2-sha256$<iterations>$<hex>", see daemon/auth.py
+
+
+@dataclass(frozen=True, slots=True)
+class RefereeConfig:
+    roles: Mapping[str, tuple[str, ...]]
+    users: tuple[RefereeUser, ...]
+    #: A command's ``ts`` may differ from the table's clock by this much (replay protection).
+    max_skew_seconds: float = 120.0
+
+    def user(self, name: str) -> RefereeUser | None:
+        return next((u for u in self.users if u.name == name), None)
+
+
+@dataclass(frozen=True, slots=True)
+class LoggingConfig:
+    level: Literal["debug", "info", "warning", "error"] = "info"
+    #: "-" for stderr (journald), or a file path.
+    file: str = "-"
+
+
+@dataclass(frozen=True, slots=True)
+class WebConfig:
+    """``[web]``: the overlay and the referee console, served by the daemon (docs/overlay.md,
+    docs/console.md). With ``tls_cert``/``tls_key`` both are served over HTTPS."""
+
+    host: str = "127.0.0.1"
+    port: int = 8080
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+    session_idle_seconds: float = 30 * 60.0
+    session_absolute_seconds: float = 8 * 3600.0
+    max_login_failures: int = 5
+    lockout_seconds: float = 5 * 60.0
+    #: > 0: also serve the spectator feed (players' hands) this many seconds behind the table
+    spectator_delay_seconds: float = 0.0
+    #: also serve the multi-table scoreboard from the venue broker (docs/overlay.md)
+    scoreboard: bool = False
+    #: the tables on it, in this order (empty: every table on the broker, by id)
+    scoreboard_tables: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    source: Path
+    table: TableConfig
+    eventlog: EventLogConfig
+    mqtt: MqttConfig
+    devices: DevicesConfig
+    referee: RefereeConfig
+    logging: LoggingConfig
+    #: ``[tiles]``: RFID readers and their enrolment (drivers/tiles/config.py, docs/tiles.md);
+    #: None: no tile sensors. With readers, the sensor tracker (daemon/tracker.py) runs.
+    tiles: Any = None
+    #: ``[web]``: overlay + referee console; None: no web server.
+    web: WebConfig | None = None
+
+    @property
+    def client_id(self) -> str:
+        return self.mqtt.client_id or f"jantaku-{self.table.id}"
