@@ -1,7 +1,7 @@
 """A ron that another seat could still have claimed by shape alone (its bot passes: no yaku or
 furiten) waits for the referee; the simulator confirms it and the HIL runner sends the referee's
-confirm_win to the daemon (mleague, seed 277; seed 159 was the case that once stopped the simulator, before the
-simulator played the shared world of hil/players/)."""
+confirm_win to the daemon (mleague, seed 277; before the simulator played the shared world of
+hil/players/, seed 159 was the case that once stopped it)."""
 
 from __future__ import annotations
 
