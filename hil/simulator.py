@@ -63,7 +63,8 @@ def bot_players(ruleset: Ruleset, seed: int) -> tuple[World, BotPolicy, random.R
     """The world, the bots and the think-time stream a seed gives (tests rebuild them)."""
     rng = random.Random(seed)
     policy = BotPolicy(random.Random(rng.getrandbits(64)))
-    world = World(ruleset, random.Random(rng.getrandbits(64)), "table", tsumogiri=True)
+    world = World(ruleset, random.Random(rng.getrandbits(64)), "table", tsumogiri=True,
+                  draw_positions=False)
     return world, policy, random.Random(rng.getrandbits(64))
 
 

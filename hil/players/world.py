@@ -63,11 +63,13 @@ class World:
     """One table's world, hand after hand. ``rng`` shuffles the wall and rolls the dice."""
 
     def __init__(self, rs: Ruleset, rng: random.Random, mode: Mode = "table", *,
-                 tsumogiri: bool = False) -> None:
+                 tsumogiri: bool = False, draw_positions: bool = True) -> None:
         self.rs = rs
         self.rng = rng
         self.mode = mode
         self.tsumogiri = tsumogiri  # mark a discard of the drawn tile (a sensor table sees it)
+        # a draw's wall position (a sensor table's tracker reads draws from the hand zone only)
+        self.draw_positions = draw_positions
         self.progress: GameProgress | None = None
 
     # --- the hand's setup -----------------------------------------------------------------
@@ -210,7 +212,7 @@ class World:
 
     def draw(self, s: Seat) -> Move:
         t = self.wall[self.next_live]
-        pos = self._pos(self.next_live)
+        pos = self._pos(self.next_live) if self.draw_positions else None
         self.next_live += 1
         self.players[s].hand.append(t)
         self.drawn, self.rinshan_turn = t, False

@@ -32,7 +32,7 @@ def _first_hand(ruleset: str, seed: int, mode: Mode, bots: bool) -> tuple[Seat, 
     rng = random.Random(seed)
     first = Seat(rng.randrange(4))
     policy: Policy = BotPolicy(rng) if bots else RandomLegalPolicy(rng)
-    world = World(rs, rng, mode, tsumogiri=bots)
+    world = World(rs, rng, mode, tsumogiri=bots, draw_positions=not bots)
     return first, list(play_hand(world, policy, start_game(rs, first)))
 
 
