@@ -107,7 +107,8 @@ class World:
         self.kan_seats: list[Seat] = []
         self.rinshan = 0
         self.due_after: list[Seat] = []  # after-discard kan indicators owed
-        self.drawn: Tile | None = None
+        # the dealer's 14th tile of a jump deal counts as drawn (its discard is tsumogiri)
+        self.drawn: Tile | None = self.wall[52] if self.jump else None
         self.rinshan_turn = False
         self.first_discards: list[Tile] = []
         self.interrupted = False
