@@ -99,7 +99,9 @@ class World:
         self.players = {s: SeatModel() for s in SEATS}
         for s in SEATS:
             self.players[s].hand = [self.wall[i] for i in deal[s] if self.jump or i != 52]
-        hands = tuple(tuple(sorted(self.players[s].hand)) for s in SEATS)
+        # In deal order, not sorted: a table places them so, and a sensor table's tracker takes
+        # the dealer's last tile placed as the jump tile, his drawn tile (RULESETS.md 2.4).
+        hands = tuple(tuple(self.players[s].hand) for s in SEATS)
         known = self.mode != "blind"
         yield Move(DealDone(hands=(hands[0], hands[1], hands[2], hands[3]) if known else None))
         self.next_live = 53 if self.jump else 52
