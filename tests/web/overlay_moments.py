@@ -33,7 +33,8 @@ def _moment(prev: dict[str, Any] | None, view: dict[str, Any]) -> str | None:
     for s, b in zip(seats, before, strict=False):
         if s["riichi"] and not b["riichi"]:
             return "riichi"
-        if len(s["melds"]) > len(b["melds"]):
+        # a call of a discard (its called tile shown sideways), not a concealed kan
+        if len(s["melds"]) > len(b["melds"]) and s["melds"][-1]["called_index"] is not None:
             return "call"
     return None
 

@@ -50,7 +50,10 @@ def _overlap(a: dict[str, float], b: dict[str, float]) -> bool:
 
 @pytest.fixture(scope="module")
 def moments() -> list[Moment]:
-    found = first_moments()
+    # seed 2: the first mleague seed whose first moments show every card this test checks (a
+    # call of a discard, a win without kans, an exhaustive draw with tenpai hands); re-pick the
+    # same way (tests/web/overlay_moments.py) when the simulated players change
+    found = first_moments(seed=2)
     assert [m.name for m in found] == ["deal", "riichi", "call", "win", "draw", "game_end"]
     return found
 

@@ -1,7 +1,8 @@
-"""Bot players for the simulator: a shanten-greedy policy built on the ``mahjong`` package.
+"""Bot players: a shanten-greedy player built on the ``mahjong`` package (the seats of
+:class:`hil.players.bot_policy.BotPolicy`).
 
 A bot sees what a player at the table sees (its own tiles and melds, every river and meld, the
-dora indicators) and answers the simulator's questions: which tile to discard, whether to declare
+dora indicators) and answers the policy's questions: which tile to discard, whether to declare
 riichi, whether to call a discard, whether to declare a kan, whether to win. It riichis when
 tenpai with a closed hand, calls yakuhai pons always and other calls sometimes (only where the
 hand keeps a yaku: tanyao with open tanyao, or a yakuhai), and declares every win the engine would
@@ -164,9 +165,3 @@ class Bot:
 
     def wants_kakan(self) -> bool:
         return self.rng.random() < self.style.kakan
-
-    def think_seconds(self, speed: float) -> float:
-        """A human-like thinking delay (log-normal around 1.5 s), scaled by the demo speed."""
-        if speed <= 0:
-            return 0.0
-        return min(12.0, self.rng.lognormvariate(0.3, 0.6)) / speed
