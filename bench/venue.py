@@ -94,7 +94,7 @@ class ScriptTable:
         self.done.write_text(str(start + self.fed))
         await asyncio.Event().wait()
 
-    async def show(self, snapshot: dict[str, Any], events: Sequence[dict[str, Any]]) -> None:
+    async def show(self, board: dict[str, Any], events: Sequence[dict[str, Any]]) -> None:
         return None
 
     def health(self) -> dict[str, Any]:

@@ -50,6 +50,8 @@ WINDOW = 64
 SOCKET_OPTIONS: tuple[tuple[int, int, int], ...] = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
 #: seconds to wait for the acknowledgements of one window before giving the connection up
 ACK_TIMEOUT = 30.0
+#: windows of events published and not yet confirmed at most (then the outbox waits)
+IN_FLIGHT = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,14 +119,49 @@ class _Acks:
         self._futures.clear()
 
 
+@dataclass(frozen=True, slots=True)
+class Outgoing:
+    """One event on its way to the broker: its ``seq``, in full (``private/events``) and as the
+    public may see it (``events``), both encoded once."""
+
+    seq: int
+    topic: str
+    full: bytes
+    public: bytes
+
+    @staticmethod
+    def of_row(row: OutboxRow) -> Outgoing:
+        """An event read back from the outbox table (its public form projected from the text)."""
+        full = row.payload.encode()
+        return Outgoing(row.seq, row.topic, full, _project(full, disclosure.public_event))
+
+    @staticmethod
+    def of_envelope(envelope: dict[str, Any], text: str, topic: str) -> Outgoing:
+        """An event just committed: ``text`` is its outbox row, the public form comes from the
+        envelope in hand (no decoding)."""
+        full = text.encode()
+        shown = disclosure.public_event(envelope)
+        public = full if shown is envelope else _dumps(shown)
+        return Outgoing(int(envelope["seq"]), topic, full, public)
+
+
+#: a published window: its rows and the PUBACK futures of their two publishes each
+_Sent = tuple[list[Outgoing], list[asyncio.Future[int]]]
+
+
 class OutboxSource:
     """What the link needs from the event log (the service runs these on its database thread)."""
 
-    async def fetch(self, limit: int) -> list[OutboxRow]:
+    async def fetch(self, limit: int) -> list[Outgoing]:
+        """The next events in seq order, at most ``limit``, starting at the first not yet
+        acknowledged (after :meth:`restart`) or after the last one fetched."""
         raise NotImplementedError
 
     async def ack(self, seqs: list[int]) -> None:
         raise NotImplementedError
+
+    def restart(self) -> None:
+        """The events fetched but not acknowledged will be fetched again (a new connection)."""
 
 
 def status_payload(state: str, table: str, **extra: Any) -> bytes:
@@ -163,6 +200,7 @@ class BrokerLink:
         self.on_command = on_command
         self.backoff = backoff
         self.outbox_ready = asyncio.Event()
+        self._resend_at = 0.0  # monotonic: when refused events are sent again
         self._retained: dict[str, bytes] = {}
         self._dirty: set[str] = set()
         self._retained_ready = asyncio.Event()
@@ -191,6 +229,20 @@ class BrokerLink:
         elif topic == self.topics.health:
             payload = _project(payload, disclosure.public_health)
         self._set(topic, payload)
+
+    def set_retained_json(self, topic: str, body: dict[str, Any]) -> None:
+        """:meth:`set_retained` of ``body``, each form encoded once from the dict in hand (the
+        same bytes as encoding ``body`` and projecting the encoded payload)."""
+        full = _dumps(body)
+        project = {self.topics.state: disclosure.public_state,
+                   self.topics.health: disclosure.public_health}.get(topic)
+        if project is None:
+            self._set(topic, full)
+            return
+        if topic == self.topics.state:
+            self._set(self.topics.private_state, full)
+        shown = project(body)
+        self._set(topic, full if shown is body else _dumps(shown))
 
     def _set(self, topic: str, payload: bytes) -> None:
         if self._retained.get(topic) == payload:
@@ -264,9 +316,11 @@ class BrokerLink:
             acks = _Acks(client)
             try:
                 await self._on_connected(client, acks)
+                sent: asyncio.Queue[_Sent] = asyncio.Queue(IN_FLIGHT)
                 async with asyncio.TaskGroup() as tg:
                     tg.create_task(self._listen(client, acks), name="mqtt-commands")
-                    tg.create_task(self._drain(acks), name="mqtt-outbox")
+                    tg.create_task(self._drain(acks, sent), name="mqtt-outbox")
+                    tg.create_task(self._confirm(sent), name="mqtt-acks")
                     tg.create_task(self._publish_retained(acks), name="mqtt-retained")
                     tg.create_task(self._until_stopped(), name="mqtt-stop")
             except* _Stop:
@@ -386,8 +440,16 @@ class BrokerLink:
             )
         return out
 
-    async def _drain(self, acks: _Acks) -> None:
+    async def _drain(self, acks: _Acks, sent: asyncio.Queue[_Sent]) -> None:
+        """Publish the outbox in seq order, without waiting for the PUBACKs of what is in flight
+        (:meth:`_confirm` collects them): the next input's events never wait for the broker's
+        acknowledgement of the last ones (a broker without ``set_tcp_nodelay`` holds a second
+        PUBACK until our TCP ACK, which the kernel may delay 40 ms when we send nothing)."""
+        self.outbox.restart()  # a new connection: from the first event not acknowledged
         while True:
+            pause = self._resend_at - time.monotonic()
+            if pause > 0:  # the broker refused an event: it is sent again after the backoff
+                await asyncio.sleep(pause)
             self.outbox_ready.clear()
             rows = await self.outbox.fetch(WINDOW)
             if not rows:
@@ -396,9 +458,15 @@ class BrokerLink:
             # each event twice: in full on private/events, its public projection on events
             futures = []
             for r in rows:
-                full = r.payload.encode()
-                futures.append(acks.publish(self.topics.private_events, full, qos=1))
-                futures.append(acks.publish(r.topic, _public_event(full), qos=1))
+                futures.append(acks.publish(self.topics.private_events, r.full, qos=1))
+                futures.append(acks.publish(r.topic, r.public, qos=1))
+            await sent.put((rows, futures))  # bounded: at most IN_FLIGHT windows unconfirmed
+
+    async def _confirm(self, sent: asyncio.Queue[_Sent]) -> None:
+        """The PUBACKs of each published window, in order: a row is deleted from the outbox only
+        once both its publishes are acknowledged as a success."""
+        while True:
+            rows, futures = await sent.get()
             try:
                 async with asyncio.timeout(ACK_TIMEOUT):
                     results = await asyncio.gather(*futures, return_exceptions=True)
@@ -422,7 +490,8 @@ class BrokerLink:
                     f" the table write {self.topics.base}/private/# too (docs/mqtt.md)"
                 )
                 log.error("%s; it stays in the outbox", self.last_error)
-                await asyncio.sleep(self.backoff[1])
+                self.outbox.restart()  # sent again, from the log, after the backoff
+                self._resend_at = time.monotonic() + self.backoff[1]
 
     async def _publish_retained(self, acks: _Acks) -> None:
         while True:
@@ -464,11 +533,11 @@ def _project(payload: bytes, fn: Callable[[dict[str, Any]], dict[str, Any]]) -> 
     shown = fn(body) if isinstance(body, dict) else body
     if shown is body:
         return payload
-    return json.dumps(shown, separators=(",", ":"), ensure_ascii=False).encode()
+    return _dumps(shown)
 
 
-def _public_event(payload: bytes) -> bytes:
-    return _project(payload, disclosure.public_event)
+def _dumps(body: dict[str, Any]) -> bytes:
+    return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
 
 
 def _nodelay(client: aiomqtt.Client) -> bool | None:

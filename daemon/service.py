@@ -36,9 +36,11 @@ from daemon.clock_sync import read_clock
 from daemon.config import Config
 from daemon.engine import Engine
 from daemon.errors import CommandError
-from daemon.eventlog import EventLog, LinkPosition, OutboxRow, Record, boot_id
+from daemon.eventlog import EventLog, LinkPosition, Record, boot_id
 from daemon.intake import Intake, RepeatedCommand, Submission
-from daemon.mqtt import BrokerLink, Incoming, OutboxSource, Reply
+from daemon.mqtt import BrokerLink, Incoming, Reply
+from daemon.outbox import LogOutbox
+from daemon.retained import RetainedState
 from daemon.sdnotify import Notifier, watchdog_interval
 from daemon.supervisor import Supervisor
 from daemon.table import (
@@ -53,9 +55,6 @@ from daemon.table import (
 from daemon.topics import (
     SCHEMA_HEALTH,
     SCHEMA_LINKS,
-    SCHEMA_SCORES,
-    SCHEMA_STATE,
-    SCHEMA_TIMERS,
     Topics,
 )
 from rules.inputs import InputError, input_from_json
@@ -106,7 +105,10 @@ class Driver(Protocol):
 
     async def run(self, sink: InputSink) -> None: ...
 
-    async def show(self, snapshot: dict[str, Any], events: Sequence[dict[str, Any]]) -> None: ...
+    async def show(self, board: dict[str, Any], events: Sequence[dict[str, Any]]) -> None:
+        """After a group commit: ``board`` is the scoreboard (rules.table_view.scoreboard:
+        names, scores, dealer, round_wind, honba, deposits), ``events`` the new events."""
+        ...
 
     def health(self) -> dict[str, Any]: ...
 
@@ -118,30 +120,6 @@ class _Stats:
     inputs: int = 0
     last_event: dict[str, Any] | None = None
     db_error: str | None = None  # the log's reading thread failed (not a refused write)
-
-
-class _LogOutbox(OutboxSource):
-    """The outbox for the broker link. A row whose delete could not be written (a full disk) is
-    deleted with the next acknowledgement; until then it may be sent again (dropped by seq)."""
-
-    def __init__(self, service: Service) -> None:
-        self.service = service
-        self._undeleted: list[int] = []
-
-    async def fetch(self, limit: int) -> list[OutboxRow]:
-        rows = await self.service.db(self.service.eventlog.outbox, limit + len(self._undeleted))
-        gone = set(self._undeleted)
-        return [r for r in rows if r.seq not in gone][:limit]
-
-    async def ack(self, seqs: list[int]) -> None:
-        todo = self._undeleted + seqs
-        try:
-            await self.service.db(self.service.eventlog.ack, todo)
-        except (sqlite3.Error, OSError) as exc:
-            self._undeleted = todo[-10_000:]
-            log.warning("outbox: %d published events not deleted yet: %s", len(todo), exc)
-            return
-        self._undeleted = []
 
 
 class Service:
@@ -183,22 +161,22 @@ class Service:
             on_applied=self._applied,
         )
         self.queue = self.intake.queue
+        self.outbox = LogOutbox(self.db, self.eventlog, self.topics.events)
         self.link = BrokerLink(
             config.mqtt,
             config.client_id,
             self.topics,
-            _LogOutbox(self),
+            self.outbox,
             self.handle_command,
             backoff=mqtt_backoff,
+        )
+        self.retained = RetainedState(
+            self.core, self.link, self.topics, interval=config.mqtt.state_interval,
+            last_event=lambda: self.stats.last_event, wall_ns=wall_ns, mono_ns=mono_ns,
         )
         self._stop = asyncio.Event()
         self.command_stats = dcmd.CommandStats()
         self.supervisor = Supervisor(fatal=self._fatal, stopping=self._stop.is_set)
-        # The retained state: the snapshot last published, when, and a pending late publication.
-        self._state_sent: dict[str, Any] | None = None
-        self._state_sent_mono = float("-inf")
-        self._state_later: asyncio.TimerHandle | None = None
-        self._scores_sent: dict[str, Any] | None = None
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self.ready = asyncio.Event()
         self._ready_task: asyncio.Task[None] | None = None
@@ -286,7 +264,7 @@ class Service:
             # the clocks stop at the last logged input and run again from here (rules.timers);
             # queued first, before any driver's input (and retried like them on a full disk)
             self.put(KIND_MARKER, "daemon", {"type": "restart"})
-        self._refresh_retained()
+        self.retained.refresh()
         self._spawn("inputs", self.intake.run)
         self._spawn("mqtt", self.link.run)
         for driver in self.drivers:
@@ -336,11 +314,7 @@ class Service:
         join = asyncio.create_task(self.queue.join())
         await asyncio.wait([join], timeout=5.0)
         join.cancel()
-        # the retained state a rate limit was holding back goes out now, not never
-        if self._state_later is not None:
-            self._state_later.cancel()
-            self._state_later = None
-            self._publish_state()
+        self.retained.flush()  # the state a rate limit was holding back goes out now
         # give the broker the events already logged (bounded: they stay in the outbox anyway)
         deadline = time.monotonic() + 3.0
         while self.link.connected and time.monotonic() < deadline:
@@ -381,99 +355,26 @@ class Service:
 
     # ------------------------------------------------------------------ inputs
     async def _applied(self, applied: list[Applied]) -> None:
-        """After a group commit: wake the outbox, refresh the retained state, drive effects."""
+        """After a group commit: hand the events to the outbox and let it publish them first,
+        then refresh the retained state and drive the effects."""
         events = [e for a in applied for e in a.events]
         self.stats.inputs += len(applied)
         if events:
             self.stats.last_event = events[-1]
+            self.outbox.offer(applied)
             self.link.notify_outbox()
-        self._refresh_retained()
+            await asyncio.sleep(0)  # the outbox task runs now: the events are on the wire
+        self.retained.refresh()
         if events:
-            snapshot = self.core.snapshot()
+            board = self.retained.scoreboard()
             for driver in self.drivers:
                 try:
-                    await driver.show(snapshot, events)
+                    await driver.show(board, events)
                 except Exception:
                     log.exception("driver %s could not show the state", driver.name)
 
-    # ------------------------------------------------------------------ retained state
-    def _refresh_retained(self) -> None:
-        cs = self.core.state
-        snap = self.core.snapshot()
-        self._refresh_state()
-        seats = snap.get("seats") if isinstance(snap.get("seats"), list) else []
-        scores = {
-            "names": [s.get("name", "") for s in seats] if seats else None,
-            "scores": [s.get("score") for s in seats] if seats else None,
-            "dealer": snap.get("dealer"),
-            "round_wind": snap.get("round_wind"),
-            "honba": snap.get("honba"),
-            "deposits": snap.get("deposits"),
-        }
-        if scores != self._scores_sent:  # as the state: only when a number changed
-            self._scores_sent = scores
-            self.link.set_retained(
-                self.topics.scores,
-                _dump({"schema": SCHEMA_SCORES, "table": self.table_id, "seq": cs.event_seq,
-                       "game": cs.game or None, "hand": cs.hand, **scores}),
-            )
-        self._refresh_timers()
-
-    def _refresh_state(self) -> None:
-        """Publish the retained ``state`` when the snapshot changed (an input that changed
-        nothing, a clock event, is no reason), at most once per ``mqtt.state_interval``: a
-        change inside the interval goes out at its end, as the latest snapshot then."""
-        if _content(self.core.snapshot()) == _content(self._state_sent):
-            return
-        wait = self._state_sent_mono + self.config.mqtt.state_interval - time.monotonic()
-        if wait > 0:
-            if self._state_later is None:
-                loop = asyncio.get_running_loop()
-                self._state_later = loop.call_later(wait, self._publish_state_late)
-            return
-        self._publish_state()
-
-    def _publish_state_late(self) -> None:
-        self._state_later = None
-        if _content(self.core.snapshot()) != _content(self._state_sent):
-            self._publish_state()
-
-    def _publish_state(self) -> None:
-        cs = self.core.state
-        snap = self.core.snapshot()
-        last = self.stats.last_event
-        self.link.set_retained(
-            self.topics.state,
-            _dump(
-                {
-                    "schema": SCHEMA_STATE,
-                    "table": self.table_id,
-                    "seq": cs.event_seq,
-                    "game": cs.game or None,
-                    "hand": cs.hand,
-                    "input_seq": cs.input_seq,
-                    "ts": last["ts"] if last is not None else None,
-                    "state": snap,
-                }
-            ),
-        )
-        self._state_sent = snap
-        self._state_sent_mono = time.monotonic()
-
     def _refresh_timers(self) -> None:
-        now = self._mono_ns()
-        view = dc.view_json(self.core.state.clocks, now)
-        self.link.set_retained(
-            self.topics.timers,
-            _dump(
-                {
-                    "schema": SCHEMA_TIMERS,
-                    "table": self.table_id,
-                    "ts": iso(self._wall_ns()),
-                    **view,
-                }
-            ),
-        )
+        self.retained.refresh_timers()
 
     def health(self) -> dict[str, Any]:
         cs = self.core.state
@@ -579,17 +480,15 @@ class Service:
             if now >= next_health or self.link.connected != was_connected:
                 was_connected = self.link.connected
                 body = await self.db(self.health)
-                self.link.set_retained(self.topics.health, _dump(body))
-                self.link.set_retained(
+                self.link.set_retained_json(self.topics.health, body)
+                self.link.set_retained_json(
                     self.topics.links,
-                    _dump(
-                        {
-                            "schema": SCHEMA_LINKS,
-                            "table": self.table_id,
-                            "ts": body["ts"],
-                            "links": body["links"],
-                        }
-                    ),
+                    {
+                        "schema": SCHEMA_LINKS,
+                        "table": self.table_id,
+                        "ts": body["ts"],
+                        "links": body["links"],
+                    },
                 )
                 next_health = now + interval
             await asyncio.sleep(tick)
@@ -756,17 +655,6 @@ class Service:
             return
         if n:
             log.info("forgot %d referee command ids past the freshness window", n)
-
-
-def _content(snapshot: dict[str, Any] | None) -> dict[str, Any] | None:
-    """A snapshot without its input counter: what a viewer of the state could see change."""
-    if snapshot is None:
-        return None
-    return {k: v for k, v in snapshot.items() if k != "seq"}
-
-
-def _dump(body: dict[str, Any]) -> bytes:
-    return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
 
 
 def _dump_ascii(body: dict[str, Any]) -> bytes:

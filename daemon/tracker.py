@@ -265,7 +265,7 @@ class SensorTracker:
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await reader
 
-    async def show(self, snapshot: dict[str, Any], events: Sequence[dict[str, Any]]) -> None:
+    async def show(self, board: dict[str, Any], events: Sequence[dict[str, Any]]) -> None:
         return None
 
     def health(self) -> dict[str, Any]:
