@@ -38,8 +38,9 @@ class LogOutbox(OutboxSource):
     """The outbox for the broker link. A row whose delete could not be written (a full disk) is
     deleted with the next acknowledgement; until then it may be sent again (dropped by seq)."""
 
-    def __init__(self, db: Db, eventlog: EventLog, topic: str) -> None:
+    def __init__(self, db: Db, eventlog: EventLog, topic: str, *, memory: int = MEMORY) -> None:
         self._db = db  # runs a function on the service's database thread
+        self._memory = memory
         self._log = eventlog
         self._topic = topic  # ``events``: where the outbox rows go
         self._undeleted: list[int] = []
@@ -60,7 +61,7 @@ class LogOutbox(OutboxSource):
                 return
             for env, text in zip(a.events, a.payloads, strict=True):
                 self._fresh.append(Outgoing.of_envelope(env, text, self._topic))
-        if len(self._fresh) > MEMORY:  # the link is behind: it reads the log
+        if len(self._fresh) > self._memory:  # the link is behind: it reads the log
             self._fresh.clear()
             self._next = None
 
