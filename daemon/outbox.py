@@ -16,14 +16,16 @@ same call on the database thread that commits, so no commit can fall between the
 
 from __future__ import annotations
 
+import json
 import logging
 import sqlite3
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Final
 
+from daemon import disclosure
 from daemon.eventlog import EventLog, OutboxRow
-from daemon.mqtt import OutboxSource, Outgoing
 from daemon.table import Applied
 
 log = logging.getLogger("jantaku.outbox")
@@ -32,6 +34,61 @@ log = logging.getLogger("jantaku.outbox")
 MEMORY: Final = 1024
 
 Db = Callable[..., Awaitable[Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class Outgoing:
+    """One event on its way to the broker: its ``seq``, in full (``private/events``) and as the
+    public may see it (``events``), both encoded once."""
+
+    seq: int
+    topic: str
+    full: bytes
+    public: bytes
+
+    @staticmethod
+    def of_row(row: OutboxRow) -> Outgoing:
+        """An event read back from the outbox table (its public form projected from the text)."""
+        full = row.payload.encode()
+        return Outgoing(row.seq, row.topic, full, project(full, disclosure.public_event))
+
+    @staticmethod
+    def of_envelope(envelope: dict[str, Any], text: str, topic: str) -> Outgoing:
+        """An event just committed: ``text`` is its outbox row, the public form comes from the
+        envelope in hand (no decoding)."""
+        full = text.encode()
+        shown = disclosure.public_event(envelope)
+        public = full if shown is envelope else dumps(shown)
+        return Outgoing(int(envelope["seq"]), topic, full, public)
+
+
+class OutboxSource:
+    """What the link needs from the event log (the service runs these on its database thread)."""
+
+    async def fetch(self, limit: int) -> list[Outgoing]:
+        """The next events in seq order, at most ``limit``, starting at the first not yet
+        acknowledged (after :meth:`restart`) or after the last one fetched."""
+        raise NotImplementedError
+
+    async def ack(self, seqs: list[int]) -> None:
+        raise NotImplementedError
+
+    def restart(self) -> None:
+        """The events fetched but not acknowledged will be fetched again (a new connection)."""
+
+
+def project(payload: bytes, fn: Callable[[dict[str, Any]], dict[str, Any]]) -> bytes:
+    """``fn``'s projection of an encoded payload (the same bytes when it shows all of it)."""
+    body = json.loads(payload)
+    shown = fn(body) if isinstance(body, dict) else body
+    if shown is body:
+        return payload
+    return dumps(shown)
+
+
+def dumps(body: dict[str, Any]) -> bytes:
+    """A payload as the daemon encodes every one (compact, UTF-8)."""
+    return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
 
 
 class LogOutbox(OutboxSource):

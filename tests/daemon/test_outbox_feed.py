@@ -14,8 +14,7 @@ from typing import Any
 import daemon_kit
 
 from daemon.eventlog import EventLog
-from daemon.mqtt import Outgoing
-from daemon.outbox import LogOutbox
+from daemon.outbox import LogOutbox, Outgoing
 from daemon.table import KIND_INPUT, Applied, Pending, TableCore
 from daemon.topics import Topics
 
