@@ -154,8 +154,7 @@ def wait_port(port: int, timeout: float = 10.0) -> None:
 
 #: the inputs that set a hand up: on a real table they arrive as one burst (the controller
 #: reports the raised wall, the dice and the break at once; the sensors read the deal together)
-SETUP = frozenset({"hand_start", "wall_raised", "dice_rolled", "break_opened", "indicator_shown",
-                   "deal_done"})
+SETUP = frozenset({"hand_start", "wall_raised", "dice", "break_opened", "indicator", "deal_done"})
 
 
 def game_script(
