@@ -405,7 +405,9 @@ class BrokerLink:
                     f" the table write {self.topics.base}/private/# too (docs/mqtt.md)"
                 )
                 log.error("%s; it stays in the outbox", self.last_error)
-                self.outbox.restart()  # sent again, from the log, after the backoff
+                # sent again, from the log, after the backoff; windows published after it may
+                # be on the broker already (a refusal is an ACL fault: consumers order by seq)
+                self.outbox.restart()
                 self._resend_at = time.monotonic() + self.backoff[1]
 
     async def _publish_retained(self, acks: Acks) -> None:
