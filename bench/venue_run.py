@@ -34,6 +34,9 @@ from hil.netfault import TcpProxy
 BRIDGE_CONF = venue.REPO / "systemd" / "mosquitto" / "jantaku-bridge.conf"
 #: the venue name the shipped bridge file prefixes every topic with
 VENUE = "osaka"
+#: the events of a game's and a hand's set-up (bench/venue.py SETUP: one burst per hand)
+SETUP_EVENTS = frozenset({"game_started", "hand_started", "wall_known", "dice_rolled",
+                          "break_checked", "wall_fallback", "dora_revealed", "deal_done"})
 #: lines of the shipped bridge file that name the real centre (TLS, account): not on loopback
 CENTRE_ONLY = ("bridge_cafile", "bridge_tls_version", "remote_username", "remote_password")
 
@@ -107,6 +110,9 @@ class Received:
     seen: set[tuple[str, int]] = field(default_factory=set)
     redelivered: int = 0
     latency_ms: list[float] = field(default_factory=list)
+    #: the same split: events of a hand's set-up burst, and the others (the play)
+    setup_ms: list[float] = field(default_factory=list)
+    play_ms: list[float] = field(default_factory=list)
     connects: int = 0
 
     def count(self, table: str) -> int:
@@ -145,7 +151,9 @@ def _take(got: Received, payload: bytes) -> None:
     got.seen.add(key)
     got.first.setdefault(key[0], []).append(key[1])
     ts = datetime.fromisoformat(body["ts"].replace("Z", "+00:00")).timestamp()
-    got.latency_ms.append((now - ts) * 1000)
+    ms = (now - ts) * 1000
+    got.latency_ms.append(ms)
+    (got.setup_ms if body.get("type") in SETUP_EVENTS else got.play_ms).append(ms)
 
 
 def logged(work: Path, tables: list[str]) -> dict[str, tuple[int, int]]:
@@ -261,7 +269,10 @@ async def _run(plan: Plan, work: Path) -> dict[str, Any]:
                 sub_port, topic = (central.port, f"venue/{VENUE}/jantaku/v1/+/events")
             sub = asyncio.create_task(subscribe(sub_port, topic, got, ready))
             await asyncio.wait_for(ready.wait(), 20)
+            # the machine's load beside the figures (other jobs distort absolute latencies)
+            result["loadavg_start"] = round(os.getloadavg()[0], 2)
             result |= await _play(plan, work, tables, procs, site, proxy, got)
+            result["loadavg_end"] = round(os.getloadavg()[0], 2)
             sub.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await sub
@@ -377,5 +388,10 @@ def _verify(
         "latency_p50_ms": round(venue.pct(got.latency_ms, 50), 2),
         "latency_p99_ms": round(venue.pct(got.latency_ms, 99), 2),
         "latency_max_ms": round(max(got.latency_ms, default=float("nan")), 2),
+        "setup_events": len(got.setup_ms),
+        "setup_latency_p50_ms": round(venue.pct(got.setup_ms, 50), 2),
+        "setup_latency_p99_ms": round(venue.pct(got.setup_ms, 99), 2),
+        "play_latency_p50_ms": round(venue.pct(got.play_ms, 50), 2),
+        "play_latency_p99_ms": round(venue.pct(got.play_ms, 99), 2),
         "verified": lost == 0 and out_of_order == 0 and left == 0,
     }

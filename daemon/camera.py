@@ -82,7 +82,7 @@ class CameraDriver:
         self.reads += 1
         self.tracker.feed(read)
 
-    async def show(self, snapshot: dict[str, Any], events: Sequence[dict[str, Any]]) -> None:
+    async def show(self, board: dict[str, Any], events: Sequence[dict[str, Any]]) -> None:
         return None
 
     def health(self) -> dict[str, Any]:

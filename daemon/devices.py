@@ -129,27 +129,26 @@ class TableLinkDriver:
                 self.failed_effects += 1
                 log.warning("table did not take %s: %r", type(command).__name__, exc)
 
-    async def show(self, snapshot: dict[str, Any], events: Sequence[dict[str, Any]]) -> None:
+    async def show(self, board: dict[str, Any], events: Sequence[dict[str, Any]]) -> None:
         from drivers.link import messages as m
 
-        honba, deposits = snapshot.get("honba"), snapshot.get("deposits")
+        honba, deposits = board.get("honba"), board.get("deposits")
         wanted = self.displays.honba == "table"
         if wanted and isinstance(honba, int) and isinstance(deposits, int):
             key = (honba, deposits)
             if self._shown.get("honba") != key:
                 self._shown["honba"] = key
                 self._effects.put_nowait(m.HonbaDisplay(honba, deposits))
-        seats = snapshot.get("seats")
-        if self.displays.scores == "table" and isinstance(seats, list) and len(seats) == 4:
-            scores = [s.get("score") for s in seats]
-            if all(isinstance(x, int) and not isinstance(x, bool) for x in scores):
-                four = (int(scores[0]), int(scores[1]), int(scores[2]), int(scores[3]))
-                if self._shown.get("scores") != four:
-                    self._shown["scores"] = four
-                    try:
-                        self._effects.put_nowait(m.ScoreDisplay(four))
-                    except ValueError as exc:  # beyond what the displays can show
-                        log.warning("score display: %s", exc)
+        scores = board.get("scores")
+        if (self.displays.scores == "table" and isinstance(scores, list) and len(scores) == 4
+                and all(isinstance(x, int) and not isinstance(x, bool) for x in scores)):
+            four = (int(scores[0]), int(scores[1]), int(scores[2]), int(scores[3]))
+            if self._shown.get("scores") != four:
+                self._shown["scores"] = four
+                try:
+                    self._effects.put_nowait(m.ScoreDisplay(four))
+                except ValueError as exc:  # beyond what the displays can show
+                    log.warning("score display: %s", exc)
         if self.displays.buzzer == "table" and any(e.get("type") == "violation" for e in events):
             self._effects.put_nowait(m.Buzzer(300, 2))
 
@@ -190,7 +189,7 @@ class NoTable:
     async def run(self, sink: InputSink) -> None:
         await asyncio.Event().wait()
 
-    async def show(self, snapshot: dict[str, Any], events: Sequence[dict[str, Any]]) -> None:
+    async def show(self, board: dict[str, Any], events: Sequence[dict[str, Any]]) -> None:
         return None
 
     def health(self) -> dict[str, Any]:
@@ -281,7 +280,7 @@ class ButtonsDriver:
                 with contextlib.suppress(asyncio.CancelledError):
                     await own
 
-    async def show(self, snapshot: dict[str, Any], events: Sequence[dict[str, Any]]) -> None:
+    async def show(self, board: dict[str, Any], events: Sequence[dict[str, Any]]) -> None:
         return None
 
     def health(self) -> dict[str, Any]:
@@ -340,7 +339,7 @@ class ClockDisplayDriver:
                         log.warning("clock display: %s", exc)
                 await asyncio.sleep(CLOCK_DISPLAY_REFRESH_S)
 
-    async def show(self, snapshot: dict[str, Any], events: Sequence[dict[str, Any]]) -> None:
+    async def show(self, board: dict[str, Any], events: Sequence[dict[str, Any]]) -> None:
         return None
 
     def health(self) -> dict[str, Any]:

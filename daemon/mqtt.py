@@ -4,17 +4,18 @@
   The table never waits for the broker: inputs are logged and applied whatever the connection.
 * The Last Will is ``status`` = ``{"state": "offline"}``, retained, QoS 1; once connected the
   daemon publishes ``{"state": "online"}`` retained, and ``offline`` on a clean shutdown.
-* Events leave the durable outbox in seq order, pipelined (a window of publishes in flight); a row
-  is deleted only after its PUBACK, and only if the PUBACK is a success (an MQTT v5 broker may
-  refuse a publish in the PUBACK: the event stays, and is sent again later).
+* Events leave the durable outbox in seq order (daemon/outbox.py: from memory after a commit,
+  from the log otherwise), pipelined: up to :data:`IN_FLIGHT` windows are published before their
+  PUBACKs are in; a row is deleted only after its PUBACK, and only if the PUBACK is a success (an
+  MQTT v5 broker may refuse a publish in the PUBACK: the event stays, and is sent again later).
 * Retained topics (state, state/*, health) are the latest value of each: republished on every
   connect (a broker that lost its retained store is complete again at once).
 * Commands arrive on ``cmd/+``; the handler's reply goes to the v5 response topic with the
   correlation data, or to ``reply/<client>`` for a v3.1.1 client.
 
 aiomqtt's ``publish`` ignores the PUBACK reason code and gives no message id, so publishes go
-through :class:`_Acks`, which wraps the paho client that aiomqtt drives (the one place here that
-reaches into aiomqtt, pinned to ``<2.6``).
+through :class:`daemon.mqtt_paho.Acks`, which wraps the paho client that aiomqtt drives
+(daemon/mqtt_paho.py is the one place that reaches into aiomqtt, pinned to ``<2.6``).
 """
 
 from __future__ import annotations
@@ -31,14 +32,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import aiomqtt
-import paho.mqtt.client as paho
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from daemon import disclosure
 from daemon.config import MqttConfig
-from daemon.eventlog import OutboxRow
+from daemon.mqtt_paho import Acks, fail_fast_on_close, nodelay
+from daemon.outbox import OutboxSource, Outgoing, dumps, project
 from daemon.topics import SCHEMA_STATUS, Topics
 
 log = logging.getLogger("jantaku.mqtt")
@@ -50,6 +51,8 @@ WINDOW = 64
 SOCKET_OPTIONS: tuple[tuple[int, int, int], ...] = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
 #: seconds to wait for the acknowledgements of one window before giving the connection up
 ACK_TIMEOUT = 30.0
+#: windows of events published and not yet confirmed at most (then the outbox waits)
+IN_FLIGHT = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,61 +75,6 @@ class Reply:
     correlation: bytes | None = None
 
 
-class _Acks:
-    """Publishes with their own future, resolved with the PUBACK reason code (0 = success)."""
-
-    def __init__(self, client: aiomqtt.Client) -> None:
-        self._paho: paho.Client = client._client
-        self._loop = asyncio.get_running_loop()
-        self._futures: dict[int, asyncio.Future[int]] = {}
-        inner = self._paho.on_publish
-
-        def on_publish(c: Any, userdata: Any, mid: int, reason: Any, props: Any) -> None:
-            fut = self._futures.pop(mid, None)
-            if fut is not None and not fut.done():
-                code = int(getattr(reason, "value", reason) or 0)
-                fut.set_result(code)
-            if inner is not None:
-                inner(c, userdata, mid, reason, props)  # type: ignore[call-arg]
-
-        self._paho.on_publish = on_publish
-
-    def publish(
-        self,
-        topic: str,
-        payload: bytes,
-        *,
-        qos: int = 1,
-        retain: bool = False,
-        properties: Properties | None = None,
-    ) -> asyncio.Future[int]:
-        info = self._paho.publish(topic, payload, qos, retain, properties)
-        if info.rc != paho.MQTT_ERR_SUCCESS:
-            raise aiomqtt.MqttCodeError(info.rc, f"could not publish to {topic}")
-        fut: asyncio.Future[int] = self._loop.create_future()
-        if qos == 0 or info.is_published():
-            fut.set_result(0)
-        else:
-            self._futures[info.mid] = fut
-        return fut
-
-    def fail_all(self, exc: BaseException) -> None:
-        for fut in self._futures.values():
-            if not fut.done():
-                fut.set_exception(exc)
-        self._futures.clear()
-
-
-class OutboxSource:
-    """What the link needs from the event log (the service runs these on its database thread)."""
-
-    async def fetch(self, limit: int) -> list[OutboxRow]:
-        raise NotImplementedError
-
-    async def ack(self, seqs: list[int]) -> None:
-        raise NotImplementedError
-
-
 def status_payload(state: str, table: str, **extra: Any) -> bytes:
     body = {"schema": SCHEMA_STATUS, "state": state, "table": table, **extra}
     return json.dumps(body, separators=(",", ":")).encode()
@@ -141,6 +89,10 @@ def tls_context(cfg: MqttConfig) -> ssl.SSLContext | None:
     if cfg.tls.insecure:
         ctx.check_hostname = False
     return ctx
+
+
+#: a published window: its rows and the PUBACK futures of their two publishes each
+_Sent = tuple[list[Outgoing], list[asyncio.Future[int]]]
 
 
 class BrokerLink:
@@ -163,6 +115,7 @@ class BrokerLink:
         self.on_command = on_command
         self.backoff = backoff
         self.outbox_ready = asyncio.Event()
+        self._resend_at = 0.0  # monotonic: when refused events are sent again
         self._retained: dict[str, bytes] = {}
         self._dirty: set[str] = set()
         self._retained_ready = asyncio.Event()
@@ -187,10 +140,24 @@ class BrokerLink:
         projection, the full ``state`` to ``private/state`` (daemon/disclosure.py)."""
         if topic == self.topics.state:
             self._set(self.topics.private_state, payload)
-            payload = _project(payload, disclosure.public_state)
+            payload = project(payload, disclosure.public_state)
         elif topic == self.topics.health:
-            payload = _project(payload, disclosure.public_health)
+            payload = project(payload, disclosure.public_health)
         self._set(topic, payload)
+
+    def set_retained_json(self, topic: str, body: dict[str, Any]) -> None:
+        """:meth:`set_retained` of ``body``, each form encoded once from the dict in hand (the
+        same bytes as encoding ``body`` and projecting the encoded payload)."""
+        full = dumps(body)
+        project = {self.topics.state: disclosure.public_state,
+                   self.topics.health: disclosure.public_health}.get(topic)
+        if project is None:
+            self._set(topic, full)
+            return
+        if topic == self.topics.state:
+            self._set(self.topics.private_state, full)
+        shown = project(body)
+        self._set(topic, full if shown is body else dumps(shown))
 
     def _set(self, topic: str, payload: bytes) -> None:
         if self._retained.get(topic) == payload:
@@ -235,7 +202,7 @@ class BrokerLink:
             socket_options=SOCKET_OPTIONS,
             **kwargs,
         )
-        _fail_fast_on_close(client)
+        fail_fast_on_close(client)
         return client
 
     async def run(self) -> None:
@@ -261,12 +228,14 @@ class BrokerLink:
 
     async def _session(self) -> None:
         async with self._client() as client:
-            acks = _Acks(client)
+            acks = Acks(client)
             try:
                 await self._on_connected(client, acks)
+                sent: asyncio.Queue[_Sent] = asyncio.Queue(IN_FLIGHT)
                 async with asyncio.TaskGroup() as tg:
                     tg.create_task(self._listen(client, acks), name="mqtt-commands")
-                    tg.create_task(self._drain(acks), name="mqtt-outbox")
+                    tg.create_task(self._drain(acks, sent), name="mqtt-outbox")
+                    tg.create_task(self._confirm(sent), name="mqtt-acks")
                     tg.create_task(self._publish_retained(acks), name="mqtt-retained")
                     tg.create_task(self._until_stopped(), name="mqtt-stop")
             except* _Stop:
@@ -274,8 +243,8 @@ class BrokerLink:
             finally:
                 acks.fail_all(aiomqtt.MqttError("connection closed"))
 
-    async def _on_connected(self, client: aiomqtt.Client, acks: _Acks) -> None:
-        self.nodelay = _nodelay(client)
+    async def _on_connected(self, client: aiomqtt.Client, acks: Acks) -> None:
+        self.nodelay = nodelay(client)
         self.connected = True
         self.connects += 1
         self.since = time.time()
@@ -296,7 +265,7 @@ class BrokerLink:
         self.outbox_ready.set()
         log.info("connected to %s:%d as %s", self.cfg.host, self.cfg.port, self.client_id)
 
-    async def _goodbye(self, acks: _Acks) -> None:
+    async def _goodbye(self, acks: Acks) -> None:
         offline = status_payload("offline", self.topics.table, since=_iso_now())
         try:
             async with asyncio.timeout(5.0):
@@ -308,7 +277,7 @@ class BrokerLink:
         await self._stopping.wait()
         raise _Stop
 
-    async def _listen(self, client: aiomqtt.Client, acks: _Acks) -> None:
+    async def _listen(self, client: aiomqtt.Client, acks: Acks) -> None:
         async for message in client.messages:
             props = message.properties
             payload = message.payload if isinstance(message.payload, bytes) else b""
@@ -345,7 +314,7 @@ class BrokerLink:
                 continue
             fut.add_done_callback(_ignore)
 
-    def _retained_command(self, topic: str, payload: bytes, acks: _Acks) -> None:
+    def _retained_command(self, topic: str, payload: bytes, acks: Acks) -> None:
         """A retained copy on ``cmd/*`` is never executed: log it and try to clear it (the
         shipped ACL does not let a table write ``cmd/#``: then ``health`` says what to do)."""
         if not payload:
@@ -386,8 +355,16 @@ class BrokerLink:
             )
         return out
 
-    async def _drain(self, acks: _Acks) -> None:
+    async def _drain(self, acks: Acks, sent: asyncio.Queue[_Sent]) -> None:
+        """Publish the outbox in seq order, without waiting for the PUBACKs of what is in flight
+        (:meth:`_confirm` collects them): the next input's events never wait for the broker's
+        acknowledgement of the last ones (a broker without ``set_tcp_nodelay`` holds a second
+        PUBACK until our TCP ACK, which the kernel may delay 40 ms when we send nothing)."""
+        self.outbox.restart()  # a new connection: from the first event not acknowledged
         while True:
+            pause = self._resend_at - time.monotonic()
+            if pause > 0:  # the broker refused an event: it is sent again after the backoff
+                await asyncio.sleep(pause)
             self.outbox_ready.clear()
             rows = await self.outbox.fetch(WINDOW)
             if not rows:
@@ -396,9 +373,15 @@ class BrokerLink:
             # each event twice: in full on private/events, its public projection on events
             futures = []
             for r in rows:
-                full = r.payload.encode()
-                futures.append(acks.publish(self.topics.private_events, full, qos=1))
-                futures.append(acks.publish(r.topic, _public_event(full), qos=1))
+                futures.append(acks.publish(self.topics.private_events, r.full, qos=1))
+                futures.append(acks.publish(r.topic, r.public, qos=1))
+            await sent.put((rows, futures))  # bounded: at most IN_FLIGHT windows unconfirmed
+
+    async def _confirm(self, sent: asyncio.Queue[_Sent]) -> None:
+        """The PUBACKs of each published window, in order: a row is deleted from the outbox only
+        once both its publishes are acknowledged as a success."""
+        while True:
+            rows, futures = await sent.get()
             try:
                 async with asyncio.timeout(ACK_TIMEOUT):
                     results = await asyncio.gather(*futures, return_exceptions=True)
@@ -422,9 +405,12 @@ class BrokerLink:
                     f" the table write {self.topics.base}/private/# too (docs/mqtt.md)"
                 )
                 log.error("%s; it stays in the outbox", self.last_error)
-                await asyncio.sleep(self.backoff[1])
+                # sent again, from the log, after the backoff; windows published after it may
+                # be on the broker already (a refusal is an ACL fault: consumers order by seq)
+                self.outbox.restart()
+                self._resend_at = time.monotonic() + self.backoff[1]
 
-    async def _publish_retained(self, acks: _Acks) -> None:
+    async def _publish_retained(self, acks: Acks) -> None:
         while True:
             await self._retained_ready.wait()
             self._retained_ready.clear()
@@ -457,46 +443,6 @@ class BrokerLink:
 
 class _Stop(Exception):
     """Raised inside the session's task group to end it cleanly (stop requested)."""
-
-
-def _project(payload: bytes, fn: Callable[[dict[str, Any]], dict[str, Any]]) -> bytes:
-    body = json.loads(payload)
-    shown = fn(body) if isinstance(body, dict) else body
-    if shown is body:
-        return payload
-    return json.dumps(shown, separators=(",", ":"), ensure_ascii=False).encode()
-
-
-def _public_event(payload: bytes) -> bytes:
-    return _project(payload, disclosure.public_event)
-
-
-def _nodelay(client: aiomqtt.Client) -> bool | None:
-    sock = client._client.socket()
-    if not isinstance(sock, socket.socket):
-        return None
-    return bool(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
-
-
-def _fail_fast_on_close(client: aiomqtt.Client) -> None:
-    """A connection closed before the CONNACK fails the connect at once (aiomqtt would wait
-    its whole timeout), so the reconnect loop retries at once, with its backoff."""
-    paho_client: paho.Client = client._client
-    inner = paho_client.on_socket_close
-    loop = asyncio.get_running_loop()
-
-    def on_close(c: Any, userdata: Any, sock: Any) -> None:
-        if inner is not None:
-            inner(c, userdata, sock)
-
-        def fail() -> None:
-            fut = client._connected
-            if not fut.done():
-                fut.set_exception(aiomqtt.MqttError("connection closed before the CONNACK"))
-
-        loop.call_soon_threadsafe(fail)
-
-    paho_client.on_socket_close = on_close
 
 
 def _ignore(fut: asyncio.Future[int]) -> None:

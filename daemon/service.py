@@ -19,15 +19,13 @@ without one (the outbox keeps every event until the broker is back).
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 import signal
-import sqlite3
 import time
 from collections.abc import Callable, Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, ParamSpec, Protocol, TypeVar
 
 from daemon import clocks as dc
@@ -35,23 +33,21 @@ from daemon import commands as dcmd
 from daemon.clock_sync import read_clock
 from daemon.config import Config
 from daemon.engine import Engine
-from daemon.errors import CommandError
-from daemon.eventlog import EventLog, LinkPosition, OutboxRow, Record, boot_id
-from daemon.intake import Intake, RepeatedCommand, Submission
-from daemon.mqtt import BrokerLink, Incoming, OutboxSource, Reply
+from daemon.eventlog import EventLog, LinkPosition, Record, boot_id
+from daemon.intake import Intake
+from daemon.mqtt import BrokerLink, Incoming, Reply
+from daemon.outbox import LogOutbox
+from daemon.referee_desk import RefereeDesk
+from daemon.retained import RetainedState
 from daemon.sdnotify import Notifier, watchdog_interval
 from daemon.supervisor import Supervisor
-from daemon.table import Applied, CommandStamp, TableCore, iso
+from daemon.table import Applied, TableCore, iso
 from daemon.topics import (
     SCHEMA_HEALTH,
     SCHEMA_LINKS,
-    SCHEMA_SCORES,
-    SCHEMA_STATE,
-    SCHEMA_TIMERS,
     Topics,
 )
-from daemon.tracking.records import KIND_INPUT, KIND_MARKER, KIND_TIMER
-from rules.inputs import InputError, input_from_json
+from daemon.tracking.records import KIND_MARKER
 from rules.table_state import TableState
 from rules.timers import Phase
 
@@ -62,10 +58,10 @@ T = TypeVar("T")
 VERSION = "0.1.0"
 
 
-#: how long a referee command waits for a log that cannot be written before it is withdrawn
-COMMAND_LOG_WAIT_S = 5.0
 #: how often the seen referee command ids are pruned
 PRUNE_EVERY_S = 60.0
+#: how often the health loop wakes (watchdog, health on a connection change, clocks at 1 Hz)
+HEALTH_TICK_S = 1.0
 
 
 class InputSink(Protocol):
@@ -100,7 +96,10 @@ class Driver(Protocol):
 
     async def run(self, sink: InputSink) -> None: ...
 
-    async def show(self, snapshot: dict[str, Any], events: Sequence[dict[str, Any]]) -> None: ...
+    async def show(self, board: dict[str, Any], events: Sequence[dict[str, Any]]) -> None:
+        """After a group commit: ``board`` is the scoreboard (rules.table_view.scoreboard:
+        names, scores, dealer, round_wind, honba, deposits), ``events`` the new events."""
+        ...
 
     def health(self) -> dict[str, Any]: ...
 
@@ -112,30 +111,6 @@ class _Stats:
     inputs: int = 0
     last_event: dict[str, Any] | None = None
     db_error: str | None = None  # the log's reading thread failed (not a refused write)
-
-
-class _LogOutbox(OutboxSource):
-    """The outbox for the broker link. A row whose delete could not be written (a full disk) is
-    deleted with the next acknowledgement; until then it may be sent again (dropped by seq)."""
-
-    def __init__(self, service: Service) -> None:
-        self.service = service
-        self._undeleted: list[int] = []
-
-    async def fetch(self, limit: int) -> list[OutboxRow]:
-        rows = await self.service.db(self.service.eventlog.outbox, limit + len(self._undeleted))
-        gone = set(self._undeleted)
-        return [r for r in rows if r.seq not in gone][:limit]
-
-    async def ack(self, seqs: list[int]) -> None:
-        todo = self._undeleted + seqs
-        try:
-            await self.service.db(self.service.eventlog.ack, todo)
-        except (sqlite3.Error, OSError) as exc:
-            self._undeleted = todo[-10_000:]
-            log.warning("outbox: %d published events not deleted yet: %s", len(todo), exc)
-            return
-        self._undeleted = []
 
 
 class Service:
@@ -177,22 +152,23 @@ class Service:
             on_applied=self._applied,
         )
         self.queue = self.intake.queue
+        self.outbox = LogOutbox(self.db, self.eventlog, self.topics.events)
+        self.desk = RefereeDesk(self)
         self.link = BrokerLink(
             config.mqtt,
             config.client_id,
             self.topics,
-            _LogOutbox(self),
+            self.outbox,
             self.handle_command,
             backoff=mqtt_backoff,
+        )
+        self.retained = RetainedState(
+            self.core, self.link, self.topics, interval=config.mqtt.state_interval,
+            last_event=lambda: self.stats.last_event, wall_ns=wall_ns, mono_ns=mono_ns,
         )
         self._stop = asyncio.Event()
         self.command_stats = dcmd.CommandStats()
         self.supervisor = Supervisor(fatal=self._fatal, stopping=self._stop.is_set)
-        # The retained state: the snapshot last published, when, and a pending late publication.
-        self._state_sent: dict[str, Any] | None = None
-        self._state_sent_mono = float("-inf")
-        self._state_later: asyncio.TimerHandle | None = None
-        self._scores_sent: dict[str, Any] | None = None
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self.ready = asyncio.Event()
         self._ready_task: asyncio.Task[None] | None = None
@@ -282,7 +258,7 @@ class Service:
             # the clocks stop at the last logged input and run again from here (rules.timers);
             # queued first, before any driver's input (and retried like them on a full disk)
             self.put(KIND_MARKER, "daemon", {"type": "restart"})
-        self._refresh_retained()
+        self.retained.refresh()
         self._spawn("inputs", self.intake.run)
         self._spawn("mqtt", self.link.run)
         for driver in self.drivers:
@@ -332,11 +308,7 @@ class Service:
         join = asyncio.create_task(self.queue.join())
         await asyncio.wait([join], timeout=5.0)
         join.cancel()
-        # the retained state a rate limit was holding back goes out now, not never
-        if self._state_later is not None:
-            self._state_later.cancel()
-            self._state_later = None
-            self._publish_state()
+        self.retained.flush()  # the state a rate limit was holding back goes out now
         # give the broker the events already logged (bounded: they stay in the outbox anyway)
         deadline = time.monotonic() + 3.0
         while self.link.connected and time.monotonic() < deadline:
@@ -377,99 +349,26 @@ class Service:
 
     # ------------------------------------------------------------------ inputs
     async def _applied(self, applied: list[Applied]) -> None:
-        """After a group commit: wake the outbox, refresh the retained state, drive effects."""
+        """After a group commit: hand the events to the outbox and let it publish them first,
+        then refresh the retained state and drive the effects."""
         events = [e for a in applied for e in a.events]
         self.stats.inputs += len(applied)
         if events:
             self.stats.last_event = events[-1]
+            self.outbox.offer(applied)
             self.link.notify_outbox()
-        self._refresh_retained()
+            await asyncio.sleep(0)  # the outbox task runs now: the events are on the wire
+        self.retained.refresh()
         if events:
-            snapshot = self.core.snapshot()
+            board = self.retained.scoreboard()
             for driver in self.drivers:
                 try:
-                    await driver.show(snapshot, events)
+                    await driver.show(board, events)
                 except Exception:
                     log.exception("driver %s could not show the state", driver.name)
 
-    # ------------------------------------------------------------------ retained state
-    def _refresh_retained(self) -> None:
-        cs = self.core.state
-        snap = self.core.snapshot()
-        self._refresh_state()
-        seats = snap.get("seats") if isinstance(snap.get("seats"), list) else []
-        scores = {
-            "names": [s.get("name", "") for s in seats] if seats else None,
-            "scores": [s.get("score") for s in seats] if seats else None,
-            "dealer": snap.get("dealer"),
-            "round_wind": snap.get("round_wind"),
-            "honba": snap.get("honba"),
-            "deposits": snap.get("deposits"),
-        }
-        if scores != self._scores_sent:  # as the state: only when a number changed
-            self._scores_sent = scores
-            self.link.set_retained(
-                self.topics.scores,
-                _dump({"schema": SCHEMA_SCORES, "table": self.table_id, "seq": cs.event_seq,
-                       "game": cs.game or None, "hand": cs.hand, **scores}),
-            )
-        self._refresh_timers()
-
-    def _refresh_state(self) -> None:
-        """Publish the retained ``state`` when the snapshot changed (an input that changed
-        nothing, a clock event, is no reason), at most once per ``mqtt.state_interval``: a
-        change inside the interval goes out at its end, as the latest snapshot then."""
-        if _content(self.core.snapshot()) == _content(self._state_sent):
-            return
-        wait = self._state_sent_mono + self.config.mqtt.state_interval - time.monotonic()
-        if wait > 0:
-            if self._state_later is None:
-                loop = asyncio.get_running_loop()
-                self._state_later = loop.call_later(wait, self._publish_state_late)
-            return
-        self._publish_state()
-
-    def _publish_state_late(self) -> None:
-        self._state_later = None
-        if _content(self.core.snapshot()) != _content(self._state_sent):
-            self._publish_state()
-
-    def _publish_state(self) -> None:
-        cs = self.core.state
-        snap = self.core.snapshot()
-        last = self.stats.last_event
-        self.link.set_retained(
-            self.topics.state,
-            _dump(
-                {
-                    "schema": SCHEMA_STATE,
-                    "table": self.table_id,
-                    "seq": cs.event_seq,
-                    "game": cs.game or None,
-                    "hand": cs.hand,
-                    "input_seq": cs.input_seq,
-                    "ts": last["ts"] if last is not None else None,
-                    "state": snap,
-                }
-            ),
-        )
-        self._state_sent = snap
-        self._state_sent_mono = time.monotonic()
-
     def _refresh_timers(self) -> None:
-        now = self._mono_ns()
-        view = dc.view_json(self.core.state.clocks, now)
-        self.link.set_retained(
-            self.topics.timers,
-            _dump(
-                {
-                    "schema": SCHEMA_TIMERS,
-                    "table": self.table_id,
-                    "ts": iso(self._wall_ns()),
-                    **view,
-                }
-            ),
-        )
+        self.retained.refresh_timers()
 
     def health(self) -> dict[str, Any]:
         cs = self.core.state
@@ -544,7 +443,9 @@ class Service:
     async def _health_loop(self) -> None:
         interval = self.config.mqtt.health_interval
         wd = watchdog_interval()
-        tick = min(0.25, wd or 0.25)
+        # the loop's own pace (idle CPU: a venue runs a daemon per table), faster only when
+        # systemd's watchdog asks for it
+        tick = HEALTH_TICK_S if wd is None else min(HEALTH_TICK_S, wd)
         next_health = 0.0
         was_connected = False
         last_timers = 0.0
@@ -566,203 +467,29 @@ class Service:
                 log.error("unhealthy, watchdog not fed: %s", problem)
             if now >= next_prune:
                 next_prune = now + PRUNE_EVERY_S
-                await self._prune_commands()
+                await self.desk.prune_commands()
             clocks = self.core.state.clocks
             playing = clocks.state is not None and clocks.state.phase is Phase.PLAYING
-            if playing and now - last_timers >= 1.0:
+            if playing and now - last_timers >= 0.95:  # 1 Hz (a tick may end a hair early)
                 last_timers = now
                 self._refresh_timers()
             if now >= next_health or self.link.connected != was_connected:
                 was_connected = self.link.connected
                 body = await self.db(self.health)
-                self.link.set_retained(self.topics.health, _dump(body))
-                self.link.set_retained(
+                self.link.set_retained_json(self.topics.health, body)
+                self.link.set_retained_json(
                     self.topics.links,
-                    _dump(
-                        {
-                            "schema": SCHEMA_LINKS,
-                            "table": self.table_id,
-                            "ts": body["ts"],
-                            "links": body["links"],
-                        }
-                    ),
+                    {
+                        "schema": SCHEMA_LINKS,
+                        "table": self.table_id,
+                        "ts": body["ts"],
+                        "links": body["links"],
+                    },
                 )
                 next_health = now + interval
             await asyncio.sleep(tick)
 
     # ------------------------------------------------------------------ referee commands
     async def handle_command(self, incoming: Incoming) -> Reply | None:
-        """Check and run one command; the reply, or ``None`` when it cannot be addressed.
-
-        Nothing from outside reaches a topic or a reply unvalidated (daemon/commands.py), and
-        no payload ends this handler: an unexpected error is an ``internal`` refusal, a log line
-        with the traceback and a counter in ``health`` (issue 15)."""
-        name = self.topics.command_name(incoming.topic)
-        if name is None:
-            self.command_stats.unanswered += 1
-            log.warning("not a command topic, no reply: %s",
-                        incoming.topic.encode("ascii", "backslashreplace").decode()[:120])
-            return None
-        env = dcmd.peek(incoming.payload)
-        reply_topic, topic_problem = self._reply_topic(incoming, env)
-        try:
-            if topic_problem is not None:
-                raise CommandError("bad_reply_topic", topic_problem)
-            body = await self._execute(name, incoming)
-        except CommandError as exc:
-            body = dcmd.reply_error(self.table_id, name, env.id, exc.code, str(exc))
-            self.command_stats.refused[exc.code] += 1
-            log.warning(
-                "command %s refused: %s",
-                dcmd.echo_name(name),
-                exc.code,
-                extra={"fields": {"user": env.user, "command_id": env.id, "error": str(exc)}},
-            )
-        except Exception as exc:  # a bug must not end the broker task: refuse, say, count
-            self.command_stats.refused["internal"] += 1
-            self.command_stats.last_internal = ascii(exc)[:300]  # health is public
-            log.exception(
-                "command %s: internal error", dcmd.echo_name(name),
-                extra={"fields": {"user": env.user, "command_id": env.id}},
-            )
-            body = dcmd.reply_error(
-                self.table_id, name, env.id, "internal", "the table could not check this command"
-            )
-        if reply_topic is None:
-            self.command_stats.unanswered += 1
-            log.warning(
-                "command %s: no valid reply address, no reply", dcmd.echo_name(name),
-                extra={"fields": {"user": env.user, "command_id": env.id,
-                                  "problem": topic_problem}},
-            )
-            return None
-        return Reply(reply_topic, _dump_ascii(body), incoming.correlation)
-
-    def _reply_topic(
-        self, incoming: Incoming, env: dcmd.Envelope
-    ) -> tuple[str | None, str | None]:
-        """``(where the reply goes, why the response topic is refused)``: only
-        ``jantaku/v1/<table>/reply/<client>`` with ``<client>`` one plain level."""
-        fallback = self.topics.reply(env.client) if env.client is not None else None
-        rt = incoming.response_topic
-        if rt is None or rt == "":
-            return fallback, None
-        prefix = self.topics.reply("")
-        if rt.startswith(prefix) and dcmd.plain_level(rt[len(prefix):]):
-            return rt, None
-        return fallback, f"replies go only to {prefix}<client> (one plain topic level)"
-
-    async def _execute(self, name: str, incoming: Incoming) -> dict[str, Any]:
-        now = self._wall_ns()
-        cmd = dcmd.parse(name, incoming.topic, incoming.payload, self.config.referee, now / 1e9)
-        previous = await self.db(self.eventlog.command_reply, cmd.user, cmd.id)
-        if previous is not None:
-            return {**previous, "repeated": True}
-        cmd = replace(cmd, args=dcmd.executed_args(cmd.name, cmd.args,
-                                                   sensorless=self.sensorless))
-        act = dcmd.action(cmd)
-        if act.kind == KIND_INPUT:
-            try:
-                input_from_json(act.body)
-            except InputError as exc:
-                raise CommandError("bad_args", str(exc)) from None
-            if cmd.name == "new_game":
-                from rules.ruleset import RulesetError, load_ruleset
-
-                try:
-                    load_ruleset(cmd.args["ruleset"])
-                except (RulesetError, OSError) as exc:
-                    raise CommandError("bad_args", f"new_game: {exc}") from None
-        else:
-            clocks = self.core.state.clocks
-            if clocks.state is None or clocks.state.phase is not Phase.PLAYING:
-                raise CommandError("not_applicable", f"{name}: no hand is being played")
-            if (cmd.name == "pause") == clocks.state.paused:
-                state = "paused" if clocks.state.paused else "not paused"
-                raise CommandError("not_applicable", f"{name}: the clocks are {state}")
-        if self.intake.fault is not None:
-            raise CommandError("unavailable", self._unavailable(name))
-        kind = KIND_TIMER if act.kind == "timer" else KIND_INPUT
-        # the (user, id) and the reply are committed with the input: a retry after any crash
-        # finds them (the check is repeated inside the transaction, for a racing retry)
-        stamp = CommandStamp(cmd.user, cmd.id, now, lambda applied: self._reply(cmd, applied))
-        item = self.intake.pending(kind, cmd.source, act.body, link=None, command=stamp)
-        sub = await self.intake.enqueue(item)
-        try:
-            applied: Applied = await self._wait_logged(name, sub)
-        except RepeatedCommand as rep:
-            return {**rep.reply, "repeated": True}
-        except dcmd.EngineRefused as exc:
-            # nothing logged: the same id may be sent again once the table allows it
-            body = dcmd.reply_error(self.table_id, name, cmd.id, exc.code, str(exc))
-            body["violations"] = exc.violations
-            self.command_stats.refused[exc.code] += 1
-            log.warning("command %s refused by the rules engine", name,
-                        extra={"fields": {"user": cmd.user, "command_id": cmd.id,
-                                          "violations": exc.violations}})
-            return body
-        reply = applied.reply
-        assert reply is not None
-        log.info(
-            "command %s by %s: %s",
-            name,
-            cmd.user,
-            reply["status"],
-            extra={"fields": {"command_id": cmd.id, "input_seq": applied.record.seq}},
-        )
-        return reply
-
-    async def _wait_logged(self, name: str, sub: Submission) -> Applied:
-        """The command's outcome; if the log cannot be written for COMMAND_LOG_WAIT_S, the
-        command is withdrawn (never applied) and refused, so the referee is not kept waiting."""
-        while True:
-            done, _ = await asyncio.wait([sub.done], timeout=COMMAND_LOG_WAIT_S)
-            if done:
-                result: Applied = sub.done.result()
-                return result
-            if self.intake.fault is not None and self.intake.withdraw(sub):
-                raise CommandError("unavailable", self._unavailable(name))
-
-    def _unavailable(self, name: str) -> str:
-        fault = self.intake.fault
-        why = fault.error if fault is not None else "not writable"
-        return (f"{name}: not applied: the event log cannot be written ({why}); send it again"
-                " (same id) when health shows the log writable")
-
-    def _reply(self, cmd: dcmd.Command, applied: Applied) -> dict[str, Any]:
-        """A command's reply from what its input did (runs in the group commit)."""
-        violations = [e["data"] for e in applied.events if e["type"] == "violation"]
-        reply = dcmd.reply_ok(
-            self.table_id, cmd, applied.record.seq, [e["seq"] for e in applied.events],
-            violations,
-        )
-        return reply
-
-    async def _prune_commands(self) -> None:
-        """Forget command ids that can no longer be replayed: a command is accepted while its
-        signed ``ts`` is within ``max_skew_seconds`` of the table's clock, so one received at R
-        cannot come again after R + 2 * skew (one more minute of margin for clock steps)."""
-        horizon = int((2 * self.config.referee.max_skew_seconds + 60) * 1e9)
-        try:
-            n = await self.db(self.eventlog.forget_commands, self._wall_ns() - horizon)
-        except (sqlite3.Error, OSError) as exc:
-            log.warning("command ids not pruned: %s", exc)
-            return
-        if n:
-            log.info("forgot %d referee command ids past the freshness window", n)
-
-
-def _content(snapshot: dict[str, Any] | None) -> dict[str, Any] | None:
-    """A snapshot without its input counter: what a viewer of the state could see change."""
-    if snapshot is None:
-        return None
-    return {k: v for k, v in snapshot.items() if k != "seq"}
-
-
-def _dump(body: dict[str, Any]) -> bytes:
-    return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
-
-
-def _dump_ascii(body: dict[str, Any]) -> bytes:
-    """A reply: ASCII JSON, so no string in it can fail to encode."""
-    return json.dumps(body, separators=(",", ":"), ensure_ascii=True).encode()
+        """Check and run one command (daemon/referee_desk.py); the reply, or ``None``."""
+        return await self.desk.handle_command(incoming)

@@ -76,6 +76,8 @@ class Applied:
     record: Record
     events: tuple[dict[str, Any], ...]  # the envelopes, seq order
     reply: dict[str, Any] | None = None  # a referee command's reply, committed with the input
+    #: the envelopes as written to the outbox (JSON text), when applied by a group commit
+    payloads: tuple[str, ...] = ()
 
     @property
     def last_event_seq(self) -> int | None:
@@ -311,8 +313,9 @@ class TableCore:
                 )
                 after, bodies = self._fold(cs, rec)
                 envs = self._envelopes(rec, cs.event_seq + 1, after.hand, bodies)
-                writer.put_events(rec.seq, [(self.topics.events, _dumps(e)) for e in envs])
-                applied = Applied(rec, tuple(envs))
+                texts = tuple(_dumps(e) for e in envs)
+                writer.put_events(rec.seq, [(self.topics.events, t) for t in texts])
+                applied = Applied(rec, tuple(envs), payloads=texts)
                 if item.link is not None:
                     writer.set_link(item.link)
                 if item.command is not None:

@@ -244,7 +244,7 @@ class SensorTracker:
                 "deal": sum(len(d) for d in self.held.deal), "riichi": sorted(self.held.riichi),
                 "melds": {int(s): len(t) for s, t in self.held.melds}}})
 
-    async def show(self, snapshot: dict[str, Any], events: Sequence[dict[str, Any]]) -> None:
+    async def show(self, board: dict[str, Any], events: Sequence[dict[str, Any]]) -> None:
         return None
 
     def health(self) -> dict[str, Any]:

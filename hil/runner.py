@@ -149,17 +149,17 @@ class EventTap:
     def __init__(self, on_events: Callable[[dict[str, Any], Sequence[dict[str, Any]]], None]
                  | None = None) -> None:
         self.envelopes: list[dict[str, Any]] = []
-        self.snapshot: dict[str, Any] = {}
+        self.board: dict[str, Any] = {}  # the last scoreboard (rules.table_view.scoreboard)
         self.on_events = on_events
 
     async def run(self, sink: Any) -> None:
         await asyncio.Event().wait()
 
-    async def show(self, snapshot: dict[str, Any], events: Sequence[dict[str, Any]]) -> None:
+    async def show(self, board: dict[str, Any], events: Sequence[dict[str, Any]]) -> None:
         self.envelopes.extend(events)
-        self.snapshot = snapshot
+        self.board = board
         if self.on_events is not None:
-            self.on_events(snapshot, events)
+            self.on_events(board, events)
 
     def health(self) -> dict[str, Any]:
         return {"kind": "tap", "status": "up", "events": len(self.envelopes)}

@@ -20,16 +20,15 @@ from rules.conditions import Condition, conditions
 from rules.events import encode, mjai_of, outcome_to_json
 from rules.game_flow import standings
 from rules.outcome import Meld
-from rules.seats import SEATS, Seat
+from rules.seats import SEATS, Seat, Wind
 from rules.table_state import HandState, SeatState, TableState
 from rules.tiles import Tile
 from rules.waits import seat_waits
 
 
 def table_view(t: TableState) -> dict[str, Any]:
-    rs, g, p, h = t.ruleset, t.game, t.progress, t.hand
+    rs, g, h = t.ruleset, t.game, t.hand
     aka = True if g is None else g.aka
-    ended = h is not None and h.step == "ended"
     out: dict[str, Any] = {
         "seq": t.seq,
         "game": None if g is None else g.number,
@@ -40,22 +39,15 @@ def table_view(t: TableState) -> dict[str, Any]:
         "game_over": t.game_over,
         "status": _status(t),
     }
-    dealer = h.dealer if h is not None else (p.dealer if p is not None else None)
-    # Once the hand has ended the table shows what the next hand starts with (the winner took
-    # the sticks; a renchan or draw added a honba), as the scores do.
-    scores = p.scores if (p is not None and (h is None or ended)) else (
-        h.scores if h is not None else None
-    )
+    dealer, scores = _dealer(t), _scores(t)
     out["seats"] = [_seat(t, s, dealer, scores, aka) for s in SEATS]
     for s, c in zip(SEATS, _conditions(t), strict=True):
         out["seats"][s]["conditions"] = None if c is None else c.to_json()
     out["dealer"] = None if dealer is None else int(dealer)
     out["round"] = None
-    if p is not None and dealer is not None:
-        wind = h.round_wind if h is not None else p.round_wind
-        number = h.hand_in_round if h is not None else p.hand_in_round
-        honba = h.honba if (h is not None and not ended) else p.honba
-        deposits = h.deposits if (h is not None and not ended) else p.deposits
+    sticks = _round(t)
+    if sticks is not None and dealer is not None:
+        wind, number, honba, deposits = sticks
         out.update(round_wind=wind.mjai, hand_in_round=number, honba=honba, deposits=deposits)
         out["round"] = {"wind": wind.mjai, "wind_index": int(wind), "number": number + 1,
                         "honba": honba, "deposits": deposits, "dealer": int(dealer)}
@@ -82,6 +74,52 @@ def table_view(t: TableState) -> dict[str, Any]:
     out["standings"] = _standings(t) if t.game_over else None
     out["private"] = {"seats": [_private(h, s, aka) for s in SEATS]}
     return out
+
+
+def scoreboard(t: TableState) -> dict[str, Any]:
+    """What the score and honba displays show, built without the whole view (the daemon needs
+    it after every input, the view only when a retained ``state`` is due): the same values as
+    ``table_view(t)``'s seats' names and scores, ``dealer``, ``round_wind``, ``honba`` and
+    ``deposits`` (``None`` where the view has no such key), from the same helpers."""
+    g, dealer, scores = t.game, _dealer(t), _scores(t)
+    sticks = _round(t) if dealer is not None else None
+    return {
+        "names": [("" if g is None else g.names[s]) for s in SEATS],
+        "scores": [(None if scores is None else scores[s]) for s in SEATS],
+        "dealer": None if dealer is None else int(dealer),
+        "round_wind": None if sticks is None else sticks[0].mjai,
+        "honba": None if sticks is None else sticks[2],
+        "deposits": None if sticks is None else sticks[3],
+    }
+
+
+def _dealer(t: TableState) -> Seat | None:
+    h, p = t.hand, t.progress
+    return h.dealer if h is not None else (p.dealer if p is not None else None)
+
+
+def _scores(t: TableState) -> Sequence[int] | None:
+    """The seats' scores; once the hand has ended the table shows what the next hand starts
+    with (the winner took the sticks; a renchan or draw added a honba)."""
+    h, p = t.hand, t.progress
+    ended = h is not None and h.step == "ended"
+    return p.scores if (p is not None and (h is None or ended)) else (
+        h.scores if h is not None else None
+    )
+
+
+def _round(t: TableState) -> tuple[Wind, int, int, int] | None:
+    """``(round wind, hand in the round, honba, deposits)`` once a game is under way; after a
+    hand the next hand's sticks, as the scores."""
+    h, p = t.hand, t.progress
+    if p is None:
+        return None
+    ended = h is not None and h.step == "ended"
+    wind = h.round_wind if h is not None else p.round_wind
+    number = h.hand_in_round if h is not None else p.hand_in_round
+    honba = h.honba if (h is not None and not ended) else p.honba
+    deposits = h.deposits if (h is not None and not ended) else p.deposits
+    return wind, number, honba, deposits
 
 
 def public_view(view: Mapping[str, Any]) -> dict[str, Any]:

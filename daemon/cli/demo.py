@@ -147,7 +147,7 @@ async def _demo(args: argparse.Namespace) -> int:
             session_ref: dict[str, Any] = {}
             dirty = asyncio.Event()
 
-            def on_events(snapshot: dict[str, Any], events: Any) -> None:
+            def on_events(board: dict[str, Any], events: Any) -> None:
                 view.pending.extend(events)
                 first = view.hands + 1
                 for n, d in enumerate(view.count(events), first):

@@ -23,7 +23,7 @@ from conftest import running_service
 from daemon import auth
 from daemon.cli.referee import build_command, send
 from daemon.config import parse_config
-from daemon.mqtt import _Acks
+from daemon.mqtt_paho import Acks
 from daemon.topics import Topics
 
 SHIPPED = daemon_kit.REPO / "systemd" / "mosquitto"
@@ -106,7 +106,7 @@ async def _publish_code(port: int, user: str, topic: str, **kw: Any) -> int:
         "127.0.0.1", port, username=user, password=PASSWORDS[user],
         protocol=aiomqtt.ProtocolVersion.V5, **kw,
     ) as client:
-        return await asyncio.wait_for(_Acks(client).publish(topic, b"{}", qos=1), 10)
+        return await asyncio.wait_for(Acks(client).publish(topic, b"{}", qos=1), 10)
 
 
 async def test_table_over_tls_with_password_and_referee_command(
@@ -178,5 +178,5 @@ async def test_websocket_overlay_reads_state_but_cannot_command(venue: Venue) ->
             async for m in overlay.messages:
                 assert m.payload == b'{"x":1}'
                 break
-        code = await asyncio.wait_for(_Acks(overlay).publish(own.cmd("new_game"), b"{}"), 10)
+        code = await asyncio.wait_for(Acks(overlay).publish(own.cmd("new_game"), b"{}"), 10)
         assert code >= 0x80

@@ -1,0 +1,90 @@
+"""The one place that reaches into aiomqtt's paho client (aiomqtt ``>=2.5,<2.6``, pinned for it).
+
+aiomqtt's ``publish`` ignores the PUBACK reason code and gives no message id, so publishes go
+through :class:`Acks`, which wraps the paho client that aiomqtt drives; :func:`nodelay` reads
+the socket's TCP_NODELAY for ``health``; :func:`fail_fast_on_close` ends a connect whose socket
+closed before the CONNACK at once instead of after aiomqtt's whole timeout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from typing import Any
+
+import aiomqtt
+import paho.mqtt.client as paho
+from paho.mqtt.properties import Properties
+
+
+class Acks:
+    """Publishes with their own future, resolved with the PUBACK reason code (0 = success)."""
+
+    def __init__(self, client: aiomqtt.Client) -> None:
+        self._paho: paho.Client = client._client
+        self._loop = asyncio.get_running_loop()
+        self._futures: dict[int, asyncio.Future[int]] = {}
+        inner = self._paho.on_publish
+
+        def on_publish(c: Any, userdata: Any, mid: int, reason: Any, props: Any) -> None:
+            fut = self._futures.pop(mid, None)
+            if fut is not None and not fut.done():
+                code = int(getattr(reason, "value", reason) or 0)
+                fut.set_result(code)
+            if inner is not None:
+                inner(c, userdata, mid, reason, props)  # type: ignore[call-arg]
+
+        self._paho.on_publish = on_publish
+
+    def publish(
+        self,
+        topic: str,
+        payload: bytes,
+        *,
+        qos: int = 1,
+        retain: bool = False,
+        properties: Properties | None = None,
+    ) -> asyncio.Future[int]:
+        info = self._paho.publish(topic, payload, qos, retain, properties)
+        if info.rc != paho.MQTT_ERR_SUCCESS:
+            raise aiomqtt.MqttCodeError(info.rc, f"could not publish to {topic}")
+        fut: asyncio.Future[int] = self._loop.create_future()
+        if qos == 0 or info.is_published():
+            fut.set_result(0)
+        else:
+            self._futures[info.mid] = fut
+        return fut
+
+    def fail_all(self, exc: BaseException) -> None:
+        for fut in self._futures.values():
+            if not fut.done():
+                fut.set_exception(exc)
+        self._futures.clear()
+
+
+def nodelay(client: aiomqtt.Client) -> bool | None:
+    sock = client._client.socket()
+    if not isinstance(sock, socket.socket):
+        return None
+    return bool(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+
+
+def fail_fast_on_close(client: aiomqtt.Client) -> None:
+    """A connection closed before the CONNACK fails the connect at once (aiomqtt would wait
+    its whole timeout), so the reconnect loop retries at once, with its backoff."""
+    paho_client: paho.Client = client._client
+    inner = paho_client.on_socket_close
+    loop = asyncio.get_running_loop()
+
+    def on_close(c: Any, userdata: Any, sock: Any) -> None:
+        if inner is not None:
+            inner(c, userdata, sock)
+
+        def fail() -> None:
+            fut = client._connected
+            if not fut.done():
+                fut.set_exception(aiomqtt.MqttError("connection closed before the CONNACK"))
+
+        loop.call_soon_threadsafe(fail)
+
+    paho_client.on_socket_close = on_close

@@ -1,0 +1,180 @@
+"""The outbox as the broker link sees it: the events of the event log not yet acknowledged, in
+seq order, handed over from memory while the link keeps up and read back from the log otherwise.
+
+The outbox table (daemon/eventlog.py) is the truth: an event is deleted only after its PUBACK,
+and after a reconnect, a refusal or a restart everything still in it is read again. But a
+connected link that keeps up would read back, for every input, the rows the group commit has
+just written: a round trip through the database thread and a decoding of every event, on the
+path of every event to its subscribers. So the committed events are also *offered* here as they
+are (:meth:`LogOutbox.offer`, encoded once, the public projection built from the envelope in
+hand), and :meth:`LogOutbox.fetch` serves them from memory as long as they continue the seqs
+already handed out without a gap. Anything else -- a new connection (:meth:`LogOutbox.restart`),
+a gap, more than :data:`MEMORY` events waiting (a link that is away) -- falls back to the log,
+which then also says where the memory feed may take over again (its last event seq, read in the
+same call on the database thread that commits, so no commit can fall between the two).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+from collections import deque
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from daemon import disclosure
+from daemon.eventlog import EventLog, OutboxRow
+from daemon.table import Applied
+
+log = logging.getLogger("jantaku.outbox")
+
+#: events held in memory at most; past that the link is behind and reads the log
+MEMORY: Final = 1024
+
+Db = Callable[..., Awaitable[Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class Outgoing:
+    """One event on its way to the broker: its ``seq``, in full (``private/events``) and as the
+    public may see it (``events``), both encoded once."""
+
+    seq: int
+    topic: str
+    full: bytes
+    public: bytes
+
+    @staticmethod
+    def of_row(row: OutboxRow) -> Outgoing:
+        """An event read back from the outbox table (its public form projected from the text)."""
+        full = row.payload.encode()
+        return Outgoing(row.seq, row.topic, full, project(full, disclosure.public_event))
+
+    @staticmethod
+    def of_envelope(envelope: dict[str, Any], text: str, topic: str) -> Outgoing:
+        """An event just committed: ``text`` is its outbox row, the public form comes from the
+        envelope in hand (no decoding)."""
+        full = text.encode()
+        shown = disclosure.public_event(envelope)
+        public = full if shown is envelope else dumps(shown)
+        return Outgoing(int(envelope["seq"]), topic, full, public)
+
+
+class OutboxSource:
+    """What the link needs from the event log (the service runs these on its database thread)."""
+
+    async def fetch(self, limit: int) -> list[Outgoing]:
+        """The next events in seq order, at most ``limit``, starting at the first not yet
+        acknowledged (after :meth:`restart`) or after the last one fetched."""
+        raise NotImplementedError
+
+    async def ack(self, seqs: list[int]) -> None:
+        raise NotImplementedError
+
+    def restart(self) -> None:
+        """The events fetched but not acknowledged will be fetched again (a new connection)."""
+
+
+def project(payload: bytes, fn: Callable[[dict[str, Any]], dict[str, Any]]) -> bytes:
+    """``fn``'s projection of an encoded payload (the same bytes when it shows all of it)."""
+    body = json.loads(payload)
+    shown = fn(body) if isinstance(body, dict) else body
+    if shown is body:
+        return payload
+    return dumps(shown)
+
+
+def dumps(body: dict[str, Any]) -> bytes:
+    """A payload as the daemon encodes every one (compact, UTF-8)."""
+    return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+class LogOutbox(OutboxSource):
+    """The outbox for the broker link. A row whose delete could not be written (a full disk) is
+    deleted with the next acknowledgement; until then it may be sent again (dropped by seq)."""
+
+    def __init__(self, db: Db, eventlog: EventLog, topic: str, *, memory: int = MEMORY) -> None:
+        self._db = db  # runs a function on the service's database thread
+        self._memory = memory
+        self._log = eventlog
+        self._topic = topic  # ``events``: where the outbox rows go
+        self._undeleted: list[int] = []
+        self._fresh: deque[Outgoing] = deque()
+        #: the seq the next fetch starts at when served from memory (None: read the log)
+        self._next: int | None = None
+        #: the last seq handed out since :meth:`restart` (the log is read after it)
+        self._high = 0
+        self.from_memory = 0  # events handed over without reading the log (health, benches)
+        self.from_log = 0
+
+    def offer(self, applied: Sequence[Applied]) -> None:
+        """The events of a group just committed, in seq order. Kept even while the log is being
+        read: a commit the read did not see may be offered before the read returns."""
+        for a in applied:
+            if len(a.payloads) != len(a.events):  # not from a group commit: read the log
+                self.restart()
+                return
+            for env, text in zip(a.events, a.payloads, strict=True):
+                self._fresh.append(Outgoing.of_envelope(env, text, self._topic))
+        if len(self._fresh) > self._memory:  # the link is behind: it reads the log
+            self._fresh.clear()
+            self._next = None
+
+    def restart(self) -> None:
+        self._fresh.clear()
+        self._next = None
+        self._high = 0
+
+    async def fetch(self, limit: int) -> list[Outgoing]:
+        if self._next is not None:
+            fresh = self._fresh
+            while fresh and fresh[0].seq < self._next:
+                fresh.popleft()  # committed before the log was read: handed out from there
+            if not fresh:
+                return []
+            if fresh[0].seq == self._next:
+                out = [fresh.popleft() for _ in range(min(limit, len(fresh)))]
+                self._high = out[-1].seq
+                self._next = self._high + 1
+                self.from_memory += len(out)
+                return out
+            # a gap (cannot happen while every commit is offered): the log, after what was sent
+            self._fresh.clear()
+            self._next = None
+        return await self._read(limit)
+
+    async def _read(self, limit: int) -> list[Outgoing]:
+        want = limit + len(self._undeleted)
+        rows, last = await self._db(_outbox_and_last, self._log, want, self._high)
+        gone = set(self._undeleted)
+        fresh = [r for r in rows if r.seq not in gone]
+        out = [Outgoing.of_row(r) for r in fresh[:limit]]
+        self.from_log += len(out)
+        if out:
+            self._high = out[-1].seq
+        if len(rows) < want and len(fresh) <= limit:
+            # the log's outbox is read to its end: memory takes over after its last event
+            # (rows not in it were acknowledged, or are undeleted ones, sent already; rows in
+            # memory up to it are dropped by the next fetch)
+            self._next = last + 1
+        return out
+
+    async def ack(self, seqs: list[int]) -> None:
+        todo = self._undeleted + seqs
+        try:
+            await self._db(self._log.ack, todo)
+        except (sqlite3.Error, OSError) as exc:
+            self._undeleted = todo[-10_000:]
+            log.warning("outbox: %d published events not deleted yet: %s", len(todo), exc)
+            return
+        self._undeleted = []
+
+
+def _outbox_and_last(
+    eventlog: EventLog, limit: int, after: int
+) -> tuple[list[OutboxRow], int]:
+    """The first ``limit`` outbox rows after ``after`` and the last event seq committed, read
+    together."""
+    return eventlog.outbox(limit, after), eventlog.applied()[1]

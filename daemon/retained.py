@@ -1,0 +1,139 @@
+"""The retained topics an input moves: ``state`` (the view model), ``state/scores`` and
+``state/timers`` (docs/mqtt.md).
+
+Kept off the path of an event to its subscribers: after a group commit the scores come from
+:func:`rules.table_view.scoreboard` (a few microseconds), the timers are encoded only when they
+changed, and the whole view model (``TableState.snapshot()``, most of a millisecond, more with
+many open violations) is built only when a ``state`` publication is due: at most once per
+``mqtt.state_interval`` and only if the table state is another object than the one last looked
+at (the reducer returns the same object for an input that changed nothing). What is published
+is what the previous per-input form published: the ``state`` when its content (the snapshot
+without its input counter) changed, the newest one at the end of the interval.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import Any
+
+from daemon import clocks as dc
+from daemon.mqtt import BrokerLink
+from daemon.table import TableCore, iso
+from daemon.topics import SCHEMA_SCORES, SCHEMA_STATE, SCHEMA_TIMERS, Topics
+from rules.table_state import TableState
+from rules.table_view import scoreboard
+
+
+class RetainedState:
+    def __init__(
+        self,
+        core: TableCore,
+        link: BrokerLink,
+        topics: Topics,
+        *,
+        interval: float,
+        last_event: Callable[[], dict[str, Any] | None],
+        wall_ns: Callable[[], int] = time.time_ns,
+        mono_ns: Callable[[], int] = time.monotonic_ns,
+    ) -> None:
+        self.core, self.link, self.topics = core, link, topics
+        self.table_id = topics.table
+        self.interval = interval
+        self._last_event = last_event
+        self._wall_ns, self._mono_ns = wall_ns, mono_ns
+        self._state_sent: dict[str, Any] | None = None
+        self._state_sent_mono = float("-inf")
+        self._state_later: asyncio.TimerHandle | None = None
+        #: the table state the last published or compared snapshot was built from
+        self._state_seen: TableState | None = None
+        self._scores_sent: dict[str, Any] | None = None
+        self._timers_sent: dict[str, Any] | None = None
+        self.snapshots = 0  # view models built for ``state`` (benches read it)
+
+    def scoreboard(self) -> dict[str, Any]:
+        """What the score and honba displays show (the same values as the snapshot's)."""
+        return scoreboard(self.core.state.table)
+
+    def refresh(self) -> None:
+        """After a group commit (and at start): every retained topic the table feeds."""
+        cs = self.core.state
+        self._refresh_state()
+        scores = self.scoreboard()
+        if scores != self._scores_sent:  # as the state: only when a number changed
+            self._scores_sent = scores
+            self.link.set_retained_json(
+                self.topics.scores,
+                {"schema": SCHEMA_SCORES, "table": self.table_id, "seq": cs.event_seq,
+                 "game": cs.game or None, "hand": cs.hand, **scores},
+            )
+        self.refresh_timers(changed_only=True)
+
+    def refresh_timers(self, *, changed_only: bool = False) -> None:
+        """The clocks now; ``changed_only``: not when only the time stamp would differ (after an
+        input; the health loop republishes them once a second while a hand is played)."""
+        view = dc.view_json(self.core.state.clocks, self._mono_ns())
+        if changed_only and view == self._timers_sent:
+            return
+        self._timers_sent = view
+        self.link.set_retained_json(
+            self.topics.timers,
+            {"schema": SCHEMA_TIMERS, "table": self.table_id, "ts": iso(self._wall_ns()), **view},
+        )
+
+    def flush(self) -> None:
+        """At shutdown: the state a rate limit is holding back goes out now, not never."""
+        if self._state_later is not None:
+            self._state_later.cancel()
+            self._state_later = None
+            self._publish_if_changed()
+
+    def _refresh_state(self) -> None:
+        """Publish the retained ``state`` when the snapshot changed (an input that changed
+        nothing, a clock event, is no reason), at most once per ``mqtt.state_interval``: a
+        change inside the interval goes out at its end, as the latest snapshot then."""
+        if self.core.state.table is self._state_seen:
+            return
+        wait = self._state_sent_mono + self.interval - time.monotonic()
+        if wait > 0:
+            if self._state_later is None:
+                loop = asyncio.get_running_loop()
+                self._state_later = loop.call_later(wait, self._publish_late)
+            return
+        self._publish_if_changed()
+
+    def _publish_late(self) -> None:
+        self._state_later = None
+        self._publish_if_changed()
+
+    def _publish_if_changed(self) -> None:
+        self._state_seen = self.core.state.table
+        snap = self.core.snapshot()
+        self.snapshots += 1
+        if _content(snap) == _content(self._state_sent):
+            return
+        cs = self.core.state
+        last = self._last_event()
+        self.link.set_retained_json(
+            self.topics.state,
+            {
+                "schema": SCHEMA_STATE,
+                "table": self.table_id,
+                "seq": cs.event_seq,
+                "game": cs.game or None,
+                "hand": cs.hand,
+                "input_seq": cs.input_seq,
+                "ts": last["ts"] if last is not None else None,
+                "state": snap,
+            },
+        )
+        self._state_sent = snap
+        self._state_sent_mono = time.monotonic()
+
+
+def _content(snapshot: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A snapshot without its input counter: what a viewer of the state could see change."""
+    if snapshot is None:
+        return None
+    return {k: v for k, v in snapshot.items() if k != "seq"}
