@@ -5,7 +5,8 @@ from __future__ import annotations
 import aiohttp
 import pytest
 
-from daemon.config import ConfigError, parse_config
+from daemon.config import parse_config
+from daemon.errors import ConfigError
 from daemon.web.delay import DelayLine
 from daemon.web.hub import ViewHub
 from daemon.web.server import serve
