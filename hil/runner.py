@@ -212,6 +212,7 @@ class InProcessDaemon:
         from daemon.tracking.records import KIND_INPUT
 
         await self.service.submit(KIND_INPUT, "referee:hil", ri.input_to_json(inp))
+        await self.settled()  # its events are the last game's, not the next one's
 
     async def sync(self, consumed: int, timeout: float = 30.0, ordering: bool = True) -> None:
         await self.tracker.wait_consumed(consumed, timeout)
@@ -239,8 +240,20 @@ class InProcessDaemon:
     async def step_done(self, expected_inputs: int) -> None:
         """Lockstep is per device event in-process (:meth:`sync`): nothing more to wait for."""
 
-    async def settled(self) -> None:
-        """Every event is in :attr:`events` already (the tap sees them as they are made)."""
+    async def settled(self, timeout: float = 10.0) -> None:
+        """Until the tap has seen every event the core has made: the service shows a group's
+        events to its drivers after the outbox had its turn (daemon/service.py ``_applied``),
+        so an input can be applied a moment before the tap sees its events."""
+        deadline = time.monotonic() + timeout
+        while self._shown() < self.service.core.state.event_seq:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the tap saw events up to {self._shown()}, the core made "
+                                   f"{self.service.core.state.event_seq}")
+            await asyncio.sleep(0.005)
+
+    def _shown(self) -> int:
+        seen = self.tap.envelopes
+        return int(seen[-1]["seq"]) if seen else 0
 
     def stats(self) -> tuple[int, int, Counter[str]]:
         """(rejected reads, reader faults, rejections by reason) so far."""
