@@ -55,6 +55,15 @@ class Acks:
             self._futures[info.mid] = fut
         return fut
 
+    def flush(self) -> None:
+        """Write what was published now, in this step of the loop, rather than one turn later
+        when aiomqtt's writer callback (registered through ``call_soon_threadsafe``) runs: the
+        events reach the broker before anything the loop runs next (the table link's ACK). A
+        write that cannot finish stays queued and paho keeps its writer registered; a broken
+        socket is handled by paho as in its own writer callback."""
+        if self._paho.want_write():
+            self._paho.loop_write()
+
     def fail_all(self, exc: BaseException) -> None:
         for fut in self._futures.values():
             if not fut.done():
