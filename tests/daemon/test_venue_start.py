@@ -19,7 +19,7 @@ def test_one_hand_lasts_from_its_start_to_the_next_or_to_the_last_input() -> Non
     starts = [at for at, body in two if body["type"] == "hand_start"]
     assert len(starts) == 2
     assert venue.hand_seconds(two) == starts[1] - starts[0]
-    first = [at for at, body in one if body["type"] == "hand_start"][0]
+    first = next(at for at, body in one if body["type"] == "hand_start")
     assert venue.hand_seconds(one) == one[-1][0] - first
     # the simulator's pace: a hand of a minute or more, not the burst of its set-up
     assert venue.hand_seconds(one) > 60
