@@ -322,6 +322,10 @@ async def _play(
     until = time.monotonic() + 20.0
     while time.monotonic() < until and not all(got.count(t) >= want[t][0] for t in tables):
         await asyncio.sleep(0.05)
+    # and until the outboxes are empty: a daemon deletes what the broker acknowledged 50 ms
+    # later, all of that time at once (daemon/outbox.py DELETE_AFTER)
+    while time.monotonic() < until and any(depth for _, depth in logged(work, tables).values()):
+        await asyncio.sleep(0.1)
     wall = time.monotonic() - t0
     cpu = [u.cpu_s() - c for u, c in zip(usage_d, cpu0, strict=True)]
     restarted = plan.fault == "broker-restart"  # the first broker's figures end with it
