@@ -23,8 +23,9 @@ documented timing model (docs/scaling.md).
 venue's tables start: each when its players are seated and its referee presses start. Table
 ``i`` waits a seeded offset (``--start-seed``), uniform over ``[0, D)`` where ``D`` is the length
 of one hand of its own game (the first hand's ``hand_start`` to the next one's, or to the game's
-last input: about 95-100 s at the simulator's pace), so that once every table plays, the hand
-starts -- the set-up bursts -- fall anywhere in a hand, as they do at a venue. ``--start
+last input: 66-172 s for the games the bench uses, at the simulator's pace), so that once every
+table plays, the hand starts -- the set-up bursts -- fall anywhere in a hand, as at a venue.
+``--start
 together`` (the default with ``--pace rate``, the stress form) starts every table at the same
 instant: the worst case of a tournament's synchronised start, all set-up bursts at once.
 
