@@ -25,9 +25,8 @@ venue's tables start: each when its players are seated and its referee presses s
 of one hand of its own game (the first hand's ``hand_start`` to the next one's, or to the game's
 last input: 66-172 s for the games the bench uses, at the simulator's pace), so that once every
 table plays, the hand starts -- the set-up bursts -- fall anywhere in a hand, as at a venue.
-``--start
-together`` (the default with ``--pace rate``, the stress form) starts every table at the same
-instant: the worst case of a tournament's synchronised start, all set-up bursts at once.
+``--start together`` (the default with ``--pace rate``, the stress form) starts every table at
+the same instant: the worst case of a tournament's synchronised start, all set-up bursts at once.
 
 ``--fault broker-restart`` stops the venue broker ``--outage`` seconds (default 5) at
 ``--fault-at`` seconds into the play and measures how long after its restart every outbox is
