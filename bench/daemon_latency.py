@@ -159,6 +159,7 @@ level = "warning"
             seq = int(reply["input_seq"])
             lat = []
             events_before = 0
+            cpu_frames0, _ = proc_stat(proc.pid)
             for i in range(n):
                 seq += 1
                 t0 = time.perf_counter_ns()
@@ -167,6 +168,8 @@ level = "warning"
                     arrived.clear()
                     await arrived.wait()
                 lat.append((first[seq] - t0) / 1e6)
+            cpu_frames, _ = proc_stat(proc.pid)
+            cpu_frames -= cpu_frames0
             await asyncio.sleep(0.5)
             events = events_before + len(first)
             cpu0, _ = proc_stat(proc.pid)
@@ -181,6 +184,9 @@ level = "warning"
         "ready_s": ready_s,
         "rss": rss,
         "idle_cpu": (cpu1 - cpu0) / 10,
+        # the daemon's own CPU time over the frames, per frame (/proc: 10 ms ticks, so only a
+        # run of thousands of frames gives a figure to compare)
+        "cpu_per_input_ms": cpu_frames / max(1, n) * 1000,
         "inputs_with_events": events,
     }
 
@@ -204,13 +210,15 @@ async def main_async(args: argparse.Namespace) -> None:
         print(json.dumps({"raw": _pcts(raw), "daemon": _pcts(d["latency"]),
                           "ready_ms": round(d["ready_s"] * 1000, 1),
                           "rss_mib": round(d["rss"] / 2**20, 1),
-                          "idle_cpu_pct": round(d["idle_cpu"] * 100, 2)}))
+                          "idle_cpu_pct": round(d["idle_cpu"] * 100, 2),
+                          "cpu_per_input_ms": round(d["cpu_per_input_ms"], 3)}))
         return
     print(line("raw aiomqtt pub→sub (QoS 1)", raw))
     print(line("table frame → daemon → subscriber", d["latency"]))
     print(f"daemon start → READY                {d['ready_s'] * 1000:8.1f} ms")
     print(f"daemon RSS after the run            {d['rss'] / 2**20:8.1f} MiB")
     print(f"daemon idle CPU (10 s)              {d['idle_cpu'] * 100:8.2f} %")
+    print(f"daemon CPU per frame                {d['cpu_per_input_ms']:8.3f} ms")
     print("input: a dice frame written into the hil table-controller emulator's pty")
 
 

@@ -4,7 +4,9 @@ in the same run on the same machine, as one Markdown table.
     .venv/bin/python bench/report.py [--quick] [--out FILE] [--json]
 
 ``--quick`` (under 5 minutes): short forms of every bench (venue N = 1 and 10, fewer frames,
-presses, hands). The full form runs each bench at its default size (venue N = 1, 10, 50, 100).
+presses, hands). The full form runs each bench at its default size (venue N = 1, 10, 50, 100 at
+the speed of play, each table starting at its own moment within one hand, as at a venue; beside it
+the worst case, N = 100 with every table starting at once: ``--start together``).
 
 References (all measured here, now):
 
@@ -217,8 +219,13 @@ def main(argv: list[str] | None = None) -> int:
             say("daemon: start to online, idle CPU, RSS ...")
             res["idle"] = idle_daemon(work, port, broker_pid, 5.0 if q else 30.0)
         say("bench/venue.py ...")
-        # quick: the stress form (5 inputs/s a table); full: the speed of play, N = 1..100
+        # quick: the stress form (5 inputs/s a table, every table at once); full: the speed of
+        # play, N = 1..100, each table starting at its own moment within one hand (a venue) ...
         res["venue"] = run_json("venue.py", *(["--quick", "--pace", "rate"] if q else []))
+        if not q:
+            # ... and beside it the worst case: all 100 tables start their hands at one instant
+            say("bench/venue.py --start together --tables 100 ...")
+            res["venue_together"] = run_json("venue.py", "--tables", "100", "--start", "together")
         say("bench/venue.py --fault broker-restart, bridge-outage ...")
         res["venue_restart"] = run_json(
             "venue.py", "--fault", "broker-restart", "--tables", "10" if q else "100",
@@ -281,11 +288,17 @@ def markdown(r: dict[str, Any], quick: bool) -> str:
 
     rt = r["mqtt_rt"]
     runs = get(r["venue"], "runs")
+    worst = get(r.get("venue_together", {}), "runs")
     if isinstance(runs, list):
-        for v in runs:
+        for v in runs + (worst if isinstance(worst, list) else []):
+            start = v.get("start", "together")
+            how = (f"{v['pace']}, tables started within {v.get('start_offset_max_s', 0):.0f} s"
+                   if start == "spread" else f"{v['pace']}, every table started at once")
             row(
-                f"venue N={v['tables']}: event latency p50 / p99 (input put → subscriber)",
-                f"{v['latency_p50_ms']:.1f} / {v['latency_p99_ms']:.1f} ms",
+                f"venue N={v['tables']} ({how}): event latency p50 / p99 (input put →"
+                " subscriber); load average start → end",
+                f"{v['latency_p50_ms']:.1f} / {v['latency_p99_ms']:.1f} ms;"
+                f" {v.get('loadavg_start')} → {v.get('loadavg_end')}",
                 "raw aiomqtt QoS 1 publish → subscriber p50 / p99",
                 f"{rt['p50_ms']:.2f} / {rt['p99_ms']:.2f} ms",
             )

@@ -1,8 +1,9 @@
 """Venue load: N real table daemons on one private Mosquitto, each playing a simulated game.
 
     .venv/bin/python bench/venue.py [--quick] [--tables 1,10,50,100] [--hands 1]
-        [--pace play|rate] [--rate 5] [--fault none|broker-restart|bridge-outage]
-        [--fault-at S] [--outage S] [--isolate] [--json]
+        [--pace play|rate] [--rate 5] [--start spread|together] [--start-seed 1]
+        [--fault none|broker-restart|bridge-outage] [--fault-at S] [--outage S] [--isolate]
+        [--json]
 
 Each table is its own process running the real daemon -- ``jantaku run --config FILE`` (config
 validation, JSON logging, signals, :class:`daemon.service.Service`, its own SQLite event log,
@@ -17,6 +18,15 @@ hand's set-up (hand start, wall, dice, break, indicator, deal) as one burst, as 
 ``--pace rate`` feeds ``--rate`` inputs per second evenly (a stress form: 5/s is seven times a
 live table). No public game record carries per-action times, so the pacing is the simulator's
 documented timing model (docs/scaling.md).
+
+``--start spread`` (the default with ``--pace play``) starts each table at its own moment, as a
+venue's tables start: each when its players are seated and its referee presses start. Table
+``i`` waits a seeded offset (``--start-seed``), uniform over ``[0, D)`` where ``D`` is the length
+of one hand of its own game (the first hand's ``hand_start`` to the next one's, or to the game's
+last input: 66-172 s for the games the bench uses, at the simulator's pace), so that once every
+table plays, the hand starts -- the set-up bursts -- fall anywhere in a hand, as at a venue.
+``--start together`` (the default with ``--pace rate``, the stress form) starts every table at
+the same instant: the worst case of a tournament's synchronised start, all set-up bursts at once.
 
 ``--fault broker-restart`` stops the venue broker ``--outage`` seconds (default 5) at
 ``--fault-at`` seconds into the play and measures how long after its restart every outbox is
@@ -41,6 +51,7 @@ import asyncio
 import importlib
 import json
 import os
+import random
 import shutil
 import socket
 import sys
@@ -61,14 +72,18 @@ class ScriptTable:
     """A driver that plays a timed input stream (``[[at_seconds, input], ...]``) into the daemon
     (``sink.submit``), one input at a time, each awaited (logged and applied) before the next.
 
-    It waits for ``go`` (a file) so that all tables of a run start together, and writes ``done``
-    (the number of inputs fed) when the stream is over; then it idles like a quiet table."""
+    It waits for ``go`` (a file) so that all tables of a run share one clock, then ``offset``
+    seconds more (its own start: ``--start spread``), and writes ``done`` (the number of inputs
+    fed) when the stream is over; then it idles like a quiet table."""
 
-    def __init__(self, script: list[list[Any]], go: Path, done: Path) -> None:
+    def __init__(
+        self, script: list[list[Any]], go: Path, done: Path, offset: float = 0.0
+    ) -> None:
         self.name = "script"
         self.script = script  # [[at_seconds, input_json], ...]
         self.go = go
         self.done = done
+        self.offset = offset
         self.fed = 0
 
     async def run(self, sink: Any) -> None:
@@ -83,7 +98,8 @@ class ScriptTable:
         if hasattr(sink, "db") and hasattr(sink, "eventlog"):
             log = sink.eventlog
             start = await sink.db(lambda: sum(1 for r in log.records() if r.kind == "input"))
-        t0 = time.monotonic()
+        # a restarted daemon resumes at once; a fresh one waits for its table's own start
+        t0 = time.monotonic() + (self.offset if start == 0 else 0.0)
         base = self.script[start][0] if start < len(self.script) else 0.0
         i = start
         while i < len(self.script):
@@ -116,9 +132,10 @@ class ScriptTable:
 
 
 def child(argv: list[str]) -> int:
-    """``venue.py --child CONFIG SCRIPT GO DONE``: ``jantaku run --config CONFIG`` with the
-    script driver added."""
-    config, script_path, go, done = argv
+    """``venue.py --child CONFIG SCRIPT GO DONE [OFFSET]``: ``jantaku run --config CONFIG`` with
+    the script driver added, its table starting ``OFFSET`` seconds after ``GO``."""
+    config, script_path, go, done = argv[:4]
+    offset = float(argv[4]) if len(argv) > 4 else 0.0
     script = json.loads(Path(script_path).read_text())
     import daemon.devices
     from daemon.cli import main
@@ -127,7 +144,7 @@ def child(argv: list[str]) -> int:
 
     def build(cfg: Any, *, pin_factory: Any = None) -> list[Any]:
         drivers: list[Any] = list(real_build(cfg, pin_factory=pin_factory))
-        drivers.append(ScriptTable(script, Path(go), Path(done)))
+        drivers.append(ScriptTable(script, Path(go), Path(done), offset))
         return drivers
 
     daemon.devices.build_drivers = build  # type: ignore[assignment]
@@ -180,6 +197,25 @@ def game_script(
         prev = step.t
         out.append([round(step.t - shift, 3), body])
     return out
+
+
+def hand_seconds(script: list[list[Any]]) -> float:
+    """How long the first hand of a script lasts: its ``hand_start`` to the next one's, or to
+    the last input when the game has one hand."""
+    starts = [at for at, body in script if body["type"] == "hand_start"]
+    if not starts:
+        return 0.0
+    end = starts[1] if len(starts) > 1 else script[-1][0]
+    return max(0.0, float(end) - float(starts[0]))
+
+
+def start_offsets(hand_s: Sequence[float], start: str, seed: int) -> list[float]:
+    """Each table's start after ``go``: ``together`` all 0; ``spread`` uniform over one hand of
+    the table's own game (``hand_s[i]``), from one seeded stream, so a run is repeatable."""
+    if start == "together":
+        return [0.0 for _ in hand_s]
+    rng = random.Random(seed)
+    return [round(rng.uniform(0.0, d), 3) for d in hand_s]
 
 
 def table_config(table: str, db: Path, port: int) -> str:
@@ -294,6 +330,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pace", choices=("play", "rate"), default="play",
                         help="play: the speed of a real game (default); rate: --rate inputs/s")
     parser.add_argument("--rate", type=float, default=5.0, help="inputs/s per table (--pace rate)")
+    parser.add_argument("--start", choices=("spread", "together"), default=None,
+                        help="spread: each table starts at its own moment within one hand"
+                             " (default with --pace play); together: all at once (the worst"
+                             " case; default with --pace rate)")
+    parser.add_argument("--start-seed", type=int, default=1, help="seed of the start offsets")
     parser.add_argument("--fault", choices=("none", "broker-restart", "bridge-outage"),
                         default="none", help="restart the venue broker, or cut its bridge")
     parser.add_argument("--fault-at", type=float, default=20.0, help="seconds into the play")
@@ -311,12 +352,14 @@ def main(argv: list[str] | None = None) -> int:
     outage = args.outage if args.outage is not None else (
         30.0 if args.fault == "bridge-outage" else 5.0)
     work = Path(tempfile.mkdtemp(prefix="jantaku-venue-"))
+    start = args.start or ("spread" if args.pace == "play" else "together")
     results = []
     try:
         for n in sizes:
             plan = venue_run.Plan(
                 tables=n, hands=args.hands, pace=args.pace, rate=args.rate, fault=args.fault,
                 fault_at_s=args.fault_at, outage_s=outage, isolate=args.isolate,
+                start=start, start_seed=args.start_seed,
             )
             r = venue_run.run_one(plan, work / f"n{n}")
             r["isolated"] = args.isolate
@@ -351,7 +394,8 @@ def _line(r: dict[str, Any]) -> str:
         fault = (f"; bridge cut {r['outage_s']} s ({r['held_during_outage']} events held):"
                  f" caught up {r['bridge_caught_up_s']} s after")
     return (
-        f"N={r['tables']:>3} ({r['pace']}): {r['events']} events ({r['inputs']} inputs) in"
+        f"N={r['tables']:>3} ({r['pace']}, start {r['start']}, within {r['start_offset_max_s']} s):"
+        f" {r['events']} events ({r['inputs']} inputs) in"
         f" {r['play_s']} s; latency p50 {r['latency_p50_ms']} ms p99 {r['latency_p99_ms']} ms"
         f" max {r['latency_max_ms']} ms (set-up bursts p99 {r['setup_latency_p99_ms']} ms, the"
         f" play p99 {r['play_latency_p99_ms']} ms); lost {r['lost']} redelivered {r['redelivered']}"

@@ -51,6 +51,8 @@ class Plan:
     fault_at_s: float = 5.0  # into the play
     outage_s: float = 30.0
     isolate: bool = False
+    start: str = "together"  # "together" (every table at "go") or "spread" (bench/venue.py)
+    start_seed: int = 1
 
 
 def bridge_conf(central_port: int) -> str:
@@ -195,27 +197,35 @@ async def retained_states(port: int, tables: list[str], timeout: float) -> set[s
     return state & online
 
 
-def spawn_tables(plan: Plan, work: Path, port: int) -> tuple[list[str], list[Any], int]:
+def spawn_tables(
+    plan: Plan, work: Path, port: int
+) -> tuple[list[str], list[Any], int, list[float]]:
     tables = [f"v{plan.tables:03d}-{i:03d}" for i in range(plan.tables)]
     procs: list[subprocess.Popen[bytes]] = []
     inputs = 0
     scripts: dict[int, list[list[Any]]] = {}
-    for i, table in enumerate(tables):
+    for i in range(len(tables)):
         seed = i % 8  # a handful of distinct games, reused: simulation is not what is measured
         if seed not in scripts:
             scripts[seed] = venue.game_script(seed + 1, plan.hands, plan.pace, plan.rate)
             (work / f"game-{seed}.json").write_text(json.dumps(scripts[seed]))
+    offsets = venue.start_offsets(
+        [venue.hand_seconds(scripts[i % 8]) for i in range(len(tables))],
+        plan.start, plan.start_seed)
+    (work / "offsets.json").write_text(json.dumps(dict(zip(tables, offsets, strict=True))))
+    for i, table in enumerate(tables):
+        seed = i % 8
         inputs += len(scripts[seed])
         cfg = work / f"{table}.toml"
         cfg.write_text(venue.table_config(table, work / f"{table}.sqlite", port))
         procs.append(subprocess.Popen(
             [sys.executable, venue.__file__, "--child", str(cfg), str(work / f"game-{seed}.json"),
-             str(work / "go"), str(work / f"{table}.done")],
+             str(work / "go"), str(work / f"{table}.done"), str(offsets[i])],
             stdout=subprocess.DEVNULL,
             stderr=open(work / f"{table}.log", "wb"),  # noqa: SIM115
             preexec_fn=venue._normal_priority if plan.isolate else None,
         ))
-    return tables, procs, inputs
+    return tables, procs, inputs, offsets
 
 
 def stop_all(procs: list[Any], brokers: list[Mosquitto]) -> None:
@@ -253,7 +263,7 @@ async def _run(plan: Plan, work: Path) -> dict[str, Any]:
         site.start()
         brokers.insert(0, site)
         try:
-            tables, procs, inputs = spawn_tables(plan, work, site.port)
+            tables, procs, inputs, offsets = spawn_tables(plan, work, site.port)
             if plan.isolate:
                 for b in brokers:
                     assert b.proc is not None
@@ -261,7 +271,11 @@ async def _run(plan: Plan, work: Path) -> dict[str, Any]:
                 os.setpriority(os.PRIO_PROCESS, 0, -10)
             t_spawn = time.monotonic()
             await venue._wait_online(site.port, tables, timeout=60 + plan.tables * 2.0)
-            result: dict[str, Any] = {"all_ready_s": round(time.monotonic() - t_spawn, 2)}
+            result: dict[str, Any] = {
+                "all_ready_s": round(time.monotonic() - t_spawn, 2),
+                # the tables' own starts after "go" (0 for all: --start together)
+                "start_offset_max_s": round(max(offsets, default=0.0), 1),
+            }
             got = Received()
             ready = asyncio.Event()
             sub_port, topic = (site.port, "jantaku/v1/+/events")
@@ -308,6 +322,10 @@ async def _play(
     until = time.monotonic() + 20.0
     while time.monotonic() < until and not all(got.count(t) >= want[t][0] for t in tables):
         await asyncio.sleep(0.05)
+    # and until the outboxes are empty: a daemon deletes what the broker acknowledged 50 ms
+    # later, all of that time at once (daemon/outbox.py DELETE_AFTER)
+    while time.monotonic() < until and any(depth for _, depth in logged(work, tables).values()):
+        await asyncio.sleep(0.1)
     wall = time.monotonic() - t0
     cpu = [u.cpu_s() - c for u, c in zip(usage_d, cpu0, strict=True)]
     restarted = plan.fault == "broker-restart"  # the first broker's figures end with it
@@ -378,6 +396,7 @@ def _verify(
     left = sum(depth for _, depth in final.values())
     return {
         "tables": plan.tables, "hands_per_table": plan.hands, "pace": plan.pace,
+        "start": plan.start, "start_seed": plan.start_seed if plan.start == "spread" else None,
         "rate_per_table": plan.rate if plan.pace == "rate" else None,
         "inputs": inputs, "events": events, "received": len(got.seen),
         "lost": lost, "redelivered": got.redelivered,

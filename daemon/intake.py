@@ -102,6 +102,7 @@ class Intake:
         mono_ns: Callable[[], int] = time.monotonic_ns,
         wall_ns: Callable[[], int] = time.time_ns,
         on_applied: Callable[[list[Applied]], Awaitable[None]] | None = None,
+        on_committed: Callable[[list[Applied]], None] | None = None,
         queue_size: int = QUEUE_SIZE,
     ) -> None:
         self.core = core
@@ -109,6 +110,7 @@ class Intake:
         self.boot = boot
         self._mono_ns, self._wall_ns = mono_ns, wall_ns
         self._on_applied = on_applied
+        self._on_committed = on_committed
         self.queue: asyncio.Queue[Submission] = asyncio.Queue(queue_size)
         self.fault: LogFault | None = None
         self.counters = _Counters()
@@ -231,8 +233,13 @@ class Intake:
                 return
             self._writing = False
             self._recovered()
-            self._finish(batch, results)
             applied = [r for r in results if isinstance(r, Applied)]
+            if applied and self._on_committed is not None:
+                # before the submitters are answered: the outbox task is woken first, so the
+                # events are on the broker's socket before the table link's ACK is written
+                # (the ACK still follows the commit: it is answered only below)
+                self._on_committed(applied)
+            self._finish(batch, results)
             self.counters.groups += 1
             self.counters.inputs += len(applied)
             self.counters.largest_group = max(self.counters.largest_group, len(batch))

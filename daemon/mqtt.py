@@ -375,6 +375,7 @@ class BrokerLink:
             for r in rows:
                 futures.append(acks.publish(self.topics.private_events, r.full, qos=1))
                 futures.append(acks.publish(r.topic, r.public, qos=1))
+            acks.flush()  # on the wire now, before the loop runs the link's ACK
             await sent.put((rows, futures))  # bounded: at most IN_FLIGHT windows unconfirmed
 
     async def _confirm(self, sent: asyncio.Queue[_Sent]) -> None:

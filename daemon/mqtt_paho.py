@@ -1,7 +1,8 @@
 """The one place that reaches into aiomqtt's paho client (aiomqtt ``>=2.5,<2.6``, pinned for it).
 
 aiomqtt's ``publish`` ignores the PUBACK reason code and gives no message id, so publishes go
-through :class:`Acks`, which wraps the paho client that aiomqtt drives; :func:`nodelay` reads
+through :class:`Acks`, which wraps the paho client that aiomqtt drives (and writes a window of
+publishes at once: :meth:`Acks.flush`); :func:`nodelay` reads
 the socket's TCP_NODELAY for ``health``; :func:`fail_fast_on_close` ends a connect whose socket
 closed before the CONNACK at once instead of after aiomqtt's whole timeout.
 """
@@ -9,6 +10,7 @@ closed before the CONNACK at once instead of after aiomqtt's whole timeout.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 from typing import Any
 
@@ -55,11 +57,33 @@ class Acks:
             self._futures[info.mid] = fut
         return fut
 
+    def flush(self) -> None:
+        """Write what was published now, in this step of the loop, rather than one turn later
+        when aiomqtt's writer callback (registered through ``call_soon_threadsafe``) runs: the
+        events reach the broker before anything the loop runs next (the table link's ACK). A
+        write that cannot finish stays queued and paho keeps its writer registered; a broken
+        socket is handled by paho as in its own writer callback."""
+        if not self._paho.want_write():
+            return
+        self._paho.loop_write()
+        sock = self._paho.socket()
+        if not self._paho.want_write() and sock is not None:
+            # aiomqtt adds its writer a loop turn late (call_soon_threadsafe) but removes it at
+            # once: the add this window's first publish queued would come after paho's removal
+            # just now and leave a writer that fires (and spins the loop) forever; a removal
+            # queued behind the add keeps the loop's writers in step with paho
+            self._loop.call_soon(_drop_writer, self._loop, sock.fileno())
+
     def fail_all(self, exc: BaseException) -> None:
         for fut in self._futures.values():
             if not fut.done():
                 fut.set_exception(exc)
         self._futures.clear()
+
+
+def _drop_writer(loop: asyncio.AbstractEventLoop, fd: int) -> None:
+    with contextlib.suppress(ValueError, OSError):  # the socket closed meanwhile
+        loop.remove_writer(fd)
 
 
 def nodelay(client: aiomqtt.Client) -> bool | None:

@@ -12,10 +12,18 @@ already handed out without a gap. Anything else -- a new connection (:meth:`LogO
 a gap, more than :data:`MEMORY` events waiting (a link that is away) -- falls back to the log,
 which then also says where the memory feed may take over again (its last event seq, read in the
 same call on the database thread that commits, so no commit can fall between the two).
+
+The rows the broker acknowledged are deleted :data:`DELETE_AFTER` later, all that were
+acknowledged meanwhile in one statement (:meth:`LogOutbox.ack`), not once per PUBACK window: that
+hop to the database thread would otherwise come with every input, just when the next input's
+commit wants the thread (a closed loop: the next input follows the last one's arrival). Until
+they are deleted they are left out of every read of the log; a ``kill -9`` in between makes the
+restarted daemon send them again, which QoS 1 allows anyway (consumers drop a repeated ``seq``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import sqlite3
@@ -32,6 +40,8 @@ log = logging.getLogger("jantaku.outbox")
 
 #: events held in memory at most; past that the link is behind and reads the log
 MEMORY: Final = 1024
+#: seconds an acknowledged row waits for its delete (the deletes of that time go together)
+DELETE_AFTER: Final = 0.05
 
 Db = Callable[..., Awaitable[Any]]
 
@@ -95,12 +105,20 @@ class LogOutbox(OutboxSource):
     """The outbox for the broker link. A row whose delete could not be written (a full disk) is
     deleted with the next acknowledgement; until then it may be sent again (dropped by seq)."""
 
-    def __init__(self, db: Db, eventlog: EventLog, topic: str, *, memory: int = MEMORY) -> None:
+    def __init__(
+        self, db: Db, eventlog: EventLog, topic: str, *, memory: int = MEMORY,
+        delete_after: float = DELETE_AFTER,
+    ) -> None:
         self._db = db  # runs a function on the service's database thread
         self._memory = memory
         self._log = eventlog
         self._topic = topic  # ``events``: where the outbox rows go
+        #: acknowledged, not deleted yet (waiting for :meth:`flush`, or its delete failed)
         self._undeleted: list[int] = []
+        self._deleting: list[int] = []  # the ones a delete on the database thread is writing
+        self._delete_after = delete_after
+        self._timer: asyncio.TimerHandle | None = None
+        self._flushing: asyncio.Task[None] | None = None
         self._fresh: deque[Outgoing] = deque()
         #: the seq the next fetch starts at when served from memory (None: read the log)
         self._next: int | None = None
@@ -146,9 +164,9 @@ class LogOutbox(OutboxSource):
         return await self._read(limit)
 
     async def _read(self, limit: int) -> list[Outgoing]:
-        want = limit + len(self._undeleted)
+        want = limit + len(self._undeleted) + len(self._deleting)
         rows, last = await self._db(_outbox_and_last, self._log, want, self._high)
-        gone = set(self._undeleted)
+        gone = set(self._undeleted) | set(self._deleting)
         fresh = [r for r in rows if r.seq not in gone]
         out = [Outgoing.of_row(r) for r in fresh[:limit]]
         self.from_log += len(out)
@@ -162,14 +180,40 @@ class LogOutbox(OutboxSource):
         return out
 
     async def ack(self, seqs: list[int]) -> None:
-        todo = self._undeleted + seqs
+        """The broker acknowledged these: they are deleted :data:`DELETE_AFTER` from now, with
+        every other acknowledged meanwhile (0: at once)."""
+        self._undeleted += seqs
+        if not self._undeleted:
+            return
+        if self._delete_after <= 0:
+            await self.flush()
+        elif self._timer is None:
+            self._timer = asyncio.get_running_loop().call_later(self._delete_after, self._due)
+
+    def _due(self) -> None:
+        self._timer = None
+        if self._flushing is None or self._flushing.done():
+            self._flushing = asyncio.create_task(self.flush(), name="outbox-delete")
+        else:  # a delete is being written: the rows acknowledged since go with the next
+            self._timer = asyncio.get_running_loop().call_later(self._delete_after, self._due)
+
+    async def flush(self) -> None:
+        """Delete every acknowledged row now (also when the service stops)."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        todo, self._undeleted = self._undeleted, []
+        if not todo:
+            return
+        self._deleting += todo
         try:
             await self._db(self._log.ack, todo)
         except (sqlite3.Error, OSError) as exc:
-            self._undeleted = todo[-10_000:]
+            self._undeleted = (todo + self._undeleted)[-10_000:]
             log.warning("outbox: %d published events not deleted yet: %s", len(todo), exc)
-            return
-        self._undeleted = []
+        finally:
+            done = set(todo)
+            self._deleting = [s for s in self._deleting if s not in done]
 
 
 def _outbox_and_last(

@@ -149,7 +149,7 @@ class Service:
         )
         self.intake = Intake(
             self.core, self.db, self.boot, mono_ns=mono_ns, wall_ns=wall_ns,
-            on_applied=self._applied,
+            on_applied=self._applied, on_committed=self._committed,
         )
         self.queue = self.intake.queue
         self.outbox = LogOutbox(self.db, self.eventlog, self.topics.events)
@@ -325,6 +325,7 @@ class Service:
         for task in stuck:
             log.error("task %s did not stop", task.get_name())
         try:
+            await self.outbox.flush()  # the acknowledged rows a delay was holding
             await self.db(self.core.checkpoint)
             await self.db(self.eventlog.close)
         except Exception:  # a broken log: the next start replays it, or says why it cannot
@@ -348,15 +349,20 @@ class Service:
         log.info("ready (%s)", broker)
 
     # ------------------------------------------------------------------ inputs
+    def _committed(self, applied: list[Applied]) -> None:
+        """Right after a group commit, before its submitters are answered: hand the events to
+        the outbox and wake its task, which then runs before the drivers' acknowledgements."""
+        if any(a.events for a in applied):
+            self.outbox.offer(applied)
+            self.link.notify_outbox()
+
     async def _applied(self, applied: list[Applied]) -> None:
-        """After a group commit: hand the events to the outbox and let it publish them first,
-        then refresh the retained state and drive the effects."""
+        """After a group commit (the outbox has its events: :meth:`_committed`): let the outbox
+        task publish them first, then refresh the retained state and drive the effects."""
         events = [e for a in applied for e in a.events]
         self.stats.inputs += len(applied)
         if events:
             self.stats.last_event = events[-1]
-            self.outbox.offer(applied)
-            self.link.notify_outbox()
             await asyncio.sleep(0)  # the outbox task runs now: the events are on the wire
         self.retained.refresh()
         if events:

@@ -195,3 +195,31 @@ async def test_v311_daemon_and_last_will(
                     assert m.retain
                     assert json.loads(m.payload)["state"] == "offline"  # type: ignore[arg-type]
                     break
+
+
+async def test_no_writer_is_left_behind_once_the_events_are_written(
+    broker: daemon_kit.Broker, make_config: Callable[..., Config]
+) -> None:
+    """The outbox writes each window itself (daemon/mqtt_paho.py ``Acks.flush``); aiomqtt adds
+    its socket writer a loop turn late, so a writer left registered after the write would fire
+    on the writable socket forever: the loop spinning at 100 % CPU while the table is idle."""
+    import selectors
+    import time
+
+    config = make_config(broker.port)
+    topics = Topics(config.table.id)
+    script = daemon_kit.game_inputs(1)[:12]
+    async with (
+        daemon_kit.Collector(broker.port, [topics.events]) as sub,
+        running_service(config) as service,
+    ):
+        await _play(service, script)
+        total = service.core.state.event_seq
+        await sub.wait_for(lambda: len(sub.payloads("/events")) >= total)
+        await asyncio.sleep(0.2)
+        selector = getattr(asyncio.get_running_loop(), "_selector")  # noqa: B009 (private)
+        writers = [k for k in selector.get_map().values() if k.events & selectors.EVENT_WRITE]
+        assert writers == []
+        cpu0 = time.process_time()
+        await asyncio.sleep(1.0)
+        assert time.process_time() - cpu0 < 0.3, "the idle loop spins"

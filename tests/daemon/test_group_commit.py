@@ -15,6 +15,7 @@ from conftest import running_service
 
 from daemon.config import Config
 from daemon.eventlog import EventLog, LinkPosition
+from daemon.intake import Intake
 from daemon.table import Applied, CommandStamp, Pending, Repeated, TableCore
 from daemon.tracking.records import KIND_MARKER
 
@@ -97,3 +98,36 @@ def test_every_rulesets_state_checkpoints(tmp_path: Path, ruleset: str) -> None:
     got = core.log.load_checkpoint(core.engine.code, core.state.input_seq)
     assert got is not None
     assert got.state == core.state
+
+
+def test_the_outbox_hears_of_a_commit_before_its_submitter_is_answered(tmp_path: Path) -> None:
+    """The link's ACK is written after the events were handed to the broker link (the outbox
+    task is woken first), and still after the commit."""
+    async def go() -> None:
+        core = _core(tmp_path / "g.sqlite")
+        seen: list[str] = []
+        subs: list[asyncio.Future[Applied]] = []
+
+        async def db(fn: Callable[..., Any], *args: Any) -> Any:
+            return fn(*args)
+
+        def committed(applied: list[Applied]) -> None:
+            assert core.log.records(), "after the commit"
+            assert not subs[0].done(), "before the submitter is answered"
+            seen.append(f"committed {len(applied)}")
+
+        async def after(applied: list[Applied]) -> None:
+            seen.append("applied")
+
+        intake = Intake(core, db, "b", on_committed=committed, on_applied=after)
+        task = asyncio.create_task(intake.run())
+        sub = intake.put(KIND_MARKER, "table", {"type": "table_fault", "code": 1,
+                                                "name": "unknown", "seat": None})
+        subs.append(sub)
+        sub.add_done_callback(lambda _: seen.append("answered"))
+        await asyncio.wait_for(sub, 5)
+        await asyncio.sleep(0)
+        task.cancel()
+        assert seen[0] == "committed 1" and "answered" in seen
+
+    asyncio.run(go())

@@ -115,6 +115,12 @@ def test_a_gap_an_overflow_and_a_restart_read_the_log(tmp_path: Path) -> None:
         again = await _all(outbox)
         assert [o.seq for o in again] == [o.seq for o in got]
         await outbox.ack([o.seq for o in again])
+        # the deletes wait (DELETE_AFTER, one statement for all): meanwhile a read of the log
+        # (a new connection) leaves the acknowledged rows out
+        assert core.log.outbox_depth() == len(again)
+        outbox.restart()
+        assert await _all(outbox) == []
+        await outbox.flush()
         assert core.log.outbox_depth() == 0
         # more events offered than memory holds while the link is away: read from the log
         first = core.state.event_seq + 1
@@ -127,5 +133,31 @@ def test_a_gap_an_overflow_and_a_restart_read_the_log(tmp_path: Path) -> None:
         tail = await _all(outbox)
         assert [o.seq for o in tail] == list(range(first, core.state.event_seq + 1))
         assert outbox.from_log > reads
+
+    asyncio.run(go())
+
+
+def test_acknowledged_rows_are_deleted_together_after_the_delay(tmp_path: Path) -> None:
+    async def go() -> None:
+        core = _core(tmp_path / "d.sqlite")
+        calls: list[int] = []
+        direct = _direct()
+
+        async def db(fn: Callable[..., Any], *args: Any) -> Any:
+            if fn == core.log.ack:
+                calls.append(len(args[0]))
+            return await direct(fn, *args)
+
+        outbox = LogOutbox(db, core.log, TOPIC, delete_after=0.05)
+        outbox.restart()
+        outbox.offer(_commit(core, daemon_kit.game_inputs(1, seed=5)[:6]))
+        got = await _all(outbox)
+        assert len(got) >= 3
+        for o in got:  # one PUBACK window after another, as the link confirms them
+            await outbox.ack([o.seq])
+        assert calls == [] and core.log.outbox_depth() == len(got)
+        await asyncio.sleep(0.2)
+        assert calls == [len(got)], "one delete for every row acknowledged meanwhile"
+        assert core.log.outbox_depth() == 0
 
     asyncio.run(go())
