@@ -176,6 +176,16 @@ class LinkPeer:
     commands: list[tuple[int, bytes]] = field(default_factory=list)
     rejected: list[Event] = field(default_factory=list)
     retransmits: int = 0
+    slave: int | None = None  # the pty's other end, held open while no daemon has the port
+
+    @classmethod
+    def on_pty(cls) -> tuple[LinkPeer, str]:
+        """A started controller on a fresh raw pty, and the path the daemon's config names;
+        :meth:`close` stops it and closes both ends."""
+        master, slave, path = open_pty()
+        peer = cls(master, slave=slave)
+        peer.start()
+        return peer, path
 
     def __post_init__(self) -> None:
         self._queue: deque[Event] = deque()
@@ -203,6 +213,12 @@ class LinkPeer:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
+
+    async def close(self) -> None:
+        await self.stop()
+        os.close(self.master)
+        if self.slave is not None:
+            os.close(self.slave)
 
     def send(self, events: list[Event]) -> None:
         self._queue.extend(events)

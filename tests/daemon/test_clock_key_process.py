@@ -11,7 +11,6 @@ MockFactory in tests/daemon/test_daemon_devices.py.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import daemon_kit
@@ -35,9 +34,7 @@ def _key(seat: int, button: int) -> link_peer.Event:
 async def test_the_link_clock_key_is_the_gpio_clock_press_in_the_real_daemon(
     tmp_path: Path, broker: daemon_kit.Broker
 ) -> None:
-    master, slave, tty = link_peer.open_pty()
-    peer = link_peer.LinkPeer(master)
-    peer.start()
+    peer, tty = link_peer.LinkPeer.on_pty()
     cfg, db = tmp_path / "table.toml", tmp_path / "table.sqlite"
     cfg.write_text(outside.serial_config(table=daemon_kit.unique_table("key"), db=db,
                                          port=broker.port, tty=tty))
@@ -52,9 +49,7 @@ async def test_the_link_clock_key_is_the_gpio_clock_press_in_the_real_daemon(
     finally:
         if daemon.alive:
             daemon.kill9()
-        await peer.stop()
-        os.close(master)
-        os.close(slave)
+        await peer.close()
     log = EventLog(db, "", readonly=True)
     try:
         records = [(r.kind, r.source, r.body) for r in log.records()

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -32,9 +31,7 @@ def _health(sub: daemon_kit.Collector) -> dict[str, Any] | None:
 async def test_disk_full_during_a_burst_loses_nothing_and_stops_nothing(
     tmp_path: Path, broker: daemon_kit.Broker
 ) -> None:
-    master, slave, tty = link_peer.open_pty()
-    peer = link_peer.LinkPeer(master)
-    peer.start()
+    peer, tty = link_peer.LinkPeer.on_pty()
     table = daemon_kit.unique_table("df")
     topics = Topics(table)
     cfg = tmp_path / "table.toml"
@@ -80,9 +77,7 @@ async def test_disk_full_during_a_burst_loses_nothing_and_stops_nothing(
     finally:
         if daemon.alive:
             daemon.kill9()
-        await peer.stop()
-        os.close(master)
-        os.close(slave)
+        await peer.close()
     assert peer.acked == events and peer.rejected == []
     lines = [json.loads(x) for x in (tmp_path / "daemon.log").read_text().splitlines()
              if x.startswith("{")]

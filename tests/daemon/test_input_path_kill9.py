@@ -99,9 +99,7 @@ async def test_acknowledged_table_events_survive_kill9(
     tmp_path: Path, broker: daemon_kit.Broker
 ) -> None:
     rng = random.Random(14)
-    master, slave, tty = link_peer.open_pty()
-    peer = link_peer.LinkPeer(master)
-    peer.start()
+    peer, tty = link_peer.LinkPeer.on_pty()
     table = daemon_kit.unique_table("k9")
     db = tmp_path / "table.sqlite"
     cfg = tmp_path / "table.toml"
@@ -189,9 +187,7 @@ async def test_acknowledged_table_events_survive_kill9(
     finally:
         if daemon.alive:
             daemon.kill9()
-        await peer.stop()
-        os.close(master)
-        os.close(slave)
+        await peer.close()
     assert outside.table_events(db) == outside.expected(sent)
     assert peer.acked == sent and peer.rejected == []
     by_seq = {e["seq"]: e for e in sub.payloads("/events")}
