@@ -14,7 +14,7 @@ from track_kit import DORA, Table, game_start, hand, melds, read, river, simulat
 
 from daemon.tracking.held import Held, restore
 from daemon.tracking.records import KIND_INPUT, KIND_MARKER, KIND_TIMER, Entry
-from daemon.tracking.track import Setup, track
+from daemon.tracking.track import Setup
 from drivers.link import messages as m
 from drivers.link.messages import SeatKey
 from hil.rig import physical_manifest
@@ -335,21 +335,8 @@ class _Recorder(Table):
         super().__init__()
         self.cuts: list[tuple[int, Held]] = [(0, Held())]
 
-    def feed(self, item):  # type: ignore[no-untyped-def]
-        if isinstance(item, ri.GameStart):
-            return super().feed(item)
-        made: list[Entry] = []
-        while True:
-            out = track(self.held, self.state, item, self.setup)
-            for e in out.entries:
-                if e.kind == KIND_INPUT:
-                    self.referee(ri.input_from_json(dict(e.body)))
-            made.extend(out.entries)
-            self.log.extend(out.entries)
-            self.held = out.held
-            self.cuts.append((len(self.log), self.held))
-            if not out.more:
-                return made
+    def stepped(self) -> None:
+        self.cuts.append((len(self.log), self.held))
 
 
 @pytest.mark.parametrize(("ruleset", "seed"), [("mleague", 0), ("wmc", 1), ("tenhou", 7)])

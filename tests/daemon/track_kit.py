@@ -73,11 +73,14 @@ class Table:
                 if e.kind == KIND_INPUT:
                     self.referee(ri.input_from_json(dict(e.body)))
             made.extend(out.entries)
+            self.log.extend(out.entries)
             self.held = out.held
+            self.stepped()
             if not out.more:
-                break
-        self.log.extend(made)
-        return made
+                return made
+
+    def stepped(self) -> None:
+        """After each step of the fold (a test may watch ``held`` and ``log`` here)."""
 
     def feed_all(self, items: Sequence[Item | Referee]) -> list[Entry]:
         return [e for item in items for e in self.feed(item)]
