@@ -22,6 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final
 
+from rules.events import shown_ura
+
 #: the rules events' tile fields have a twin with the mjai name (rules/events.py)
 MJAI_SUFFIX: Final = "_mjai"
 
@@ -76,10 +78,7 @@ def public_outcome(outcome: Any) -> Any:
     if not isinstance(outcome, dict):
         return outcome
     context = outcome.get("context")
-    if not isinstance(context, dict) or not context.get("ura_indicators"):
-        return outcome
-    wins = outcome.get("wins")
-    if isinstance(wins, list) and any(isinstance(w, dict) and w.get("riichi") for w in wins):
+    if not isinstance(context, dict) or not context.get("ura_indicators") or shown_ura(outcome):
         return outcome
     hidden: dict[str, list[int]] = {"ura_indicators": [], "ura_indicators" + MJAI_SUFFIX: []}
     shown = {k: hidden.get(k, v) for k, v in context.items()}

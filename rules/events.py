@@ -484,6 +484,16 @@ def context_to_json(c: HandContext) -> dict[str, Any]:
     return fields_to_json(c, c.aka)
 
 
+def shown_ura(outcome: Mapping[str, Any]) -> tuple[int, ...]:
+    """The ura indicators of an outcome in JSON form that anyone has seen: they are turned over
+    only when a riichi winner is paid (S §24-7, M 2-6-3); otherwise none, though the engine may
+    know them from the wall."""
+    if not any(isinstance(w, Mapping) and w.get("riichi") for w in outcome.get("wins") or ()):
+        return ()
+    context = outcome.get("context") or {}
+    return tuple(int(t) for t in context.get("ura_indicators") or ())
+
+
 def outcome_to_json(o: HandOutcome) -> dict[str, Any]:
     aka = o.context.aka
     return {

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rules.conditions import Condition, conditions
-from rules.events import encode, mjai_of, outcome_to_json
+from rules.events import encode, mjai_of, outcome_to_json, shown_ura
 from rules.game_flow import standings
 from rules.outcome import Meld
 from rules.seats import SEATS, Seat, Wind
@@ -249,9 +249,7 @@ def _result(t: TableState, aka: bool) -> dict[str, Any] | None:
         "tenpai": tenpai,
         "tenpai_hands": _tenpai_hands(t.hand, tenpai, aka) if not wins else [],
         "dora_indicators": [Tile(x).mjai(aka) for x in context.get("dora_indicators", [])],
-        # ura are turned over only for a riichi win (S §24-7): otherwise nobody sees them
-        "ura_indicators": [Tile(x).mjai(aka) for x in context.get("ura_indicators", [])]
-        if any(w.get("riichi") for w in outcome.get("wins", [])) else [],
+        "ura_indicators": [Tile(x).mjai(aka) for x in shown_ura(outcome)],
     }
 
 

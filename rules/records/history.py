@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rules.errors import RulesError
+from rules.events import shown_ura
 from rules.inputs import (
     GameStart,
     HandStart,
@@ -28,14 +29,6 @@ def four_scores(value: Any) -> Scores | None:
     if isinstance(value, list | tuple) and len(value) == 4:
         return (int(value[0]), int(value[1]), int(value[2]), int(value[3]))
     return None
-
-
-def shown_ura(outcome: Mapping[str, Any]) -> tuple[int, ...]:
-    """The ura indicators a riichi win shows (S §24-7), as the engine read them."""
-    if not any(w.get("riichi") for w in outcome.get("wins", ())):
-        return ()
-    context = outcome.get("context") or {}
-    return tuple(int(t) for t in context.get("ura_indicators", ()))
 
 
 def hands_from_events(events: Sequence[Mapping[str, Any]]) -> list[RecordedHand]:
