@@ -411,9 +411,12 @@ def markdown(r: dict[str, Any], quick: bool) -> str:
         row("overlay latency", str(ov), "", "")
     dl = r.get("daemon_latency")
     if isinstance(dl, dict):
+        goal = 2 * dl["raw"]["p99_ms"] + 1.0  # issue 20: p99 ≤ 2 × raw p99 + 1 ms
+        verdict = "met" if dl["daemon"]["p99_ms"] <= goal else "NOT met"
         row("table frame (emulator pty) → daemon → MQTT subscriber p50 / p99 "
-            f"({dl['daemon']['n']:,} events)",
-            f"{dl['daemon']['p50_ms']:.2f} / {dl['daemon']['p99_ms']:.2f} ms",
+            f"({dl['daemon']['n']:,} events; goal p99 ≤ 2 × raw p99 + 1 ms)",
+            f"{dl['daemon']['p50_ms']:.2f} / {dl['daemon']['p99_ms']:.2f} ms"
+            f" (goal {goal:.2f} ms: {verdict})",
             "raw aiomqtt QoS 1 publish → subscriber p50 / p99 (same bench)",
             f"{dl['raw']['p50_ms']:.2f} / {dl['raw']['p99_ms']:.2f} ms")
         row("`jantaku run` start → READY / RSS / idle CPU",

@@ -245,6 +245,10 @@ class EventLog:
         with self._tx("FULL") as db:
             yield GroupWriter(db)
 
+    def in_use(self) -> bool:
+        """Whether a transaction (or a close, or a backup) holds the connection now."""
+        return self._lock.locked()
+
     def close(self) -> None:
         with self._lock:
             self._db.close()

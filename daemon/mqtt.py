@@ -371,11 +371,9 @@ class BrokerLink:
                 await self.outbox_ready.wait()
                 continue
             # each event twice: in full on private/events, its public projection on events
-            futures = []
-            for r in rows:
-                futures.append(acks.publish(self.topics.private_events, r.full, qos=1))
-                futures.append(acks.publish(r.topic, r.public, qos=1))
-            acks.flush()  # on the wire now, before the loop runs the link's ACK
+            window = [m for r in rows
+                      for m in ((self.topics.private_events, r.full), (r.topic, r.public))]
+            futures = acks.publish_now(window)  # on the wire before the loop runs the link's ACK
             await sent.put((rows, futures))  # bounded: at most IN_FLIGHT windows unconfirmed
 
     async def _confirm(self, sent: asyncio.Queue[_Sent]) -> None:

@@ -2,7 +2,7 @@
 
 aiomqtt's ``publish`` ignores the PUBACK reason code and gives no message id, so publishes go
 through :class:`Acks`, which wraps the paho client that aiomqtt drives (and writes a window of
-publishes at once: :meth:`Acks.flush`); :func:`nodelay` reads
+publishes at once: :meth:`Acks.publish_now`); :func:`nodelay` reads
 the socket's TCP_NODELAY for ``health``; :func:`fail_fast_on_close` ends a connect whose socket
 closed before the CONNACK at once instead of after aiomqtt's whole timeout.
 """
@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
+from collections.abc import Sequence
 from typing import Any
 
 import aiomqtt
@@ -57,21 +58,36 @@ class Acks:
             self._futures[info.mid] = fut
         return fut
 
-    def flush(self) -> None:
-        """Write what was published now, in this step of the loop, rather than one turn later
-        when aiomqtt's writer callback (registered through ``call_soon_threadsafe``) runs: the
-        events reach the broker before anything the loop runs next (the table link's ACK). A
-        write that cannot finish stays queued and paho keeps its writer registered; a broken
-        socket is handled by paho as in its own writer callback."""
+    def publish_now(self, messages: Sequence[tuple[str, bytes]]) -> list[asyncio.Future[int]]:
+        """QoS 1 publishes written to the socket in this step of the loop, before anything the
+        loop runs next (the table link's ACK), rather than one turn later when aiomqtt's writer
+        callback would run. A write that cannot finish stays queued and paho registers its
+        writer as usual; a broken socket is handled by paho as in its own writer callback."""
+        p = self._paho
+        # paho asks aiomqtt for a writer on the first packet queued while none is registered,
+        # and aiomqtt adds it through call_soon_threadsafe: a wake-up of the loop, two
+        # epoll_ctl and a writer call per window, for bytes written here anyway. Marked as
+        # registered while the window is queued, paho asks only if the write below leaves bytes.
+        hold = not p._registered_write
+        if hold:
+            p._registered_write = True
+        try:
+            return [self.publish(topic, payload) for topic, payload in messages]
+        finally:
+            if hold:
+                p._registered_write = False
+            self._write(settle=not hold)
+
+    def _write(self, *, settle: bool) -> None:
         if not self._paho.want_write():
             return
         self._paho.loop_write()
         sock = self._paho.socket()
-        if not self._paho.want_write() and sock is not None:
-            # aiomqtt adds its writer a loop turn late (call_soon_threadsafe) but removes it at
-            # once: the add this window's first publish queued would come after paho's removal
-            # just now and leave a writer that fires (and spins the loop) forever; a removal
-            # queued behind the add keeps the loop's writers in step with paho
+        if settle and not self._paho.want_write() and sock is not None:
+            # a writer was registered before this window (an earlier write that did not
+            # finish): aiomqtt adds it a loop turn late but removes it at once, so the add may
+            # come after paho's removal just now and leave a writer that fires (and spins the
+            # loop) forever; a removal queued behind the add keeps the writers in step with paho
             self._loop.call_soon(_drop_writer, self._loop, sock.fileno())
 
     def fail_all(self, exc: BaseException) -> None:

@@ -107,9 +107,10 @@ class LogOutbox(OutboxSource):
 
     def __init__(
         self, db: Db, eventlog: EventLog, topic: str, *, memory: int = MEMORY,
-        delete_after: float = DELETE_AFTER,
+        delete_after: float = DELETE_AFTER, quick: Db | None = None,
     ) -> None:
         self._db = db  # runs a function on the service's database thread
+        self._quick = quick or db  # the same, inline when that is safe (daemon.log_gate)
         self._memory = memory
         self._log = eventlog
         self._topic = topic  # ``events``: where the outbox rows go
@@ -207,7 +208,7 @@ class LogOutbox(OutboxSource):
             return
         self._deleting += todo
         try:
-            await self._db(self._log.ack, todo)
+            await self._quick(self._log.ack, todo)
         except (sqlite3.Error, OSError) as exc:
             self._undeleted = (todo + self._undeleted)[-10_000:]
             log.warning("outbox: %d published events not deleted yet: %s", len(todo), exc)

@@ -1,7 +1,7 @@
 """The table daemon: drivers → inputs → event log → reducer → events → MQTT outbox and effects.
 
-Tasks (all named, one asyncio loop; SQLite runs on one database thread so an fsync never stalls
-the loop):
+Tasks (all named, one asyncio loop; SQLite runs on one database thread so a long read never
+stalls the loop, a group commit inline while the disk is quick: :mod:`daemon.log_gate`):
 
 * ``inputs``: takes submissions from the input queue in arrival order, logs and applies each
   (:class:`~daemon.table.TableCore`), wakes the outbox, refreshes the retained state, drives the
@@ -24,7 +24,6 @@ import os
 import signal
 import time
 from collections.abc import Callable, Coroutine, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, ParamSpec, Protocol, TypeVar
 
@@ -35,6 +34,7 @@ from daemon.config import Config
 from daemon.engine import Engine
 from daemon.eventlog import EventLog, LinkPosition, Record, boot_id
 from daemon.intake import Intake
+from daemon.log_gate import LogGate
 from daemon.mqtt import BrokerLink, Incoming, Reply
 from daemon.outbox import LogOutbox
 from daemon.referee_desk import RefereeDesk
@@ -139,8 +139,8 @@ class Service:
         self._mono_ns = mono_ns
         self.boot = boot_id()
         self.stats = _Stats()
-        self._executor = ThreadPoolExecutor(1, thread_name_prefix="jantaku-db")
         self.eventlog = EventLog(config.eventlog.path, self.table_id)
+        self.gate = LogGate(self.table_id, in_use=self.eventlog.in_use)
         self.core = TableCore(
             self.eventlog,
             engine,
@@ -148,11 +148,11 @@ class Service:
             checkpoint_every=config.eventlog.checkpoint_every,
         )
         self.intake = Intake(
-            self.core, self.db, self.boot, mono_ns=mono_ns, wall_ns=wall_ns,
+            self.core, self.gate.quick, self.boot, mono_ns=mono_ns, wall_ns=wall_ns,
             on_applied=self._applied, on_committed=self._committed,
         )
         self.queue = self.intake.queue
-        self.outbox = LogOutbox(self.db, self.eventlog, self.topics.events)
+        self.outbox = LogOutbox(self.db, self.eventlog, self.topics.events, quick=self.gate.quick)
         self.desk = RefereeDesk(self)
         self.link = BrokerLink(
             config.mqtt,
@@ -175,8 +175,7 @@ class Service:
 
     # ------------------------------------------------------------------ helpers
     async def db(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, lambda: fn(*args, **kwargs))
+        return await self.gate.run(fn, *args, **kwargs)
 
     def context(self) -> dict[str, Any]:
         cs = self.core.state
@@ -330,7 +329,7 @@ class Service:
             await self.db(self.eventlog.close)
         except Exception:  # a broken log: the next start replays it, or says why it cannot
             log.exception("could not close the event log cleanly")
-        self._executor.shutdown(wait=True)
+        self.gate.shutdown()
         log.info("stopped")
 
     def install_signals(self) -> None:

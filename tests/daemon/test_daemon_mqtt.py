@@ -200,7 +200,7 @@ async def test_v311_daemon_and_last_will(
 async def test_no_writer_is_left_behind_once_the_events_are_written(
     broker: daemon_kit.Broker, make_config: Callable[..., Config]
 ) -> None:
-    """The outbox writes each window itself (daemon/mqtt_paho.py ``Acks.flush``); aiomqtt adds
+    """The outbox writes each window itself (daemon/mqtt_paho.py ``Acks.publish_now``); aiomqtt adds
     its socket writer a loop turn late, so a writer left registered after the write would fire
     on the writable socket forever: the loop spinning at 100 % CPU while the table is idle."""
     import selectors
