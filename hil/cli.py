@@ -13,7 +13,7 @@ from pathlib import Path
 
 from hil.broker import PrivateBroker
 from hil.runner import __doc__ as RUNNER_DOC
-from hil.runner import run_game
+from hil.runner.session import run_game
 from hil.scenario import load_scenario, run_scenario
 
 

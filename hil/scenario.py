@@ -16,9 +16,9 @@ A scenario (TOML, ``hil/scenarios/*.toml``, format in docs/hil.md)::
     reader_faults = 1           # at least this many reader faults
     outbox_drained = true       # (broker faults) every event reached the broker
 
-:func:`run_scenario` plays it through :func:`hil.runner.run_game` and checks the expectation;
-``equal = true`` means the daemon's stream equals the simulator's fault-free run of the same
-seed, i.e. the fault was recovered without a trace in the game.
+:func:`run_scenario` plays it through :func:`hil.runner.session.run_game` and checks the
+expectation; ``equal = true`` means the daemon's stream equals the simulator's fault-free run of
+the same seed, i.e. the fault was recovered without a trace in the game.
 """
 
 from __future__ import annotations
@@ -37,7 +37,9 @@ from drivers.link import messages as m
 from drivers.tiles.places import Place, Zone
 from hil.errors import ScenarioError
 from hil.rig import tag_of
-from hil.runner import GameResult, HilRunner, Perform, run_game
+from hil.runner.lockstep import HilRunner, Perform
+from hil.runner.result import GameResult
+from hil.runner.session import run_game
 from rules import inputs as ri
 from rules.seats import SEATS, Seat
 from rules.tiles import Tile

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from hil.runner import HilSession
+from hil.runner.session import HilSession
 
 RULESETS = ("mleague", "wmc", "saikouisen", "mu", "tenhou", "saikouisen-classic")
 

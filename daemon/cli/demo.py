@@ -110,7 +110,7 @@ async def _demo(args: argparse.Namespace) -> int:
     from daemon.web.server import serve
     from daemon.web.view import overlay_view
     from hil.broker import PrivateBroker, mosquitto_binary
-    from hil.runner import free_port
+    from hil.runner.session import free_port
 
     out = _Out(args.headless, sys.stdout.isatty())
     work = Path(tempfile.mkdtemp(prefix="jantaku-demo-"))
@@ -196,7 +196,7 @@ async def _demo(args: argparse.Namespace) -> int:
 async def _play(args: argparse.Namespace, work: Path, mqtt: tuple[str, int], on_events: Any,
                 session_ref: dict[str, Any], stop: asyncio.Event, out: _Out, view: Any) -> int:
     from daemon.demo_view import scores_label
-    from hil.runner import HilSession
+    from hil.runner.session import HilSession
 
     live: Any = contextlib.nullcontext()
     if out.live:

@@ -167,7 +167,7 @@ async def test_terminal_view_shows_the_table(tmp_path: Path) -> None:
 
     from daemon.demo_view import DemoView, tile_label
     from daemon.web.view import overlay_view
-    from hil.runner import HilSession
+    from hil.runner.session import HilSession
 
     async with HilSession("mleague", workdir=tmp_path) as session:
         await session.play(12, 1, max_steps=40)

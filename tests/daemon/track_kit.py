@@ -1,7 +1,8 @@
 """A pure sensor table for the tracking fold's tests: a simulated game (hil.simulator) performed
 as the device items a sensor table reports (table link messages, RFID tile reads, seat keys --
-what hil.runner performs on the emulated rig), and the live path of the daemon without its I/O:
-``track`` step by step, each input applied through the real reducer before the next step."""
+what hil.runner.lockstep performs on the emulated rig), and the live path of the daemon without
+its I/O: ``track`` step by step, each input applied through the real reducer before the next
+step."""
 
 from __future__ import annotations
 
@@ -95,7 +96,8 @@ def game_start(ruleset: str = "mleague", dealer: int = 0) -> ri.GameStart:
 
 def simulated_items(ruleset: str, seed: int, hands: int = 2,
                     aka: bool = True) -> Iterator[Item | Referee]:
-    """A simulated game as a sensor table reports it (hil.runner.perform, without the rig)."""
+    """A simulated game as a sensor table reports it (hil.runner.lockstep.HilRunner.perform,
+    without the rig)."""
     sim = GameSimulator(ruleset, seed, hands=hands)
     steps = list(sim.steps())
     rs = sim.ruleset

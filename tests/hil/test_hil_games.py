@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from hil.broker import PrivateBroker, mosquitto_binary
-from hil.runner import comparable, first_difference, run_game
+from hil.runner.compare import comparable, first_difference
+from hil.runner.session import run_game
 from hil.scenario import Report, check, load_scenario
 
 RULESETS = ("saikouisen", "saikouisen-classic", "mleague", "mu", "wmc", "tenhou")
@@ -80,7 +81,7 @@ async def test_games_one_after_another_in_one_daemon(tmp_path: Path) -> None:
     """A venue table plays game after game into one event log (jantaku demo, the soak): a game
     cut short is ended by the referee, and every game still equals its simulator run (the
     table-life game and hand numbers are shifted to the simulator's)."""
-    from hil.runner import HilSession
+    from hil.runner.session import HilSession
 
     async with HilSession("tenhou", workdir=tmp_path) as session:
         for seed in (1, 2):

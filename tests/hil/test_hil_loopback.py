@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from hil.runner import run_game
+from hil.runner.session import run_game
 
 
 @pytest.mark.skipif(shutil.which("socat") is None, reason="socat is not installed")

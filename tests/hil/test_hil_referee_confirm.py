@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hil.runner import run_game
+from hil.runner.session import run_game
 from hil.simulator import GameSimulator
 from rules.inputs import RefereeOverride
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from daemon.tracker import RIICHI, TENPAI
 from drivers.tiles.places import Place, Zone
-from hil.runner import HilSession
+from hil.runner.session import HilSession
 from rules.seats import Seat
 
 
