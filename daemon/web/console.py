@@ -7,16 +7,9 @@ user's configured key (the key the password derives, daemon/auth.py) and hands i
 role, args), logs one input with ``source = "referee:<user>"`` and returns the reply the console
 shows. Nothing here changes the table by any other route.
 
-HTTP API (JSON; the session cookie on every call, the ``X-CSRF-Token`` header on every POST):
-
-* ``POST /console/api/login`` ``{user, password}`` -> ``{user, role, csrf, ...}``;
-  ``POST /console/api/logout``; ``GET /console/api/session``
-* ``GET /console/api/state``: the table (snapshot, clocks, recent inputs, referee log)
-* ``POST /console/api/preview`` ``{name, args, tiles?}``: what the command would do (dry run)
-* ``POST /console/api/command`` ``{name, args, tiles?, cid, expect_digest?}``: do it (refused if
-  it would no longer do what the preview with that digest showed)
-* ``POST /console/api/seat-draw`` ``{players: [{name, id}] x4}``: a seeded random seating
-* ``GET /console/api/standings.json`` / ``standings.csv``: final standings for a tournament system
+This module holds the console of one table (what it shows, what a request stands for, how a command
+is signed); the HTTP API is console_routes.py (the API handlers), console_login.py (login, logout,
+session) and console_http.py (request and response plumbing, CSRF, security headers).
 """
 
 from __future__ import annotations
@@ -24,17 +17,11 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import logging
-import re
-import secrets
 import time
-from collections.abc import Awaitable, Callable
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any, Final
 
-from aiohttp import web
-
-from daemon import auth, bounded_json
+from daemon import auth
 from daemon import clocks as dc
 from daemon import commands as dcmd
 from daemon.mqtt import Incoming
@@ -45,44 +32,14 @@ from daemon.web.console_actions import (
     ConsoleError,
     command_input,
     dry_run,
-    seat_draw,
     seat_name,
-    standings_csv,
-    standings_rows,
     value_picked,
 )
-from daemon.web.console_auth import (
-    Clock,
-    ConsoleSettings,
-    LoginRefused,
-    Session,
-    SessionStore,
-    verify_password,
-)
+from daemon.web.console_auth import Clock, ConsoleSettings, Session, SessionStore
 from daemon.web.console_history import HandHistory
-from daemon.web.console_words import plain
 from rules.ruleset import BUILTIN
 
-log = logging.getLogger("jantaku.console")
-
-STATIC: Final = Path(__file__).parent / "static" / "console"
-COOKIE: Final = "jantaku_console"
-CSRF_HEADER: Final = "X-CSRF-Token"
-CID = re.compile(r"^[A-Za-z0-9_-]{8,40}$")
 RECENT_INPUTS: Final = 14
-SECURITY_HEADERS: Final = {
-    "Content-Security-Policy": (
-        "default-src 'self'; img-src 'self'; style-src 'self'; script-src 'self'; "
-        "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
-    ),
-    "X-Content-Type-Options": "nosniff",
-    "X-Frame-Options": "DENY",
-    "Referrer-Policy": "no-referrer",
-    "Cache-Control": "no-store",
-}
-
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-CONSOLE_KEY: web.AppKey[Console] = web.AppKey("console")
 
 
 class Console:
@@ -276,282 +233,3 @@ def consequence_digest(preview: dict[str, Any]) -> str:
     what = {k: preview.get(k) for k in CONSEQUENCE}
     text = json.dumps(what, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()[:32]
-
-
-# --------------------------------------------------------------------------- HTTP plumbing
-def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
-    return web.json_response(
-        data, status=status, headers=headers, dumps=lambda o: json.dumps(o, ensure_ascii=False)
-    )
-
-
-def _error(
-    status: int, code: str, message: str, headers: dict[str, str] | None = None
-) -> web.Response:
-    return _json({"status": "error", "error": {"code": code, "message": message}}, status,
-                 headers)
-
-
-@web.middleware
-async def _headers(request: web.Request, handler: Handler) -> web.StreamResponse:
-    try:
-        resp = await handler(request)
-    except web.HTTPException as exc:
-        resp = exc
-    for k, v in SECURITY_HEADERS.items():
-        resp.headers.setdefault(k, v)
-    if isinstance(resp, web.HTTPException) and resp.status >= 400:
-        raise resp
-    return resp
-
-
-def _console(request: web.Request) -> Console:
-    return request.config_dict[CONSOLE_KEY]
-
-
-def _session(request: web.Request, touch: bool) -> Session | None:
-    return _console(request).sessions.get(request.cookies.get(COOKIE), touch=touch)
-
-
-def _same_origin(request: web.Request) -> bool:
-    """A browser's POST carries Origin; it must be this server (CSRF defence in depth)."""
-    origin = request.headers.get("Origin")
-    if origin is None:
-        return True
-    return origin == f"{request.scheme}://{request.host}"
-
-
-async def _body(request: web.Request) -> dict[str, Any]:
-    if request.content_type != "application/json":
-        raise ConsoleError("bad_request", "expected Content-Type: application/json")
-    # the MQTT commands' bounds (daemon/bounded_json.py: 64 KiB, depth 32, no NaN, valid
-    # strings): a console body is a command too (issue 15)
-    raw = await request.content.read(bounded_json.MAX_BYTES + 1)
-    try:
-        data = bounded_json.load(raw)
-    except bounded_json.JsonRefused as exc:
-        reason = "the request body is not JSON" if exc.code == "bad_json" else str(exc)
-        raise ConsoleError("bad_request", f"{reason} ({exc})") from None
-    if not isinstance(data, dict):
-        raise ConsoleError("bad_request", "the request body must be a JSON object")
-    return data
-
-
-def _authorised(
-    request: web.Request, *, post: bool, touch: bool | None = None
-) -> Session | web.Response:
-    """The request's live session (CSRF-checked for a POST), or the refusal to send. Only what
-    a referee does restarts the idle timer (``touch``, default: POSTs): the page's own polling
-    does not, so a console left open logs out after ``idle_timeout``."""
-    session = _session(request, False)
-    if session is None:
-        return _error(401, "login_required", "not logged in, or the login expired: log in again")
-    if post:
-        if not _same_origin(request):
-            return _error(403, "csrf", "request from another origin refused")
-        token = request.headers.get(CSRF_HEADER, "")
-        if not secrets.compare_digest(token.encode(), session.csrf.encode()):
-            return _error(403, "csrf", "missing or wrong CSRF token: reload the console")
-    if post if touch is None else touch:
-        session = _session(request, True) or session
-    return session
-
-
-def _login_info(console: Console, session: Session) -> dict[str, Any]:
-    return {
-        "status": "ok",
-        "user": session.user,
-        "role": session.role,
-        "csrf": session.csrf,
-        "allowed": console.allowed(session),
-        "expires_in": round(console.sessions.expires_in(session)),
-        "table": console.service.table_id,
-    }
-
-
-# --------------------------------------------------------------------------- handlers
-async def _index(request: web.Request) -> web.StreamResponse:
-    return web.FileResponse(STATIC / "index.html")
-
-
-async def _login(request: web.Request) -> web.StreamResponse:
-    console = _console(request)
-    if not _same_origin(request):
-        return _error(403, "csrf", "request from another origin refused")
-    try:
-        body = await _body(request)
-    except ConsoleError as exc:
-        return _error(400, exc.code, str(exc))
-    name, password = body.get("user"), body.get("password")
-    if not isinstance(name, str) or not isinstance(password, str) or not name or not password:
-        return _error(400, "bad_request", "give a user name and a password")
-    if len(name) > 64 or len(password) > 1024:
-        return _error(400, "bad_request", "user name or password too long")
-    keys = (f"ip:{request.remote}", f"user:{name}")
-    async with console._verify:
-        try:
-            console.sessions.check_allowed(keys)
-        except LoginRefused as exc:
-            wait = int(exc.retry_after or 1) + 1
-            log.warning("console login refused (rate limit)",
-                        extra={"fields": {"user": name, "remote": request.remote}})
-            return _error(429, "rate_limited", str(exc), {"Retry-After": str(wait)})
-        user = console.referee.user(name)
-        ok = await asyncio.get_running_loop().run_in_executor(
-            None, verify_password, user, name, password
-        )
-        if not ok or user is None:
-            console.sessions.failed(keys)
-            log.warning("console login failed",
-                        extra={"fields": {"user": name, "remote": request.remote}})
-            return _error(401, "bad_login", "wrong user name or password")
-        console.sessions.succeeded(keys)
-    session = console.sessions.create(user.name, user.role)
-    log.info("console login", extra={"fields": {"user": user.name, "remote": request.remote}})
-    resp = _json(_login_info(console, session))
-    resp.set_cookie(
-        COOKIE,
-        session.sid,
-        path="/console/",
-        httponly=True,
-        samesite="Strict",
-        secure=console.settings.secure_cookie or request.secure,
-        max_age=int(console.settings.absolute_timeout),
-    )
-    return resp
-
-
-async def _logout(request: web.Request) -> web.StreamResponse:
-    got = _authorised(request, post=True)
-    if isinstance(got, web.Response):
-        return got
-    _console(request).sessions.drop(got.sid)
-    resp = _json({"status": "ok"})
-    resp.del_cookie(COOKIE, path="/console/")
-    return resp
-
-
-async def _session_info(request: web.Request) -> web.StreamResponse:
-    got = _authorised(request, post=False, touch=True)  # a page (re)load
-    if isinstance(got, web.Response):
-        return got
-    return _json(_login_info(_console(request), got))
-
-
-async def _state(request: web.Request) -> web.StreamResponse:
-    got = _authorised(request, post=False)
-    if isinstance(got, web.Response):
-        return got
-    return _json(await _console(request).state(got))
-
-
-async def _preview(request: web.Request) -> web.StreamResponse:
-    got = _authorised(request, post=True)
-    if isinstance(got, web.Response):
-        return got
-    try:
-        body = await _body(request)
-        return _json({"status": "ok", **_console(request).preview(got, body)})
-    except ConsoleError as exc:
-        return _error(422, exc.code, str(exc))
-
-
-async def _command(request: web.Request) -> web.StreamResponse:
-    got = _authorised(request, post=True)
-    if isinstance(got, web.Response):
-        return got
-    console = _console(request)
-    try:
-        body = await _body(request)
-        cid = body.get("cid")
-        if not isinstance(cid, str) or not CID.match(cid):
-            raise ConsoleError("bad_request", "cid: 8..40 of A-Z a-z 0-9 _ - (one per action)")
-        name, args, valuation = console.prepare(got, body)
-        svc = console.service
-        done = await svc.db(svc.eventlog.command_reply, got.user, f"c-{cid}")
-        expect = body.get("expect_digest")
-        if done is None and expect is not None:
-            # the same command on the table as it is now: does it still do what was previewed?
-            now = console.preview(got, body)
-            if now["digest"] != expect:
-                raise ConsoleError(
-                    "stale_preview",
-                    "the table changed since the preview and the command would now do"
-                    " something else: check the preview again",
-                )
-    except ConsoleError as exc:
-        return _error(422, exc.code, str(exc))
-    try:
-        reply = await console.submit(got, name, args, f"c-{cid}")
-    except ConsoleError as exc:
-        return _error(422, exc.code, str(exc))
-    if valuation is not None:
-        reply["valuation"] = valuation
-    refused = [v for v in reply.get("violations", ()) if v.get("sanction") == "rejected"]
-    if reply.get("status") != "ok" and refused and isinstance(reply.get("error"), dict):
-        reply["error"] = {**reply["error"], "message": plain(refused[0])}
-    return _json(reply, 200 if reply.get("status") == "ok" else 422)
-
-
-async def _seat_draw(request: web.Request) -> web.StreamResponse:
-    got = _authorised(request, post=True)
-    if isinstance(got, web.Response):
-        return got
-    try:
-        body = await _body(request)
-        players = body.get("players")
-        if not isinstance(players, list) or len(players) != 4 or not all(
-            isinstance(p, dict)
-            and isinstance(p.get("name"), str)
-            and isinstance(p.get("id", ""), str)
-            and len(p["name"]) <= 40
-            for p in players
-        ):
-            raise ConsoleError("bad_args", "players: four {name, id} (names up to 40 characters)")
-        clean = [{"name": p["name"].strip(), "id": str(p.get("id", "")).strip()} for p in players]
-        for p in clean:
-            seat_name(p["name"], p["id"])  # validates the id
-        draw = seat_draw(clean, secrets.randbits(48))
-    except ConsoleError as exc:
-        return _error(422, exc.code, str(exc))
-    log.info("console seat draw", extra={"fields": {"user": got.user, "draw": draw}})
-    return _json({"status": "ok", **draw})
-
-
-async def _standings(request: web.Request) -> web.StreamResponse:
-    got = _authorised(request, post=False)
-    if isinstance(got, web.Response):
-        return got
-    console = _console(request)
-    console.sessions.get(got.sid)  # a download is the referee's doing
-    svc = console.service
-    try:
-        data = standings_rows(svc.core.state.table, svc.table_id)
-    except ConsoleError as exc:
-        return _error(404, exc.code, str(exc))
-    fname = f"jantaku-{svc.table_id}-game{data['game']}-standings"
-    if request.match_info["fmt"] == "csv":
-        return web.Response(
-            text=standings_csv(data),
-            content_type="text/csv",
-            charset="utf-8",
-            headers={"Content-Disposition": f'attachment; filename="{fname}.csv"'},
-        )
-    return _json(data, headers={"Content-Disposition": f'inline; filename="{fname}.json"'})
-
-
-def console_app(console: Console) -> web.Application:
-    """The console as an aiohttp sub-application (``app.add_subapp("/console/", ...)``)."""
-    app = web.Application(middlewares=[_headers], client_max_size=64 * 1024)
-    app[CONSOLE_KEY] = console
-    app.router.add_get("/", _index)
-    app.router.add_static("/static/", STATIC)
-    app.router.add_post("/api/login", _login)
-    app.router.add_post("/api/logout", _logout)
-    app.router.add_get("/api/session", _session_info)
-    app.router.add_get("/api/state", _state)
-    app.router.add_post("/api/preview", _preview)
-    app.router.add_post("/api/command", _command)
-    app.router.add_post("/api/seat-draw", _seat_draw)
-    app.router.add_get(r"/api/standings.{fmt:(json|csv)}", _standings)
-    return app

@@ -121,7 +121,7 @@ def make_app(
         app.router.add_get("/api/{feed:tables/}view", _view)
         app.router.add_get("/api/{feed:tables/}stream", _stream)
     if console is not None:
-        from daemon.web.console import console_app
+        from daemon.web.console_routes import console_app
 
         app.add_subapp("/console/", console_app(console))
     return app

@@ -1,0 +1,26 @@
+// What the forms offer follows the game's ruleset (abortive draws, riichi, pao, multiple ron).
+import { ABORT_WORDS } from "./vocabulary.js";
+import { $, el } from "./dom.js";
+import { state } from "./session.js";
+
+let rulesSig = "";
+export function renderRules() {
+  const info = state.ruleset_info;
+  const sig = JSON.stringify(info);
+  if (sig === rulesSig) return;
+  rulesSig = sig;
+  if (!$("g-auto-hands").dataset.set) { $("g-auto-hands").checked = !!state.sensorless; $("g-auto-hands").dataset.set = "1"; }
+  const sel = $("d-abort");
+  sel.replaceChildren();
+  const kinds = info ? info.abortive : [];
+  for (const k of kinds) sel.append(el("option", { value: k, text: ABORT_WORDS[k] || k }));
+  $("d-abort-pill").classList.toggle("off", !kinds.length);
+  $("d-abort-hint").textContent = info && !kinds.length ? `${info.name} has no abortive draws.` : "";
+  $("hand-box").hidden = !!info && !info.riichi;
+  // pao only where the ruleset has it (M 8-1: daisangen, daisuushii, suukantsu)
+  $("r-pao-row").classList.toggle("off", !info || !info.pao.length);
+  $("r-pao-hint").textContent = info && info.pao.length ? `the seat that fed the last set of ${info.pao.join(", ")}` : "";
+  $("r-multi-hint").textContent = !info ? "" : info.multiple_ron === "head_bump"
+    ? `${info.name}: head-bump — only the winner nearest the discarder in turn order is paid.`
+    : `${info.name}: every ron is paid.`;
+}

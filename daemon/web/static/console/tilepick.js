@@ -1,0 +1,91 @@
+// The tile picker of a hand by its tiles (palette, melds, dora, flags), the fu picker and the yaku
+// checklist that counts the han.
+import { FLAGS, FU, HONORS, MELD_SIZE, SUITS, YAKU } from "./vocabulary.js";
+import { $, el, radio } from "./dom.js";
+import { tileImg } from "./tiles.js";
+
+export const picked = { hand: [], win: [], melds: [], dora: [], ura: [], meldBuf: [] };
+
+export function buildPalette() {
+  const pal = $("t-palette");
+  const names = [];
+  for (const s of SUITS) for (let n = 1; n <= 9; n++) names.push(`${n}${s}`);
+  names.push(...HONORS, "5mr", "5pr", "5sr");
+  for (const n of names) pal.append(el("button", { type: "button", "data-tile": n, onclick: () => addTile(n) }, tileImg(n)));
+  for (const f of FLAGS) {
+    $("t-flags").append(el("label", { class: "pill" }, el("input", { type: "checkbox", id: `t-flag-${f}` }), f.replace("_", " ")));
+  }
+  for (const pick of document.querySelectorAll(".fupick")) {
+    const target = $(pick.dataset.for);
+    const draw = () => {
+      pick.replaceChildren();
+      for (const fu of FU) {
+        pick.append(el("button", { type: "button", class: target.value === String(fu) ? "on" : "", "data-fu": String(fu), text: String(fu), onclick: () => { target.value = String(fu); draw(); } }));
+      }
+    };
+    draw();
+  }
+  YAKU.forEach(([name, closed, open], i) => {
+    $("y-list").append(el("label", { class: "pill", "data-yaku": name }, el("input", { type: "checkbox", id: `y-${i}` }), `${name} `, el("span", { class: "hint", text: closed >= 13 ? "yakuman" : open && open !== closed ? `${closed} (open ${open})` : open ? String(closed) : `${closed}, closed only` })));
+  });
+  $("y-box").addEventListener("change", yakuHan);
+  $("y-box").addEventListener("input", yakuHan);
+}
+// the checklist's count goes into the han (or the yakuman count) field
+function yakuHan() {
+  const open = $("y-open").checked;
+  let han = 0, yakuman = 0;
+  const names = [];
+  YAKU.forEach(([name, closed, openHan], i) => {
+    const box = $(`y-${i}`);
+    const lbl = box.closest("label");
+    const allowed = !open || openHan > 0;
+    lbl.classList.toggle("barred", !allowed);
+    if (!box.checked || !allowed) return;
+    names.push(name);
+    if (closed >= 13) yakuman += 1;
+    else han += open ? openHan : closed;
+  });
+  const dora = Number.parseInt($("y-dora").value, 10) || 0;
+  if (yakuman) {
+    $("y-total").textContent = `${names.join(", ")}: ${yakuman}× yakuman`;
+    document.querySelector('input[name="r-mode"][value="yakuman"]').checked = true;
+    $("r-yakuman").value = String(yakuman);
+    for (const m of document.querySelectorAll("#panel-result .mode")) m.hidden = m.dataset.mode !== "yakuman";
+    return;
+  }
+  if (!names.length) { $("y-total").textContent = "No yaku ticked: a hand needs one (dora alone do not count)."; return; }
+  $("y-total").textContent = `${names.join(", ")}${dora ? ` + ${dora} dora` : ""} = ${han + dora} han`;
+  $("r-han").value = String(han + dora);
+}
+function addTile(name) {
+  const target = radio("t-target");
+  if (target === "win") picked.win = [name];
+  else if (target === "meld") {
+    picked.meldBuf.push(name);
+    const kind = $("t-meld-kind").value;
+    if (picked.meldBuf.length >= MELD_SIZE[kind]) { picked.melds.push({ kind, tiles: picked.meldBuf }); picked.meldBuf = []; }
+  } else picked[target].push(name);
+  renderPicked();
+}
+function renderPicked() {
+  const row = (id, list, key) => {
+    const box = $(id);
+    box.replaceChildren();
+    list.forEach((n, i) => box.append(el("button", { type: "button", title: "remove", onclick: () => { picked[key].splice(i, 1); renderPicked(); } }, tileImg(n))));
+  };
+  row("t-hand", picked.hand, "hand");
+  row("t-win", picked.win, "win");
+  row("t-dora", picked.dora, "dora");
+  row("t-ura", picked.ura, "ura");
+  const m = $("t-melds");
+  m.replaceChildren();
+  picked.melds.forEach((meld, i) => {
+    m.append(el("button", { type: "button", class: "meld", title: `remove ${meld.kind}`, onclick: () => { picked.melds.splice(i, 1); renderPicked(); } }, ...meld.tiles.map(tileImg)));
+  });
+  if (picked.meldBuf.length) m.append(el("span", { class: "meld" }, ...picked.meldBuf.map(tileImg), el("span", { class: "hint", text: "…" })));
+}
+$("t-clear").addEventListener("click", () => {
+  picked.hand = []; picked.win = []; picked.melds = []; picked.dora = []; picked.ura = []; picked.meldBuf = [];
+  renderPicked();
+});
