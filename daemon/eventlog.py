@@ -170,7 +170,7 @@ def boot_id() -> str:
 
 class EventLog:
     """One table's log. Not thread-safe by itself: the daemon calls it from one thread at a time
-    (its DB executor); the internal lock only guards against misuse."""
+    (daemon/log_gate.py); the internal lock only guards against misuse."""
 
     def __init__(self, path: Path | str, table_id: str, *, readonly: bool = False) -> None:
         self.path = Path(path)
@@ -244,6 +244,11 @@ class EventLog:
         and is re-raised: ``sqlite3.OperationalError`` "database or disk is full" on ENOSPC)."""
         with self._tx("FULL") as db:
             yield GroupWriter(db)
+
+    def checkpoint_pages(self, pages: int) -> None:
+        """A commit copies the WAL back into the database file itself once it holds ``pages``
+        (SQLite's ``wal_autocheckpoint``; 1,000 unless told: daemon/wal_checkpoint.py)."""
+        self._db.execute(f"PRAGMA wal_autocheckpoint={int(pages)}")
 
     def in_use(self) -> bool:
         """Whether a transaction (or a close, or a backup) holds the connection now."""

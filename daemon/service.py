@@ -42,12 +42,9 @@ from daemon.retained import RetainedState
 from daemon.sdnotify import Notifier, watchdog_interval
 from daemon.supervisor import Supervisor
 from daemon.table import Applied, TableCore, iso
-from daemon.topics import (
-    SCHEMA_HEALTH,
-    SCHEMA_LINKS,
-    Topics,
-)
+from daemon.topics import SCHEMA_HEALTH, SCHEMA_LINKS, Topics
 from daemon.tracking.records import KIND_MARKER
+from daemon.wal_checkpoint import BACKSTOP_PAGES, WalCheckpointer
 from rules.table_state import TableState
 from rules.timers import Phase
 
@@ -141,6 +138,7 @@ class Service:
         self.stats = _Stats()
         self.eventlog = EventLog(config.eventlog.path, self.table_id)
         self.gate = LogGate(self.table_id, in_use=self.eventlog.in_use)
+        self.eventlog.checkpoint_pages(BACKSTOP_PAGES)
         self.core = TableCore(
             self.eventlog,
             engine,
@@ -152,6 +150,8 @@ class Service:
             on_applied=self._applied, on_committed=self._committed,
         )
         self.queue = self.intake.queue
+        self.wal = WalCheckpointer(config.eventlog.path, self.table_id,
+                                   lambda: self.intake.counters.groups)
         self.outbox = LogOutbox(self.db, self.eventlog, self.topics.events, quick=self.gate.quick)
         self.desk = RefereeDesk(self)
         self.link = BrokerLink(
@@ -263,6 +263,7 @@ class Service:
         for driver in self.drivers:
             self._spawn(f"driver:{driver.name}", lambda d=driver: d.run(self))  # type: ignore[misc]
         self._spawn("health", self._health_loop)
+        self._spawn("wal", self.wal.run)
         if self.config.web is not None:
             from daemon.web.runtime import run_web
 
@@ -330,6 +331,7 @@ class Service:
         except Exception:  # a broken log: the next start replays it, or says why it cannot
             log.exception("could not close the event log cleanly")
         self.gate.shutdown()
+        self.wal.close()
         log.info("stopped")
 
     def install_signals(self) -> None:
