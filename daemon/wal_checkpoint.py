@@ -6,9 +6,9 @@ input's way to the broker, for 0.7 % of the inputs, inside the p99 (measured wit
 bench/daemon_latency.py). Here a connection of its own runs ``PRAGMA wal_checkpoint(PASSIVE)``
 on a thread of its own, at a quiet moment: once :data:`QUIET_COMMITS` commits wait and no commit
 came for :data:`POLL_S` (a table has such pauses between nearly all of its inputs), or once
-:data:`BUSY_COMMITS` wait however busy the log is, or :data:`STALE_S` after the last one when any
-wait. A passive checkpoint never waits for the writer, nor the writer for it (SQLite's WAL
-locks); only its fsync can share the disk with a commit's, so it runs when none is coming.
+:data:`BUSY_COMMITS` (~1,000 pages) wait however busy the log is, or :data:`STALE_S` after the
+last one when any wait. A passive checkpoint never waits for the writer, nor the writer for it
+(SQLite's WAL locks); only its fsync can share the disk with a commit's.
 The commit's own checkpoint stays as the backstop, at
 :data:`BACKSTOP_PAGES`, should this fall behind or fail (a full disk: the checkpoint that would
 grow the database file fails, is logged, and is tried again).
@@ -35,12 +35,15 @@ log = logging.getLogger("jantaku.eventlog")
 POLL_S: Final = 0.5
 #: commits waiting before a checkpoint at a quiet moment (~700 WAL pages)
 QUIET_COMMITS: Final = 100
-#: commits waiting before a checkpoint in any case (a log that is never quiet)
-BUSY_COMMITS: Final = 1000
+#: commits waiting before a checkpoint in any case (a log that is never quiet): ~1,000 WAL
+#: pages, where SQLite itself would have checkpointed (a burst must not grow the WAL past that:
+#: on a small filesystem the WAL could take the space the checkpoint needs, tests/daemon/
+#: test_input_path_disk_full.py)
+BUSY_COMMITS: Final = 150
 #: a checkpoint at least this long after the last one, when any commit waits
 STALE_S: Final = 60.0
-#: the commit checkpoints itself only past this many WAL pages (40 MB): the backstop
-BACKSTOP_PAGES: Final = 10_000
+#: the commit checkpoints itself only past this many WAL pages (8 MB): the backstop
+BACKSTOP_PAGES: Final = 2_000
 #: how often a failing checkpoint is logged again
 WARN_EVERY_S: Final = 60.0
 
