@@ -168,10 +168,6 @@ def boot_id() -> str:
         return "unknown"
 
 
-#: the WAL file's size kept after a checkpoint (SQLite's ``journal_size_limit``)
-WAL_LIMIT_BYTES: Final = 4 * 2**20
-
-
 class EventLog:
     """One table's log. Not thread-safe by itself: the daemon calls it from one thread at a time
     (daemon/log_gate.py); the internal lock only guards against misuse."""
@@ -190,8 +186,6 @@ class EventLog:
             self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
-            # a burst's WAL is cut back to this when it restarts after a checkpoint
-            self._db.execute(f"PRAGMA journal_size_limit={WAL_LIMIT_BYTES}")
             self._db.executescript(_SCHEMA)
         self._check_meta(readonly)
 
