@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, get_args, get_origin
 
@@ -298,6 +299,9 @@ def input_to_json(value: Input) -> dict[str, Any]:
 
 
 def _dec(tp: Any, value: Any, where: str) -> Any:
+    simple = _SIMPLE.get(tp) if isinstance(tp, type) or tp is Any else None
+    if simple is not None:  # most fields: no get_origin (issue 20, the daemon's input path)
+        return simple(value, where)
     origin = get_origin(tp)
     if origin in (types.UnionType, typing.Union):
         args = get_args(tp)
@@ -333,39 +337,64 @@ def _dec(tp: Any, value: Any, where: str) -> Any:
         if not isinstance(value, dict):
             raise InputError(f"{where}: expected an object, got {value!r}")
         return types.MappingProxyType(dict(value))
-    try:
-        if tp is Tile:
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise ValueError(f"tile id must be an integer 0..135, got {value!r}")
-            return Tile(value)
-        if tp is Seat:
-            return Seat.of(value)
-        if tp is Wind:
-            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 3:
-                raise ValueError(f"wind must be 0..3, got {value!r}")
-            return Wind(value)
-        if tp is Position:
-            return Position.from_json(value)
-    except ValueError as exc:
-        raise InputError(f"{where}: {exc}") from exc
-    if tp is bool:
-        if not isinstance(value, bool):
-            raise InputError(f"{where}: expected true/false, got {value!r}")
-        return value
-    if tp is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise InputError(f"{where}: expected an integer, got {value!r}")
-        return value
-    if tp is str:
-        if not isinstance(value, str):
-            raise InputError(f"{where}: expected a string, got {value!r}")
-        return value
-    if tp is Any:
-        return value
     raise InputError(f"{where}: unsupported field type {tp!r}")  # pragma: no cover
 
 
+def _tile(value: Any, where: str) -> Tile:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError(f"{where}: tile id must be an integer 0..135, got {value!r}")
+    try:
+        return Tile(value)
+    except ValueError as exc:
+        raise InputError(f"{where}: {exc}") from exc
+
+
+def _seat(value: Any, where: str) -> Seat:
+    try:
+        return Seat.of(value)
+    except ValueError as exc:
+        raise InputError(f"{where}: {exc}") from exc
+
+
+def _wind(value: Any, where: str) -> Wind:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 3:
+        raise InputError(f"{where}: wind must be 0..3, got {value!r}")
+    return Wind(value)
+
+
+def _position(value: Any, where: str) -> Position:
+    try:
+        return Position.from_json(value)
+    except ValueError as exc:
+        raise InputError(f"{where}: {exc}") from exc
+
+
+def _bool(value: Any, where: str) -> bool:
+    if not isinstance(value, bool):
+        raise InputError(f"{where}: expected true/false, got {value!r}")
+    return value
+
+
+def _int(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError(f"{where}: expected an integer, got {value!r}")
+    return value
+
+
+def _str(value: Any, where: str) -> str:
+    if not isinstance(value, str):
+        raise InputError(f"{where}: expected a string, got {value!r}")
+    return value
+
+
+#: the field types decoded without looking inside them
+_SIMPLE: dict[Any, Callable[[Any, str], Any]] = {
+    Tile: _tile, Seat: _seat, Wind: _wind, Position: _position, bool: _bool, int: _int,
+    str: _str, Any: lambda value, where: value,
+}
+
 _HINTS: dict[type[Any], dict[str, Any]] = {}
+_FIELDS: dict[type[Any], dict[str, dataclasses.Field[Any]]] = {}
 
 
 def input_from_json(obj: Any) -> Input:
@@ -379,7 +408,9 @@ def input_from_json(obj: Any) -> Input:
     hints = _HINTS.get(cls)
     if hints is None:
         hints = _HINTS[cls] = typing.get_type_hints(cls)
-    fields = {f.name: f for f in dataclasses.fields(cls)}
+    fields = _FIELDS.get(cls)
+    if fields is None:
+        fields = _FIELDS[cls] = {f.name: f for f in dataclasses.fields(cls)}
     unknown = sorted(set(obj) - set(fields) - {"type"})
     if unknown:
         raise InputError(f"{kind}: unknown field {unknown[0]!r}")

@@ -7,14 +7,19 @@ nothing while idle, and an unplugged USB-serial adapter or a closed pty shows up
 readable descriptor whose read fails (EIO), which becomes :class:`TransportError`. It needs a
 selectable descriptor, which every POSIX serial device has (this daemon runs on Linux).
 
-Writes go straight to pyserial: table-link frames are far smaller than the kernel's tty buffer, so
-``write`` does not block in practice; ``write_timeout`` bounds the pathological case.
+Reads and writes use the descriptor pyserial opened (non-blocking, its termios set) directly:
+pyserial's own ``read`` and ``write`` wrap every call in a ``select`` (two more system calls and
+~20 µs a table frame and its ACK, on the daemon's input path: issue 20). A read of nothing from
+a readable descriptor is a port that went away, as pyserial says. Table-link frames are far
+smaller than the kernel's tty buffer, so a write finishes at once in practice; what it leaves
+goes through pyserial's ``write``, which ``write_timeout`` bounds.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 
 import serial
 
@@ -63,13 +68,18 @@ class SerialTransport:
         if port is None:
             return
         try:
-            data = port.read(READ_CHUNK)
+            data = os.read(port.fileno(), READ_CHUNK)
+        except BlockingIOError:
+            return
         except (serial.SerialException, OSError) as exc:
             self._fail(TransportError(f"serial port {self.port!r} went away: {exc}"))
             return
-        if data:
-            self._buffer += data
-            self._wake()
+        if not data:  # readable, yet nothing to read: pyserial's "device disconnected"
+            self._fail(TransportError(f"serial port {self.port!r} went away: device reports"
+                                      " readiness to read but returned no data"))
+            return
+        self._buffer += data
+        self._wake()
 
     def _fail(self, error: TransportError) -> None:
         self._error = error
@@ -98,7 +108,12 @@ class SerialTransport:
         if port is None or self._error is not None:
             raise self._error or TransportError(f"serial port {self.port!r} is closed")
         try:
-            port.write(data)
+            try:
+                done = os.write(port.fileno(), data)
+            except BlockingIOError:
+                done = 0
+            if done < len(data):
+                port.write(data[done:])
         except (serial.SerialException, OSError) as exc:
             self._fail(TransportError(f"write to {self.port!r} failed: {exc}"))
             raise TransportError(f"write to {self.port!r} failed: {exc}") from exc
