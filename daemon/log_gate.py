@@ -19,7 +19,6 @@ the ``health`` publications between (docs/daemon.md).
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from collections.abc import Callable
@@ -86,10 +85,10 @@ class LogGate:
     def _to_thread(self, why: str, start: float) -> None:
         self.slow += 1
         self._thread_until = start + self._thread_for_s
-        log.warning(json.dumps({
-            "event": "event_log_slow", "table": self._table, "why": why,
-            "commits_on_thread_s": self._thread_for_s,
-        }))
+        log.warning("event log slow (%s): commits on the database thread for %.0f s", why,
+                    self._thread_for_s, extra={"fields": {
+                        "event": "event_log_slow", "table": self._table, "why": why,
+                        "commits_on_thread_s": self._thread_for_s}})
 
     def shutdown(self) -> None:
         self._executor.shutdown(wait=True)

@@ -20,7 +20,6 @@ one leaves the WAL to be replayed on the next open.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import sqlite3
 import time
@@ -95,8 +94,9 @@ class WalCheckpointer:
             self.failures += 1
             if time.monotonic() - self._warned >= WARN_EVERY_S:
                 self._warned = time.monotonic()
-                log.warning(json.dumps({"event": "wal_checkpoint_failed", "table": self._table,
-                                        "error": str(exc), "failures": self.failures}))
+                log.warning("WAL checkpoint failed: %s", exc, extra={"fields": {
+                    "event": "wal_checkpoint_failed", "table": self._table, "error": str(exc),
+                    "failures": self.failures}})
             return
         self.runs += 1
         self.pages += max(0, int(copied))

@@ -9,6 +9,7 @@ from typing import Any
 
 import aiomqtt
 import daemon_kit
+import pytest
 from conftest import running_service
 
 from daemon import schema
@@ -228,3 +229,34 @@ async def test_no_writer_is_left_behind_once_the_events_are_written(
         cpu0 = time.process_time()
         await asyncio.sleep(1.0)
         assert time.process_time() - cpu0 < 0.3, "the idle loop spins"
+
+
+async def test_a_window_of_events_is_written_without_a_socket_writer(
+    broker: daemon_kit.Broker, make_config: Callable[..., Config],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The outbox writes each window in the step that publishes it (``Acks.publish_now``), and
+    the retained state too, so paho never asks aiomqtt for a writer (a loop wake-up and two
+    epoll changes per input, issue 20) while the socket takes the bytes at once: no
+    ``add_writer`` while a game is played (the daemon's is the only client in this process)."""
+    config = make_config(broker.port)
+    script = daemon_kit.game_inputs(1)[:12]
+    async with running_service(config) as service:
+        await daemon_kit.until(lambda: service.link.connected, 10)
+        await asyncio.sleep(0.3)  # status and the first retained state out
+        loop = asyncio.get_running_loop()
+        added: list[int] = []
+        real_add = loop.add_writer
+
+        def add_writer(fd: Any, callback: Any, *args: Any) -> None:
+            added.append(fd)
+            real_add(fd, callback, *args)
+
+        monkeypatch.setattr(loop, "add_writer", add_writer)
+        for body in script:
+            await service.submit("input", "table", body)
+            await daemon_kit.until(
+                lambda: service.link.published >= service.core.state.event_seq, 10)
+        await asyncio.sleep(0.6)  # the retained state a rate limit held back
+        assert service.core.state.event_seq >= len(script)
+        assert added == []

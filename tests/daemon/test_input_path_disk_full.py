@@ -66,6 +66,12 @@ async def test_disk_full_during_a_burst_loses_nothing_and_stops_nothing(
                 logged = outside.table_events(db)
                 assert logged == outside.expected(events[: len(logged)])
                 assert len(logged) >= len(peer.acked)  # nothing acknowledged is missing
+                # the failed commit sent the retries to the database thread (daemon/log_gate.py):
+                # a disk that then hangs cannot stop the loop
+                lines = daemon.log.read_text().splitlines()
+                slow = [r for r in (json.loads(x) for x in lines if x.startswith("{"))
+                        if r.get("event") == "event_log_slow"]
+                assert slow and slow[0]["table"] == table and "failed" in slow[0]["why"], slow
                 # space comes back: the daemon resumes by itself
                 filler.unlink()
                 await peer.wait(lambda: peer.pending == 0, 120)
