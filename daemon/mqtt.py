@@ -414,8 +414,9 @@ class BrokerLink:
             await self._retained_ready.wait()
             self._retained_ready.clear()
             dirty, self._dirty = self._dirty, set()
-            futures = acks.publish_now([(t, self._retained[t]) for t in sorted(dirty)],
-                                       retain=True)
+            futures = [
+                acks.publish(t, self._retained[t], qos=1, retain=True) for t in sorted(dirty)
+            ]
             try:
                 async with asyncio.timeout(ACK_TIMEOUT):
                     results = await asyncio.gather(*futures, return_exceptions=True)

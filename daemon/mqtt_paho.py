@@ -58,9 +58,7 @@ class Acks:
             self._futures[info.mid] = fut
         return fut
 
-    def publish_now(
-        self, messages: Sequence[tuple[str, bytes]], *, retain: bool = False
-    ) -> list[asyncio.Future[int]]:
+    def publish_now(self, messages: Sequence[tuple[str, bytes]]) -> list[asyncio.Future[int]]:
         """QoS 1 publishes written to the socket in this step of the loop, before anything the
         loop runs next (the table link's ACK), rather than one turn later when aiomqtt's writer
         callback would run. A write that cannot finish stays queued and paho registers its
@@ -74,7 +72,7 @@ class Acks:
         if hold:
             p._registered_write = True
         try:
-            return [self.publish(topic, payload, retain=retain) for topic, payload in messages]
+            return [self.publish(topic, payload) for topic, payload in messages]
         finally:
             if hold:
                 p._registered_write = False

@@ -235,28 +235,38 @@ async def test_a_window_of_events_is_written_without_a_socket_writer(
     broker: daemon_kit.Broker, make_config: Callable[..., Config],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The outbox writes each window in the step that publishes it (``Acks.publish_now``), and
-    the retained state too, so paho never asks aiomqtt for a writer (a loop wake-up and two
-    epoll changes per input, issue 20) while the socket takes the bytes at once: no
-    ``add_writer`` while a game is played (the daemon's is the only client in this process)."""
+    """The outbox writes each window in the step that publishes it (``Acks.publish_now``), so
+    paho never asks aiomqtt for a socket writer for it (a loop wake-up and two epoll changes per
+    input, issue 20) while the socket takes the bytes at once."""
+    import paho.mqtt.client as paho
+
+    from daemon.mqtt_paho import Acks
+
     config = make_config(broker.port)
     script = daemon_kit.game_inputs(1)[:12]
+    inside: list[bool] = [False]
+    asked: list[str] = []
+    real_now, real_ask = Acks.publish_now, paho.Client._call_socket_register_write
+
+    def publish_now(self: Acks, *args: Any, **kwargs: Any) -> Any:
+        inside[0] = True
+        try:
+            return real_now(self, *args, **kwargs)
+        finally:
+            inside[0] = False
+
+    def ask(self: paho.Client) -> None:
+        if inside[0] and not self._registered_write:
+            asked.append("writer")  # paho would have aiomqtt add one (call_soon_threadsafe)
+        real_ask(self)
+
+    monkeypatch.setattr(Acks, "publish_now", publish_now)
+    monkeypatch.setattr(paho.Client, "_call_socket_register_write", ask)
     async with running_service(config) as service:
         await daemon_kit.until(lambda: service.link.connected, 10)
-        await asyncio.sleep(0.3)  # status and the first retained state out
-        loop = asyncio.get_running_loop()
-        added: list[int] = []
-        real_add = loop.add_writer
-
-        def add_writer(fd: Any, callback: Any, *args: Any) -> None:
-            added.append(fd)
-            real_add(fd, callback, *args)
-
-        monkeypatch.setattr(loop, "add_writer", add_writer)
         for body in script:
             await service.submit("input", "table", body)
             await daemon_kit.until(
                 lambda: service.link.published >= service.core.state.event_seq, 10)
-        await asyncio.sleep(0.6)  # the retained state a rate limit held back
         assert service.core.state.event_seq >= len(script)
-        assert added == []
+        assert asked == []
