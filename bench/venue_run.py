@@ -362,8 +362,12 @@ async def _fault(
     elif plan.fault == "bridge-outage":
         assert proxy is not None
         proxy.cut("drop")
+        # what had crossed the link before the cut may still be on its way from the central
+        # broker to the subscriber: counted from a moment later, nothing must arrive
+        settle = min(1.0, plan.outage_s / 4)
+        await asyncio.sleep(settle)
         at_cut = sum(got.count(t) for t in tables)
-        await asyncio.sleep(plan.outage_s)
+        await asyncio.sleep(plan.outage_s - settle)
         out["received_during_outage"] = sum(got.count(t) for t in tables) - at_cut
         want = logged(work, tables)  # what the tables had numbered when the link came back
         out["held_during_outage"] = sum(want[t][0] for t in tables) - sum(
