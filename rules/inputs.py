@@ -349,24 +349,22 @@ def _tile(value: Any, where: str) -> Tile:
         raise InputError(f"{where}: {exc}") from exc
 
 
-def _seat(value: Any, where: str) -> Seat:
-    try:
-        return Seat.of(value)
-    except ValueError as exc:
-        raise InputError(f"{where}: {exc}") from exc
+def _parsed(parse: Callable[[Any], Any]) -> Callable[[Any, str], Any]:
+    """A decoder from a parser that raises ``ValueError``, naming the field in the error."""
+
+    def decode(value: Any, where: str) -> Any:
+        try:
+            return parse(value)
+        except ValueError as exc:
+            raise InputError(f"{where}: {exc}") from exc
+
+    return decode
 
 
 def _wind(value: Any, where: str) -> Wind:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 3:
         raise InputError(f"{where}: wind must be 0..3, got {value!r}")
     return Wind(value)
-
-
-def _position(value: Any, where: str) -> Position:
-    try:
-        return Position.from_json(value)
-    except ValueError as exc:
-        raise InputError(f"{where}: {exc}") from exc
 
 
 def _bool(value: Any, where: str) -> bool:
@@ -389,8 +387,8 @@ def _str(value: Any, where: str) -> str:
 
 #: the field types decoded without looking inside them
 _SIMPLE: dict[Any, Callable[[Any, str], Any]] = {
-    Tile: _tile, Seat: _seat, Wind: _wind, Position: _position, bool: _bool, int: _int,
-    str: _str, Any: lambda value, where: value,
+    Tile: _tile, Seat: _parsed(Seat.of), Wind: _wind, Position: _parsed(Position.from_json),
+    bool: _bool, int: _int, str: _str, Any: lambda value, where: value,
 }
 
 _HINTS: dict[type[Any], dict[str, Any]] = {}
