@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Final
 
+from daemon.errors import ConfigError
 from daemon.eventlog import LinkPosition
 from daemon.intake import InputRefused
 from daemon.tracking.held import Held, restore
@@ -43,6 +44,7 @@ from daemon.tracking.records import KIND_INPUT, KIND_MARKER, Entry, is_tracked
 from daemon.tracking.track import Item, Setup, track
 from drivers.link.messages import SeatKey, StartPressed
 from drivers.tiles.camera import CameraRead
+from drivers.tiles.errors import ReaderStoppedError
 from drivers.tiles.events import ReaderFault
 
 if TYPE_CHECKING:
@@ -108,7 +110,7 @@ class SensorTracker:
         from drivers.tiles.sensor import TileSensor
 
         if tiles.enrolment is None:
-            raise ValueError("tiles: readers need an 'enrolment' file (jantaku tiles enrol)")
+            raise ConfigError("tiles: readers need an 'enrolment' file (jantaku tiles enrol)")
         enrolment = load(tiles.enrolment)
         sensor = TileSensor(enrolment.registry(), tiles.places(),
                             window_ns=tiles.debounce_ms * 1_000_000, locations=None)
@@ -165,14 +167,14 @@ class SensorTracker:
         if reader is None:
             return await self._queue.get()
         if reader.done():
-            raise RuntimeError("the RFID readers stopped") from reader.exception()
+            raise ReaderStoppedError("the RFID readers stopped") from reader.exception()
         if not self._queue.empty():
             return self._queue.get_nowait()
         get = asyncio.ensure_future(self._queue.get())
         done, _ = await asyncio.wait((get, reader), return_when=asyncio.FIRST_COMPLETED)
         if get not in done:
             get.cancel()
-            raise RuntimeError("the RFID readers stopped") from reader.exception()
+            raise ReaderStoppedError("the RFID readers stopped") from reader.exception()
         return get.result()
 
     async def _one(self, sink: InputSink, item: Item) -> None:

@@ -27,6 +27,8 @@ from functools import reduce
 from pathlib import Path
 from typing import Final
 
+from hil.errors import EmulatorError
+
 EV_SYN: Final = 0
 EV_KEY: Final = 1
 EV_MSC: Final = 4
@@ -96,7 +98,7 @@ class KeyboardReaderEmulator:
 
     def write(self, data: bytes) -> None:
         if self._fd is None:
-            raise RuntimeError("emulated reader is unplugged")
+            raise EmulatorError("emulated reader is unplugged")
         view = memoryview(data)
         while view:
             n = os.write(self._fd, view)
@@ -159,7 +161,7 @@ class SerialReaderEmulator:
 
     def write(self, data: bytes) -> None:
         if self._master is None:
-            raise RuntimeError("emulated reader is unplugged")
+            raise EmulatorError("emulated reader is unplugged")
         view = memoryview(data)
         while view:
             n = os.write(self._master, view)
