@@ -35,7 +35,6 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Final
 
-from daemon.errors import ConfigError
 from daemon.eventlog import LinkPosition
 from daemon.intake import InputRefused
 from daemon.tracking.held import Held, restore
@@ -109,8 +108,8 @@ class SensorTracker:
         from drivers.tiles.enroll import load
         from drivers.tiles.sensor import TileSensor
 
-        if tiles.enrolment is None:
-            raise ConfigError("tiles: readers need an 'enrolment' file (jantaku tiles enrol)")
+        # the config reader refuses readers without an enrolment (daemon/config/reading.py)
+        assert tiles.enrolment is not None
         enrolment = load(tiles.enrolment)
         sensor = TileSensor(enrolment.registry(), tiles.places(),
                             window_ns=tiles.debounce_ms * 1_000_000, locations=None)
