@@ -121,9 +121,6 @@ class SensorTracker:
         caller on the loop: it never waits)."""
         self._queue.put_nowait(item)
 
-    def table_event(self, event: TableEvent) -> None:
-        self.feed(event)
-
     async def take(self, event: TableEvent, position: LinkPosition | None = None) -> None:
         """Feed a table event and wait until it is handled (its records committed): the table
         link acknowledges it only then. ``position`` (the link's, after this event) is committed

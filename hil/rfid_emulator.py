@@ -115,10 +115,6 @@ class KeyboardReaderEmulator:
         self.write(typed(text, self.now() if t_ns is None else t_ns, enter=enter,
                          word_bytes=self.word_bytes))
 
-    def autorepeat(self, char: str, t_ns: int | None = None) -> None:
-        t = self.now() if t_ns is None else t_ns
-        self.write(input_event(t, EV_KEY, KEY_CODES[char], 2, self.word_bytes))
-
     def dropped(self, t_ns: int | None = None) -> None:
         t = self.now() if t_ns is None else t_ns
         self.write(input_event(t, EV_SYN, SYN_DROPPED, 0, self.word_bytes))

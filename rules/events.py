@@ -317,13 +317,6 @@ class RiichiAccepted(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class Furiten(Event):
-    TYPE: ClassVar[str] = "furiten"
-    seat: Seat
-    reason: str  # "own_discard" | "passed" | "riichi_passed"
-
-
-@dataclass(frozen=True, slots=True)
 class DeadHand(Event):
     TYPE: ClassVar[str] = "dead_hand"
     seat: Seat

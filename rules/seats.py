@@ -36,10 +36,6 @@ class Seat(IntEnum):
         return self.plus(1)
 
     @property
-    def toimen(self) -> Seat:
-        return self.plus(2)
-
-    @property
     def kamicha(self) -> Seat:
         """The seat at this seat's left, who played before (上家)."""
         return self.plus(3)

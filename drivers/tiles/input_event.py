@@ -57,10 +57,6 @@ class InputEventDecoder:
         self._buf = b""
 
     @property
-    def event_size(self) -> int:
-        return self._fmt.size
-
-    @property
     def pending(self) -> int:
         """Bytes of an incomplete event held back (non-zero at end of stream = truncated)."""
         return len(self._buf)
