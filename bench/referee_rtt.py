@@ -34,15 +34,10 @@ from daemon.config import parse_config
 from daemon.engine import load_engine
 from daemon.service import Service
 from daemon.topics import Topics
+from hil.kit import free_port
 
 PASSWORD = "bench password"
 NODELAY = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _config(work: Path, port: int, table: str) -> str:
@@ -111,7 +106,7 @@ def main() -> int:
     ap.add_argument("--n", type=int, default=200)
     args = ap.parse_args()
     exe = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
-    port = _free_port()
+    port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         conf = work / "m.conf"

@@ -47,6 +47,8 @@ sys.path.insert(0, str(BENCH))
 import venue_kit  # noqa: E402  (bench/venue_kit.py: broker, config and usage helpers)
 from replay import versus_riichienv  # noqa: E402  (bench/replay.py)
 
+from hil.kit import free_port  # noqa: E402
+
 PY = sys.executable
 
 
@@ -74,7 +76,7 @@ def run_json(script: str, *args: str, timeout: float = 1800) -> dict[str, Any] |
 @contextlib.contextmanager
 def mosquitto(work: Path) -> Iterator[tuple[int, int]]:
     """A private Mosquitto: (port, pid)."""
-    port = venue_kit.free_port()
+    port = free_port()
     conf = work / "mosquitto.conf"
     user = "user root\n" if os.getuid() == 0 else ""
     conf.write_text(f"{user}listener {port} 127.0.0.1\nallow_anonymous true\n"

@@ -29,6 +29,7 @@ from typing import Any
 
 import venue_kit
 
+from hil.kit import free_port
 from hil.netfault import TcpProxy
 
 VENUE_SCRIPT = Path(__file__).with_name("venue.py")
@@ -75,7 +76,7 @@ class Mosquitto:
     def __init__(self, work: Path, name: str, extra: str = "") -> None:
         self.work = work
         self.name = name
-        self.port = venue_kit.free_port()
+        self.port = free_port()
         self.conf = work / f"{name}.conf"
         user = "user root\n" if os.getuid() == 0 else ""
         self.conf.write_text(

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from hil.errors import MissingToolError, ProcessStartError
+from hil.kit import free_port
 
 MOSQUITTO_PATHS = ("/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto")
 
@@ -30,12 +31,6 @@ def mosquitto_binary() -> str | None:
     if found:
         return found
     return next((p for p in MOSQUITTO_PATHS if os.access(p, os.X_OK)), None)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def listening(port: int, host: str = "127.0.0.1") -> bool:

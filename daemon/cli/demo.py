@@ -110,7 +110,7 @@ async def _demo(args: argparse.Namespace) -> int:
     from daemon.web.server import serve
     from daemon.web.view import overlay_view
     from hil.broker import PrivateBroker, mosquitto_binary
-    from hil.runner.session import free_port
+    from hil.kit import free_port
 
     out = _Out(args.headless, sys.stdout.isatty())
     work = Path(tempfile.mkdtemp(prefix="jantaku-demo-"))

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import socket
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from hil.kit import free_port
 from hil.rig import Rig
 from hil.runner.compare import comparable, first_difference, renumbered
 from hil.runner.inprocess import InProcessDaemon
@@ -20,12 +20,6 @@ from hil.runner.result import GameResult, table_scores
 from hil.simulator import GameSimulator, Step
 from rules import inputs as ri
 from rules.ruleset import load_ruleset
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class HilSession:

@@ -34,8 +34,6 @@ from daemon.table import TableCore
 from daemon.tracking.records import KIND_INPUT
 from hil.netfault import TcpProxy as TcpProxy  # the chaos tests' network faults (moved to hil/)
 
-SLOW = os.environ.get("JANTAKU_SLOW") == "1"
-
 
 @pytest.fixture
 def logdir(tmp_path: Path) -> Iterator[Path]:

@@ -5,7 +5,6 @@ daemon's socket and on ``jantaku referee``'s."""
 
 from __future__ import annotations
 
-import asyncio
 import socket
 import time
 from dataclasses import replace
@@ -17,14 +16,7 @@ import daemon_kit
 
 from daemon.cli import referee
 from daemon.config import MqttConfig
-
-
-async def _until(pred: object, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while not pred():  # type: ignore[operator]
-        if time.monotonic() > deadline:
-            raise TimeoutError("condition not met in time")
-        await asyncio.sleep(0.02)
+from hil.kit import until
 
 
 def test_defaults_notice_a_dead_link_within_10_s() -> None:
@@ -45,11 +37,11 @@ async def test_reset_during_connect_is_retried_at_once(tmp_path: Path) -> None:
             # a long connect timeout: only a fail-fast on the reset can make several attempts
             config = replace(config, mqtt=replace(config.mqtt, connect_timeout=60.0))
             async with chaos_kit.running(config) as service:
-                await _until(lambda: proxy.accepted >= 4, 30)
+                await until(lambda: proxy.accepted >= 4, 30)
                 assert not service.link.connected
                 assert service.link.last_error, "the reset is reported in health"
                 proxy.heal()
-                await _until(lambda: service.link.connected, 30)
+                await until(lambda: service.link.connected, 30)
                 assert service.link.nodelay is True
     finally:
         broker.stop()
@@ -66,10 +58,10 @@ async def test_black_hole_is_noticed_and_the_link_comes_back(tmp_path: Path) -> 
                 assert service.link.connected
                 t0 = time.monotonic()
                 proxy.cut("blackhole")
-                await _until(lambda: not service.link.connected, 60)
+                await until(lambda: not service.link.connected, 60)
                 noticed = time.monotonic() - t0
                 proxy.heal()
-                await _until(lambda: service.link.connected, 30)
+                await until(lambda: service.link.connected, 30)
                 assert service.link.connects == 2
                 print(f"black hole noticed after {noticed:.1f} s (keepalive "
                       f"{config.mqtt.keepalive} s)")

@@ -5,21 +5,16 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
 import urllib.request
 from pathlib import Path
 
+from hil.kit import free_port
+
 JANTAKU = str(Path(sys.executable).with_name("jantaku"))
 STATIC = Path(__file__).resolve().parents[2] / "daemon" / "web" / "static"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def get(url: str) -> tuple[int, str, bytes]:

@@ -11,7 +11,7 @@ import signal
 import socket
 import subprocess
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ import aiomqtt
 
 from daemon.auth import format_key
 from daemon.engine import Engine, load_engine
+from hil.kit import free_port, until  # noqa: F401  (the kit's, re-exported to the daemon tests)
 
 REPO = Path(__file__).resolve().parents[2]
 RUN_DAEMON = Path(__file__).with_name("run_daemon.py")
@@ -52,19 +53,7 @@ def legal_game(hands: int, ruleset: str = "mleague", seed: int = 1) -> list[dict
     return [input_to_json(i) for i in table.inputs]
 
 
-async def until(cond: Callable[[], object], timeout: float = 30.0) -> None:
-    """Poll ``cond`` until it holds; ``TimeoutError`` after ``timeout`` seconds (a guard, so that
-    a broken build fails instead of hanging; never a measure of speed)."""
-    async with asyncio.timeout(timeout):
-        while not cond():
-            await asyncio.sleep(0.02)
-
-
 # --------------------------------------------------------------------------- brokers
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def wait_port(port: int, timeout: float = 10.0) -> None:

@@ -33,6 +33,7 @@ from drivers.tiles.detector import load_detector
 from drivers.tiles.places import Place, Zone
 from drivers.tiles.voting import VoteRule
 from hil.camera_emulator import DEFAULT_ZONES, ComposedFrameSource, Shot
+from hil.kit import until
 from rules.seats import Seat
 from rules.tiles import Kind, Tile
 
@@ -80,10 +81,6 @@ def test_a_camera_read_sees_held_meld_tiles_and_closes_no_meld_area() -> None:
 
 
 # --- the daemon ----------------------------------------------------------------------------------
-async def until(cond: Callable[[], bool], timeout: float = 60.0) -> None:
-    async with asyncio.timeout(timeout):
-        while not cond():
-            await asyncio.sleep(0.05)
 
 
 def test_build_drivers_runs_a_configured_camera_through_the_one_tracker(

@@ -22,18 +22,13 @@ from drivers.link.messages import Buzzer, HonbaDisplay, Layer, ScoreDisplay
 from drivers.link.timings import LinkTimings
 from drivers.table.serial import SerialTransport
 from drivers.table.session import LinkSession
+from hil.kit import until
 from hil.table_controller import PtyTableController, TableController
 from rules.inputs import HandStart, input_from_json
 
 FAST = LinkTimings(heartbeat_interval=0.05, link_timeout=0.5, ack_timeout=0.05, max_retries=5,
                    hello_interval=0.05, backoff_initial=0.02, backoff_max=0.2)
 ALICE = auth.derive_key("alice", daemon_kit.REFEREE_PASSWORD, 1000)
-
-
-async def until(cond: Callable[[], bool], timeout: float = 10.0) -> None:
-    async with asyncio.timeout(timeout):
-        while not cond():
-            await asyncio.sleep(0.01)
 
 
 @pytest.fixture

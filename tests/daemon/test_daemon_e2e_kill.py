@@ -5,7 +5,6 @@ duplicates by seq), and the log replays to the published events."""
 from __future__ import annotations
 
 import asyncio
-import os
 import random
 import subprocess
 import sys
@@ -19,9 +18,10 @@ from daemon import auth
 from daemon.cli.referee import build_command, send
 from daemon.eventlog import EventLog
 from daemon.topics import Topics
+from hil.kit import bounded
 
 ALICE = auth.derive_key("alice", daemon_kit.REFEREE_PASSWORD, 1000)
-RESTARTS = 12 if os.environ.get("JANTAKU_SLOW") == "1" else 2
+RESTARTS = bounded(2, 12)
 
 
 def _start(cfg: Path, log: Path) -> subprocess.Popen[bytes]:

@@ -28,8 +28,8 @@ import pytest
 
 from daemon.eventlog import EventLog
 from daemon.table import TableCore
+from hil.kit import SLOW
 
-SLOW = os.environ.get("JANTAKU_SLOW") == "1"
 HANDS = 60 if SLOW else 6
 KILLS = 200 if SLOW else 12
 CHILD = Path(__file__).with_name("kill9_child.py")

@@ -36,8 +36,10 @@ sys.path.insert(0, str(daemon_kit.REPO / "bench"))
 
 import fuzz
 
+from hil.kit import bounded
+
 pytestmark = pytest.mark.slow  # bounded (10^4) unless JANTAKU_SLOW=1
-N = 1_000_000 if os.environ.get("JANTAKU_SLOW") == "1" else 10_000
+N = bounded(10_000, 1_000_000)
 SEED = int(os.environ.get("JANTAKU_SEED", "15"))
 WINDOW = 200  # publishes in flight
 

@@ -34,10 +34,10 @@ from daemon import auth
 from daemon.cli.referee import build_command, send
 from daemon.eventlog import EventLog
 from daemon.topics import Topics
+from hil.kit import SLOW
 
 ALICE = auth.derive_key("alice", daemon_kit.REFEREE_PASSWORD, 1000)
 
-SLOW = os.environ.get("JANTAKU_SLOW") == "1"
 KILLS = 1000 if SLOW else int(os.environ.get("JANTAKU_KILLS", "200"))
 
 

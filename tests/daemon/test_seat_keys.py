@@ -11,7 +11,6 @@ sensor model (the configured sensor tracker).
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -28,15 +27,10 @@ from drivers.table.serial import SerialTransport
 from drivers.table.session import LinkSession
 from drivers.tiles.registry import TagRegistry
 from drivers.tiles.sensor import TileSensor
+from hil.kit import until
 from hil.table_controller import PtyTableController
 from rules.inputs import DiceRolled, HandStart, Ron, Tsumo, input_from_json
 from rules.seats import Seat
-
-
-async def until(cond: Callable[[], bool], timeout: float = 15.0) -> None:
-    async with asyncio.timeout(timeout):
-        while not cond():
-            await asyncio.sleep(0.01)
 
 
 def _tracker(sensors: bool) -> SensorTracker | None:

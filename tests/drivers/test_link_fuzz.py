@@ -5,7 +5,6 @@ touched (at its exact offset), and accounts for every other non-idle byte in an 
 from __future__ import annotations
 
 import itertools
-import os
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -13,12 +12,13 @@ from hypothesis import strategies as st
 
 from drivers.link.frame import Decoder, ErrorSpan, Frame, encode_frame
 from drivers.link.messages import Message, examples
+from hil.kit import bounded
 
 pytestmark = pytest.mark.slow  # bounded (250 examples) unless JANTAKU_SLOW=1
 
 EXAMPLES = examples()
 FUZZ = settings(
-    max_examples=2000 if os.environ.get("JANTAKU_SLOW") == "1" else 250,
+    max_examples=bounded(250, 2000),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )

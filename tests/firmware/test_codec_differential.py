@@ -6,7 +6,6 @@ firmware encodes is the host's byte for byte (§3)."""
 
 from __future__ import annotations
 
-import os
 import struct
 from typing import Any
 
@@ -18,10 +17,11 @@ from drivers.link.crc import crc32c
 from drivers.link.frame import Decoder, ErrorSpan, Frame, encode_frame
 from drivers.link.messages import examples
 from firmware import frame as fw
+from hil.kit import bounded
 
 pytestmark = pytest.mark.slow  # bounded (300 examples) unless JANTAKU_SLOW=1
 
-FUZZ = settings(max_examples=3000 if os.environ.get("JANTAKU_SLOW") == "1" else 300,
+FUZZ = settings(max_examples=bounded(300, 3000),
                 deadline=None, suppress_health_check=[HealthCheck.too_slow])
 EXAMPLES = examples()
 

@@ -18,9 +18,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
 import fuzz
 
+from hil.kit import bounded
+
 pytestmark = pytest.mark.slow  # bounded (10^4 per target) unless JANTAKU_SLOW=1
 
-N = 200_000 if os.environ.get("JANTAKU_SLOW") == "1" else 10_000
+N = bounded(10_000, 200_000)
 SEED = int(os.environ.get("JANTAKU_SEED", "1"))
 
 #: (target, inputs in CI, at least this many distinct rejection reasons)

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
+from hil.kit import bounded
 from hil.soak import soak
 
 
 @pytest.mark.slow
 async def test_soak_games_without_anomaly(tmp_path: Path) -> None:
-    games = 24 if os.environ.get("JANTAKU_SLOW") else 2
+    games = bounded(2, 24)
     lines: list[str] = []
     report = await soak(games=games, hours=None, seed=500, workdir=tmp_path, emit=lines.append)
     assert report["games"] == games and len(lines) == games

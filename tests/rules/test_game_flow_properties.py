@@ -4,20 +4,20 @@ round, honba never go negative, the game always ends, and the standings rank by 
 
 from __future__ import annotations
 
-import os
 import random
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hil.kit import bounded
 from rules.game_flow import GameProgress, advance, standings, start_game
 from rules.outcome import HandContext, HandOutcome, ManualValue, Win
 from rules.ruleset import Ruleset, builtin_rulesets
 from rules.seats import SEATS, Seat
 from rules.settlement import settle
 
-EXAMPLES = 400 if os.environ.get("JANTAKU_SLOW") == "1" else 25
+EXAMPLES = bounded(25, 400)
 
 
 def _random_outcome(ruleset: Ruleset, p: GameProgress, rng: random.Random) -> HandOutcome:

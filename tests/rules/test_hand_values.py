@@ -6,12 +6,12 @@ Then the referee's entry: an impossible value is refused with its article, and n
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 from hand_search import hands, win_from_json
 
+from hil.kit import bounded
 from rules import manual_result
 from rules.ruleset import Ruleset, builtin_rulesets, load_ruleset
 from rules.scoring.hand_values import PICKER_FU, fu_table, impossible
@@ -22,7 +22,7 @@ from rules.violations import article_for
 RIICHI = [r for r in builtin_rulesets() if r.meta.family == "riichi"]
 WITNESSES = json.loads((Path(__file__).parents[1] / "data" / "hand_value_witnesses.json")
                        .read_text(encoding="utf-8"))["hands"]
-RANDOM_HANDS = 40000 if os.environ.get("JANTAKU_SLOW") == "1" else 1200
+RANDOM_HANDS = bounded(1200, 40000)
 
 
 def _table(rs: Ruleset) -> set[tuple[str, int, int]]:

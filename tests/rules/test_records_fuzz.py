@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import random
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from hil.kit import bounded
 from rules.records import RecordError
 from rules.records.export import to_mjai_events
 from rules.records.mjai import import_mjai
@@ -34,7 +34,7 @@ SMALL = [
     "riichi-rs/notable-features/ron-3.json",
 ]
 TENHOU = load_ruleset("tenhou")
-EXAMPLES = 400 if os.environ.get("JANTAKU_SLOW") == "1" else 25
+EXAMPLES = bounded(25, 400)
 JUNK: list[Any] = [None, 0, 60, 11, 19, 47, 51, 53, 99, -1, "r60", "p111111", "c111213", "zz",
                    "111111a11", "k11111111", [], [11], {}, True, 1.5, "和了", "流局"]
 

@@ -8,7 +8,6 @@ Bounded by default; ``JANTAKU_SLOW=1`` plays many more games."""
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -42,8 +41,8 @@ from rules.tiles import Tile
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from hil import players
+from hil.kit import SLOW
 
-SLOW = os.environ.get("JANTAKU_SLOW") == "1"
 RULESETS = ("tenhou", "mleague", "saikouisen", "saikouisen-classic", "mu")
 
 

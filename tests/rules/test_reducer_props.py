@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from hil.kit import SLOW
 from hil.players import Mode, Table
 from rules.events import Event
 from rules.inputs import (
@@ -37,7 +38,6 @@ from rules.table_view import table_view
 from rules.tiles import Tile
 from rules.violations import CATALOGUE
 
-SLOW = os.environ.get("JANTAKU_SLOW") == "1"
 MODES: tuple[Mode, ...] = ("table", "record", "blind")
 _CACHE: dict[tuple[str, int, str, int], Table] = {}
 

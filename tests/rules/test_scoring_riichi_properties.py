@@ -9,13 +9,13 @@ paths share one payment code.
 
 from __future__ import annotations
 
-import os
 import random
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from hil.kit import bounded
 from rules.outcome import HandOutcome, ManualValue, Win
 from rules.ruleset import Ruleset, load_ruleset
 from rules.scoring.corpus import generate_hand
@@ -27,7 +27,7 @@ from rules.settlement import settle
 RULESETS = [
     load_ruleset(n) for n in ("saikouisen", "saikouisen-classic", "mleague", "mu", "tenhou")
 ]
-EXAMPLES = 3000 if os.environ.get("JANTAKU_SLOW") == "1" else 120
+EXAMPLES = bounded(120, 3000)
 
 
 @pytest.mark.slow

@@ -3,7 +3,6 @@ winning-shape test against an independent implementation (the ``mahjong`` packag
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -12,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from mahjong.agari import Agari
 
+from hil.kit import SLOW
 from rules.outcome import HandContext, Meld, MeldKind, Win
 from rules.ruleset import load_ruleset
 from rules.scoring.zung_jung import (
@@ -31,7 +31,6 @@ assert WMC.zung_jung is not None
 RULES = WMC.zung_jung
 VALUES = pattern_values(RULES)
 CEILING = max([RULES.limit, *VALUES.values()])
-SLOW = os.environ.get("JANTAKU_SLOW") == "1"
 EXAMPLES = 5000 if SLOW else 300
 
 

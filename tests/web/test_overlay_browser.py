@@ -5,7 +5,6 @@ layouts, after a series of real game events, and resyncs after its server goes a
 from __future__ import annotations
 
 import asyncio
-import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -18,6 +17,7 @@ from daemon.web.hub import ViewHub
 from daemon.web.server import serve
 from daemon.web.view import overlay_view
 from hil.browser import chromium, save_screenshot
+from hil.kit import free_port
 from hil.simulator import GameSimulator
 from rules.table_view import table_view
 
@@ -66,12 +66,6 @@ class ServerThread:
         self._thread.join(5)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _wait(cond: Callable[[], bool], what: str, timeout: float = 10.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -83,7 +77,7 @@ def _wait(cond: Callable[[], bool], what: str, timeout: float = 10.0) -> None:
 
 @pytest.fixture()
 def server() -> Iterator[ServerThread]:
-    srv = ServerThread(_free_port())
+    srv = ServerThread(free_port())
     yield srv
     srv.close()
 

@@ -16,8 +16,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from hil.broker import PrivateBroker, free_port, listening
+from hil.broker import PrivateBroker, listening
 from hil.browser import chromium, save_screenshot
+from hil.kit import free_port
 
 JANTAKU = str(Path(sys.executable).with_name("jantaku"))
 

@@ -5,7 +5,6 @@ are applied, the console is served beside it, and the table's physical honba and
 from __future__ import annotations
 
 import asyncio
-import socket
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,15 +19,10 @@ from daemon.config import parse_config
 from daemon.devices import build_drivers
 from daemon.service import Service
 from daemon.tracking.records import KIND_INPUT
+from hil.kit import free_port
 from hil.simulator import GameSimulator
 from hil.table_controller import PtyTableController
 from rules.inputs import input_to_json
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _config(tmp_path: Path, web_port: int, tty: Path | None = None) -> Any:
@@ -50,7 +44,7 @@ async def _view(http: aiohttp.ClientSession, base: str) -> dict[str, Any]:
 
 
 async def test_overlay_and_displays_follow_the_daemon(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     emulator = await PtyTableController(tmp_path / "ttyJANTAKU-SIM").__aenter__()
     config = _config(tmp_path, port, emulator.path)
     drivers = build_drivers(config)
@@ -107,7 +101,7 @@ async def test_overlay_and_displays_follow_the_daemon(tmp_path: Path) -> None:
 async def test_spectator_feed_shows_hands_only_behind_the_delay(tmp_path: Path) -> None:
     import dataclasses
 
-    port = _free_port()
+    port = free_port()
     config = _config(tmp_path, port)
     assert config.web is not None
     # Below the configured minimum on purpose (the parser refuses < 10 s): a short test.
