@@ -217,7 +217,7 @@ async def main_async(args: argparse.Namespace) -> None:
     print(line("table frame → daemon → subscriber", d["latency"]))
     goal = 2 * pct(raw, 99) + 1.0
     verdict = "met" if pct(d["latency"], 99) <= goal else "NOT met"
-    print(f"goal: daemon p99 ≤ 2 × raw p99 + 1 ms = {goal:6.3f} ms: {verdict} (issue 20)")
+    print(f"goal: daemon p99 ≤ 2 × raw p99 + 1 ms = {goal:6.3f} ms: {verdict}")
     print(f"daemon start → READY                {d['ready_s'] * 1000:8.1f} ms")
     print(f"daemon RSS after the run            {d['rss'] / 2**20:8.1f} MiB")
     print(f"daemon idle CPU (10 s)              {d['idle_cpu'] * 100:8.2f} %")

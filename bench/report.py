@@ -413,7 +413,7 @@ def markdown(r: dict[str, Any], quick: bool) -> str:
         row("overlay latency", str(ov), "", "")
     dl = r.get("daemon_latency")
     if isinstance(dl, dict):
-        goal = 2 * dl["raw"]["p99_ms"] + 1.0  # issue 20: p99 ≤ 2 × raw p99 + 1 ms
+        goal = 2 * dl["raw"]["p99_ms"] + 1.0  # the goal: p99 ≤ 2 × raw p99 + 1 ms
         verdict = "met" if dl["daemon"]["p99_ms"] <= goal else "NOT met"
         row("table frame (emulator pty) → daemon → MQTT subscriber p50 / p99 "
             f"({dl['daemon']['n']:,} events; goal p99 ≤ 2 × raw p99 + 1 ms)",

@@ -4,7 +4,7 @@ Every use of the log runs in submission order on one database thread, so a long 
 console's records of a game, a backup) never stalls the event loop. A *quick* call (a group
 commit, an outbox delete) runs inline on the loop instead when the thread has nothing to do and
 the disk has been quick: the two thread hand-offs (about 120 µs, and the tail of their wake-ups)
-were a fifth of a table frame's way to the broker (issue 20). Order is kept: inline runs only
+were a fifth of a table frame's way to the broker. Order is kept: inline runs only
 when no thread call is queued or running, and nothing else runs on the loop meanwhile.
 
 A disk that turns slow must not freeze the loop (timers, the broker link, the console): a quick

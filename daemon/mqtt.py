@@ -64,7 +64,7 @@ class Incoming:
     response_topic: str | None
     correlation: bytes | None
     user_properties: tuple[tuple[str, str], ...]
-    #: a retained copy: never executed (a command must be sent to be meant, issue 15)
+    #: a retained copy: never executed (a command must be sent to be meant)
     retain: bool = False
 
 

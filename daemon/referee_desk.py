@@ -3,7 +3,7 @@ run through the input path (logged with their reply, in the group commit) and an
 
 Nothing from outside reaches a topic or a reply unvalidated (daemon/commands.py), and no payload
 ends the handler: an unexpected error is an ``internal`` refusal, a log line with the traceback
-and a counter in ``health`` (issue 15).
+and a counter in ``health``.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ class RefereeDesk:
 
         Nothing from outside reaches a topic or a reply unvalidated (daemon/commands.py), and
         no payload ends this handler: an unexpected error is an ``internal`` refusal, a log line
-        with the traceback and a counter in ``health`` (issue 15)."""
+        with the traceback and a counter in ``health``."""
         name = self.svc.topics.command_name(incoming.topic)
         if name is None:
             self.svc.command_stats.unanswered += 1

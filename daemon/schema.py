@@ -3,7 +3,7 @@
 Commands from outside are checked with :func:`refusals`: ``integer`` means a JSON integer (``1.0``
 is not a seat, although JSON Schema's own ``integer`` accepts it), and the messages name the
 path and the rule broken but never quote the offending value, so a reply echoes nothing from a
-hostile payload (issue 15).
+hostile payload.
 """
 
 from __future__ import annotations

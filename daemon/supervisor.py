@@ -1,6 +1,6 @@
 """The service's task supervisor: a task that dies is restarted with backoff and reported.
 
-A bug in one handler must not take the table down (issue 15): the task that raised is logged
+A bug in one handler must not take the table down: the task that raised is logged
 with its traceback, counted, and started again after a delay that doubles up to a ceiling (and
 starts small again once the task has run for a while). Only what an operator must fix ends the
 daemon: the caller's ``fatal`` predicate says which errors those are (an unwritable event log).

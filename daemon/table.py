@@ -296,7 +296,7 @@ class TableCore:
                         out.append(Repeated(first))
                         continue
                     # a referee command the rules engine refuses is not logged: a refusal
-                    # changes nothing, ``seq`` included (issue 15); judged on the state this
+                    # changes nothing, ``seq`` included; judged on the state this
                     # group has reached so far
                     refused = self._refusal(cs, item.kind, item.body)
                     if refused is not None:
@@ -333,7 +333,7 @@ class TableCore:
     ) -> list[dict[str, Any]] | None:
         """The rejecting violations ``body`` would get on ``cs`` (``None``: it would apply),
         computed without logging it: the reducer is pure, so this is exactly what the fold
-        would do. The daemon does not log a referee command the engine refuses (issue 15)."""
+        would do. The daemon does not log a referee command the engine refuses."""
         if kind != KIND_INPUT:
             return None
         _, events = self.engine.reduce(cs.table, input_from_json(body))

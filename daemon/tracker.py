@@ -159,7 +159,7 @@ class SensorTracker:
     async def _next(self, reader: asyncio.Task[None] | None) -> Item:
         """The next item; raises once the RFID readers' task has stopped. Without readers, or
         with an item waiting, no ``asyncio.wait``: its futures and callbacks were a tenth of a
-        table frame's way through the daemon (issue 20)."""
+        table frame's way through the daemon."""
         if reader is None:
             return await self._queue.get()
         if reader.done():

@@ -1,4 +1,4 @@
-"""The write-ahead log's checkpoints, off the input path (issue 20).
+"""The write-ahead log's checkpoints, off the input path.
 
 SQLite copies the WAL back into the database file when a commit finds 1,000 pages in it
 (``wal_autocheckpoint``): in the daemon that was every ~150th group commit, 0.6-1 ms more on that

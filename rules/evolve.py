@@ -3,7 +3,7 @@
 
 Every input folds the table state into a new value with a handful of ``replace`` calls, and the
 state classes have tens of fields: :func:`dataclasses.replace` rebuilds the keyword arguments and
-runs the generated ``__init__`` for each, which was half the time of a replay (issue 20). Here
+runs the generated ``__init__`` for each, which was half the time of a replay. Here
 the three state classes (``TableState``, ``HandState``, ``SeatState``: no slots, no
 ``__post_init__``) are copied by their instance dict (one C copy and update); every other class
 gets, once, a generated function that copies the slots straight into a new instance (the slot

@@ -300,7 +300,7 @@ def input_to_json(value: Input) -> dict[str, Any]:
 
 def _dec(tp: Any, value: Any, where: str) -> Any:
     simple = _SIMPLE.get(tp) if isinstance(tp, type) or tp is Any else None
-    if simple is not None:  # most fields: no get_origin (issue 20, the daemon's input path)
+    if simple is not None:  # most fields: no get_origin (the daemon's input path)
         return simple(value, where)
     origin = get_origin(tp)
     if origin in (types.UnionType, typing.Union):

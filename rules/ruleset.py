@@ -1,9 +1,10 @@
 """Rulesets as data.
 
 Each ruleset is one TOML file in ``rules/rulesets/`` holding every parameter in which the rulebooks
-differ (``../shared/rules/RULESETS.md`` section 6). A file may ``extends = "other"`` and override
-some keys; :func:`load_ruleset` resolves the chain and validates the result strictly: an unknown
-key, a wrong type or a missing value fails with the file, the key and the expected type.
+differ (each file's comments cite the articles, its ``sources`` the rulebooks). A file may
+``extends = "other"`` and override some keys; :func:`load_ruleset` resolves the chain and
+validates the result strictly: an unknown key, a wrong type or a missing value fails with the
+file, the key and the expected type.
 
 Nothing else in jantaku branches on a ruleset's name: code asks for a parameter instead.
 """

@@ -1,4 +1,4 @@
-"""Seats and winds (``../shared/spec/table-geometry.md``, "Seats").
+"""Seats and winds (``docs/table-geometry.md``, "Seats").
 
 Seats 0..3 are the four physical sides of the table, numbered in the order of play
 (counter-clockwise seen from above). They are fixed to the hardware and never rotate; winds do.

@@ -1,4 +1,4 @@
-"""Wall geometry, exactly as ``../shared/spec/table-geometry.md`` fixes it.
+"""Wall geometry, exactly as ``docs/table-geometry.md`` fixes it.
 
 Positions are ``(seat, stack, layer)``: the wall in front of ``seat``, stacks 1..17 counted from
 that seat's right-hand end, ``top`` or ``bottom``. The *ring* is the order in which tiles leave

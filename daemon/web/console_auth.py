@@ -12,7 +12,7 @@
   ``max_failures`` failures the next attempt waits 1 s, then 2, 4, 8 ... up to ``lockout``
   seconds; a success, or ``window`` seconds without a failure, forgets them. A stranger guessing
   "alice" from another device therefore slows only that device: the referee's own device logs in
-  at once (issue 15: the lock was per user name, so five wrong logins from anywhere locked the
+  at once (the lock was per user name, so five wrong logins from anywhere locked the
   referee out, renewable for ever). One address guessing many names is throttled too, from
   ``ADDRESS_FACTOR`` x ``max_failures`` failures. A refused attempt derives nothing, so it
   cannot be used to burn the table's CPU. (Behind a reverse proxy every login comes from the

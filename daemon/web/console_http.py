@@ -81,7 +81,7 @@ async def read_body(request: web.Request) -> dict[str, Any]:
     if request.content_type != "application/json":
         raise ConsoleError("bad_request", "expected Content-Type: application/json")
     # the MQTT commands' bounds (daemon/bounded_json.py: 64 KiB, depth 32, no NaN, valid
-    # strings): a console body is a command too (issue 15)
+    # strings): a console body is a command too
     raw = await request.content.read(bounded_json.MAX_BYTES + 1)
     try:
         data = bounded_json.load(raw)

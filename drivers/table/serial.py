@@ -9,7 +9,7 @@ selectable descriptor, which every POSIX serial device has (this daemon runs on 
 
 Reads and writes use the descriptor pyserial opened (non-blocking, its termios set) directly:
 pyserial's own ``read`` and ``write`` wrap every call in a ``select`` (two more system calls and
-~20 µs a table frame and its ACK, on the daemon's input path: issue 20). A read of nothing from
+~20 µs a table frame and its ACK, on the daemon's input path). A read of nothing from
 a readable descriptor is a port that went away, as pyserial says. Table-link frames are far
 smaller than the kernel's tty buffer, so a write finishes at once in practice; what it leaves
 goes through pyserial's ``write``, which ``write_timeout`` bounds.

@@ -1,6 +1,6 @@
 """Where a tile sensor sees tiles: a zone of the table, at a seat or shared.
 
-The table's sensing surfaces (``../shared/spec/table-geometry.md``): each seat has a hand rack, a
+The table's sensing surfaces (``docs/table-geometry.md``): each seat has a hand rack, a
 river (discards) and a meld area at its right; the dora indicator spot belongs to no seat.
 """
 

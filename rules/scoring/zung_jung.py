@@ -18,9 +18,9 @@ For the settlement code, the two entry points:
 
 Pattern values come from the ruleset (``[zung_jung.patterns]``): every one of the 44 keys must
 be there (:func:`pattern_values`), so a venue TOML with ``extends = "wmc"`` can change any of
-them and a misspelt key is an error, not a silent zero. Sources are cited by the tags of
-``../shared/rules/ZUNG-JUNG-WSOM.md`` ([MTS], [MTN], [WDs], ...); ``docs/zung-jung.md`` has the
-table of values and where later versions differ.
+them and a misspelt key is an error, not a silent zero. Sources are cited by their tags
+([MTS], [MTN], [WDs], ...: the WMC's Zung Jung v1.03 sources); ``docs/zung-jung.md`` has the
+tags, the table of values and where later versions differ.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Wall geometry exactly as ../shared/spec/table-geometry.md states it (S §11-12, §24, §34;
+"""Wall geometry exactly as docs/table-geometry.md states it (S §11-12, §24, §34;
 M 2-2..2-6, 3-4-5/6; μ §9, §14, §16; W 开门-1..4, 配牌)."""
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Every message is a frozen dataclass whose constructor validates it, so a message that exists is a
 valid one. Each has ``payload()``/``from_payload()`` (the bytes inside a frame, see
 docs/protocol/table-link.md §6) and ``to_json()``/``from_json()`` (stable snake_case keys, ``type``
-first). Names follow ../shared/spec/table-geometry.md: seats 0..3, stacks 1..17, layers top/bottom,
+first). Names follow docs/table-geometry.md: seats 0..3, stacks 1..17, layers top/bottom,
 ring indices 0..135; tiles use the mjai notation of :mod:`rules.tiles` (``"5mr"`` is a red five).
 """
 
