@@ -38,6 +38,7 @@ sys.path.insert(0, str(REPO))
 from daemon.auth import derive_key, format_key  # noqa: E402
 from daemon.cli.referee import build_command, send  # noqa: E402
 from daemon.topics import Topics  # noqa: E402
+from hil.kit import die_with_parent, reaped  # noqa: E402
 from hil.table_controller import PtyTableController, TableController  # noqa: E402
 
 PASSWORD = "bench password"
@@ -125,59 +126,61 @@ level = "warning"
 """)
         env = {**os.environ, "NOTIFY_SOCKET": str(work / "notify.sock")}
         t_start = time.perf_counter()
+        # the daemon's stdout is not the caller's (a script reading --json sees EOF when the bench
+        # ends), and the daemon goes with the bench: by return, exception or SIGKILL alike
         proc = subprocess.Popen(
             [str(REPO / ".venv" / "bin" / "jantaku"), "run", "--config", str(cfg)],
-            env=env,
+            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=open(work / "daemon.log", "wb"),  # noqa: SIM115
+            preexec_fn=die_with_parent,
         )
-        ready_s = None
-        while ready_s is None:
-            try:
-                if notify.recv(4096).startswith(b"READY=1"):
-                    ready_s = time.perf_counter() - t_start
-            except BlockingIOError:
-                if proc.poll() is not None:
-                    raise SystemExit((work / "daemon.log").read_text()) from None
-                await asyncio.sleep(0.002)
-        first: dict[int, int] = {}
-        arrived = asyncio.Event()
-        async with aiomqtt.Client(host, port, protocol=aiomqtt.ProtocolVersion.V5) as sub:
-            await sub.subscribe(topics.events, qos=1)
+        with reaped(proc, grace_s=20):
+            ready_s = None
+            while ready_s is None:
+                try:
+                    if notify.recv(4096).startswith(b"READY=1"):
+                        ready_s = time.perf_counter() - t_start
+                except BlockingIOError:
+                    if proc.poll() is not None:
+                        raise SystemExit((work / "daemon.log").read_text()) from None
+                    await asyncio.sleep(0.002)
+            first: dict[int, int] = {}
+            arrived = asyncio.Event()
+            async with aiomqtt.Client(host, port, protocol=aiomqtt.ProtocolVersion.V5) as sub:
+                await sub.subscribe(topics.events, qos=1)
 
-            async def reader() -> None:
-                async for m in sub.messages:
-                    body = json.loads(m.payload)
-                    first.setdefault(body["input_seq"], time.perf_counter_ns())
-                    arrived.set()
+                async def reader() -> None:
+                    async for m in sub.messages:
+                        body = json.loads(m.payload)
+                        first.setdefault(body["input_seq"], time.perf_counter_ns())
+                        arrived.set()
 
-            task = asyncio.create_task(reader())
-            key = derive_key("bench", PASSWORD, 1000)
-            start = {"ruleset": "mleague", "first_dealer": 0, "names": ["a", "b", "c", "d"]}
-            topic, payload = build_command(table, "new_game", "bench", key, start)
-            reply = await send(host, port, table, topic, payload)
-            assert reply is not None and reply["status"] == "ok", reply
-            seq = int(reply["input_seq"])
-            lat = []
-            events_before = 0
-            cpu_frames0, _ = proc_stat(proc.pid)
-            for i in range(n):
-                seq += 1
-                t0 = time.perf_counter_ns()
-                ctl.roll_dice(1 + i % 6, 1 + (i // 6) % 6)  # one frame into the pty
-                while seq not in first:
-                    arrived.clear()
-                    await arrived.wait()
-                lat.append((first[seq] - t0) / 1e6)
-            cpu_frames, _ = proc_stat(proc.pid)
-            cpu_frames -= cpu_frames0
-            await asyncio.sleep(0.5)
-            events = events_before + len(first)
-            cpu0, _ = proc_stat(proc.pid)
-            await asyncio.sleep(10)
-            cpu1, rss = proc_stat(proc.pid)
-            task.cancel()
-        proc.terminate()
-        proc.wait(20)
+                task = asyncio.create_task(reader())
+                key = derive_key("bench", PASSWORD, 1000)
+                start = {"ruleset": "mleague", "first_dealer": 0, "names": ["a", "b", "c", "d"]}
+                topic, payload = build_command(table, "new_game", "bench", key, start)
+                reply = await send(host, port, table, topic, payload)
+                assert reply is not None and reply["status"] == "ok", reply
+                seq = int(reply["input_seq"])
+                lat = []
+                events_before = 0
+                cpu_frames0, _ = proc_stat(proc.pid)
+                for i in range(n):
+                    seq += 1
+                    t0 = time.perf_counter_ns()
+                    ctl.roll_dice(1 + i % 6, 1 + (i // 6) % 6)  # one frame into the pty
+                    while seq not in first:
+                        arrived.clear()
+                        await asyncio.wait_for(arrived.wait(), 30)  # a lost frame ends the bench
+                    lat.append((first[seq] - t0) / 1e6)
+                cpu_frames, _ = proc_stat(proc.pid)
+                cpu_frames -= cpu_frames0
+                await asyncio.sleep(0.5)
+                events = events_before + len(first)
+                cpu0, _ = proc_stat(proc.pid)
+                await asyncio.sleep(10)
+                cpu1, rss = proc_stat(proc.pid)
+                task.cancel()
     notify.close()
     return {
         "latency": lat,

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from hil.errors import MissingToolError, ProcessStartError
-from hil.kit import free_port
+from hil.kit import die_with_parent, free_port
 
 MOSQUITTO_PATHS = ("/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto")
 
@@ -37,15 +37,6 @@ def listening(port: int, host: str = "127.0.0.1") -> bool:
     with socket.socket() as s:
         s.settimeout(0.2)
         return s.connect_ex((host, port)) == 0
-
-
-def _die_with_parent() -> None:
-    """In the child: SIGTERM when the parent dies, even by SIGKILL (Linux prctl
-    PR_SET_PDEATHSIG), so a killed demo leaves no broker behind."""
-    import ctypes
-
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)
 
 
 class PrivateBroker:
@@ -72,13 +63,13 @@ class PrivateBroker:
         with open(self.workdir / "mosquitto.log", "ab") as out:
             self.proc = subprocess.Popen([self.binary, "-c", str(path)], stdout=out,
                                          stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                         start_new_session=True, preexec_fn=_die_with_parent)
+                                         start_new_session=True, preexec_fn=die_with_parent)
         deadline = time.monotonic() + timeout
         while not listening(self.port):
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 self.stop()
                 raise ProcessStartError(f"mosquitto did not start on port {self.port}: "
-                                   f"{(self.workdir / 'mosquitto.log').read_text()[-500:]}")
+                                        f"{(self.workdir / 'mosquitto.log').read_text()[-500:]}")
             time.sleep(0.05)
         return self
 

@@ -9,9 +9,12 @@ of speed (speed is measured by bench/, not by timed tests).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import signal
 import socket
-from collections.abc import Callable
+import subprocess
+from collections.abc import Callable, Iterator
 from typing import Final
 
 from hil.errors import EmulatorTimeout
@@ -41,3 +44,29 @@ async def until(cond: Callable[[], object], timeout: float = 30.0, interval: flo
                 await asyncio.sleep(interval)
     except TimeoutError:
         raise EmulatorTimeout(f"condition not met in {timeout} s") from None
+
+
+def die_with_parent() -> None:
+    """In a child (``preexec_fn``): SIGTERM when the parent dies, even by SIGKILL (Linux prctl
+    PR_SET_PDEATHSIG), so a killed test, bench or demo leaves no process behind."""
+    import ctypes
+
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)
+
+
+@contextlib.contextmanager
+def reaped(proc: subprocess.Popen[bytes],
+           grace_s: float = 10.0) -> Iterator[subprocess.Popen[bytes]]:
+    """``proc`` is gone when the block ends, by return, exception or timeout alike: SIGTERM,
+    then SIGKILL after ``grace_s`` seconds."""
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(grace_s)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
