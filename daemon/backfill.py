@@ -73,9 +73,9 @@ class Request:
 class BackfillRefused(DaemonError, ValueError):
     """A request answered with an error reply (``code``, ``message``)."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, rid: str | None = None) -> None:
         super().__init__(message)
-        self.code, self.message = code, message
+        self.code, self.message, self.rid = code, message, rid
 
 
 def parse_request(client: str, private: bool, payload: bytes) -> Request:
@@ -92,17 +92,18 @@ def parse_request(client: str, private: bool, payload: bytes) -> Request:
     if body.get("schema") != SCHEMA_BACKFILL_REQUEST:
         got = body.get("schema")
         raise BackfillRefused("bad_request",
-                              f"schema: expected {SCHEMA_BACKFILL_REQUEST!r}, got {got!r}")
+                              f"schema: expected {SCHEMA_BACKFILL_REQUEST!r}, got {got!r}", rid)
     unknown = sorted(set(body) - {"schema", "id", "from_seq", "until_seq"})
     if unknown:
-        raise BackfillRefused("bad_request", f"unknown field {unknown[0]!r}")
+        raise BackfillRefused("bad_request", f"unknown field {unknown[0]!r}", rid)
     first, last = body.get("from_seq"), body.get("until_seq")
     if not isinstance(first, int) or not _positive(first):
-        raise BackfillRefused("bad_request", f"from_seq: expected an integer >= 1, got {first!r}")
+        raise BackfillRefused("bad_request",
+                              f"from_seq: expected an integer >= 1, got {first!r}", rid)
     if last is not None and (not isinstance(last, int) or not _positive(last) or last < first):
         raise BackfillRefused(
-            "bad_request", f"until_seq: expected an integer >= from_seq ({first}), got {last!r}"
-        )
+            "bad_request", f"until_seq: expected an integer >= from_seq ({first}), got {last!r}",
+            rid)
     return Request(client, private, rid, first, last)
 
 
@@ -260,6 +261,8 @@ class Backfill:
         exc: BackfillRefused,
     ) -> None:
         body = self._head(req, "error")
+        if req is None:
+            body["id"] = exc.rid
         body["error"] = {"code": exc.code, "message": exc.message}
         await publish(self.topics.backfill_reply(client, private=private), dumps(body))
 
