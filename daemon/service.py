@@ -10,6 +10,7 @@ stalls the loop, a group commit inline while the disk is quick: :mod:`daemon.log
 * one task per driver (table link, buttons), each feeding the input queue;
 * ``health``: publishes ``health`` and ``state/timers``, feeds the systemd watchdog only while the
   inputs, drivers and MQTT tasks are healthy.
+* ``backfill``: answers requests for past events (:mod:`daemon.backfill`, docs/mqtt.md).
 
 READY=1 goes to systemd once the log is recovered, the drivers are started and the broker is
 connected -- or after ``ready_timeout`` seconds without a broker, because a table must play on
