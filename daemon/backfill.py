@@ -192,6 +192,11 @@ class Backfill:
         self.served = 0
         self.refused = 0
 
+    def keep_recent(self, n: int) -> None:
+        """Keep the newest ``n`` events in memory (0: every answer folded from the log, the
+        worst case that bench/backfill_pacing.py measures)."""
+        self._recent = deque(self._recent, maxlen=n)
+
     # ------------------------------------------------------------------ the hot path's side
     def remember(self, applied: Iterable[Applied]) -> None:
         """After a group commit: the new events' text (a deque append each, nothing else)."""
