@@ -15,8 +15,8 @@ says where it stopped: ask again), :data:`CHUNK` events a message, each chunk's 
 before the next, :data:`RATE` events a second for all requesters together, one request at a
 time, one queued per requester, :data:`QUEUE` queued in all. Recent events come from memory;
 older ones are folded again from the log on a thread of their own, with their own read-only SQLite
-connection (never the database thread that commits the inputs), in slices separated by pauses
-as long as the slice took.
+connection (never the database thread that commits the inputs), in slices of :data:`SLICE`
+inputs, each followed by a pause twice as long as it took.
 """
 
 from __future__ import annotations
@@ -53,7 +53,10 @@ QUEUE: Final = 8
 #: the newest events kept in memory (their JSON text): a gap after a broker restart is recent
 RECENT: Final = 4096
 #: inputs folded per slice when an event is older than memory
-SLICE: Final = 100
+SLICE: Final = 25
+#: after each slice, a pause this many times as long as the slice took: the fold takes at most
+#: a third of one core from live play (bench/backfill_pacing.py)
+PAUSE_FACTOR: Final = 2.0
 #: a request payload's size bound
 MAX_REQUEST_BYTES: Final = 1024
 
@@ -334,5 +337,5 @@ class Backfill:
             while len(pending) >= CHUNK or (done and pending):
                 yield pending[:CHUNK]
                 pending = pending[CHUNK:]
-            # the fold shares the CPU with live play: pause as long as the slice took
-            await asyncio.sleep(time.monotonic() - began)
+            # the fold shares the CPU (and the GIL) with live play
+            await asyncio.sleep((time.monotonic() - began) * PAUSE_FACTOR)
