@@ -29,7 +29,7 @@ import ssl
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import aiomqtt
 from paho.mqtt.packettypes import PacketTypes
@@ -95,6 +95,14 @@ def tls_context(cfg: MqttConfig) -> ssl.SSLContext | None:
 _Sent = tuple[list[Outgoing], list[asyncio.Future[int]]]
 
 
+class RequestRoute(Protocol):
+    """Requests on topics of their own (daemon/backfill.py): ``offer`` says whether it took it."""
+
+    filters: tuple[str, ...]
+
+    def offer(self, topic: str, payload: bytes) -> bool: ...
+
+
 class BrokerLink:
     """Keeps one table connected to its broker, forever (until :meth:`stop`)."""
 
@@ -133,6 +141,9 @@ class BrokerLink:
         self.nodelay: bool | None = None
         self.retained_topics: dict[str, str] = {}
         self.command_errors = 0
+        #: requests other than commands (daemon/backfill.py): subscribed on connect
+        self.requests: RequestRoute | None = None
+        self._acks: Acks | None = None
 
     # ------------------------------------------------------------------ what the service feeds
 
@@ -232,6 +243,7 @@ class BrokerLink:
             except* _Stop:
                 await self._goodbye(acks)
             finally:
+                self._acks = None
                 acks.fail_all(aiomqtt.MqttError("connection closed"))
 
     async def _on_connected(self, client: aiomqtt.Client, acks: Acks) -> None:
@@ -247,6 +259,10 @@ class BrokerLink:
             await client.subscribe(self.topics.cmd_filter, options=opts)
         else:
             await client.subscribe(self.topics.cmd_filter, qos=1)
+        if self.requests is not None:
+            for flt in self.requests.filters:
+                await client.subscribe(flt, qos=1)
+        self._acks = acks
         online = status_payload("online", self.topics.table, since=_iso_now())
         async with asyncio.timeout(ACK_TIMEOUT):
             await acks.publish(self.topics.status, online, qos=1, retain=True)
@@ -273,6 +289,9 @@ class BrokerLink:
             props = message.properties
             payload = message.payload if isinstance(message.payload, bytes) else b""
             topic = str(message.topic)
+            if self.requests is not None and not message.retain and payload \
+                    and self.requests.offer(topic, payload):
+                continue
             if message.retain:
                 self._retained_command(topic, payload, acks)
                 continue
@@ -332,6 +351,19 @@ class BrokerLink:
             self.retained_topics[topic] = "cleared" if cleared else "not_cleared"
 
         fut.add_done_callback(done)
+
+    async def publish_reply(self, topic: str, payload: bytes) -> bool:
+        """Publish one reply at QoS 1 and wait for its PUBACK: whether the broker took it
+        (``False`` while disconnected: the requester asks again)."""
+        acks = self._acks
+        if acks is None:
+            return False
+        try:
+            async with asyncio.timeout(ACK_TIMEOUT):
+                code = await acks.publish(topic, payload, qos=1)
+        except (TimeoutError, ValueError, aiomqtt.MqttError):
+            return False
+        return code < 0x80
 
     def command_health(self) -> dict[str, Any]:
         stuck = sorted(t.encode("ascii", "backslashreplace").decode()[:200]

@@ -16,7 +16,8 @@ from typing import Any, cast
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
 
-NAMES = ("event", "state", "status", "scores", "timers", "links", "health", "command", "reply")
+NAMES = ("event", "state", "status", "scores", "timers", "links", "health", "command", "reply",
+         "backfill_request", "backfill")
 
 
 def _is_int(checker: Any, instance: Any) -> bool:

@@ -10,6 +10,7 @@ stalls the loop, a group commit inline while the disk is quick: :mod:`daemon.log
 * one task per driver (table link, buttons), each feeding the input queue;
 * ``health``: publishes ``health`` and ``state/timers``, feeds the systemd watchdog only while the
   inputs, drivers and MQTT tasks are healthy.
+* ``backfill``: answers requests for past events (:mod:`daemon.backfill`, docs/mqtt.md).
 
 READY=1 goes to systemd once the log is recovered, the drivers are started and the broker is
 connected -- or after ``ready_timeout`` seconds without a broker, because a table must play on
@@ -29,6 +30,7 @@ from typing import Any, ParamSpec, Protocol, TypeVar
 
 from daemon import clocks as dc
 from daemon import commands as dcmd
+from daemon.backfill import Backfill
 from daemon.clock_sync import read_clock
 from daemon.config import Config
 from daemon.engine import Engine
@@ -162,6 +164,9 @@ class Service:
             self.handle_command,
             backoff=mqtt_backoff,
         )
+        self.backfill = Backfill(self.topics, config.eventlog.path, engine,
+                                 lambda: self.core.state.event_seq)
+        self.link.requests = self.backfill
         self.retained = RetainedState(
             self.core, self.link, self.topics, interval=config.mqtt.state_interval,
             last_event=lambda: self.stats.last_event, wall_ns=wall_ns, mono_ns=mono_ns,
@@ -264,6 +269,7 @@ class Service:
             self._spawn(f"driver:{driver.name}", lambda d=driver: d.run(self))  # type: ignore[misc]
         self._spawn("health", self._health_loop)
         self._spawn("wal", self.wal.run)
+        self._spawn("backfill", lambda: self.backfill.run(self.link.publish_reply))
         if self.config.web is not None:
             from daemon.web.runtime import run_web
 
@@ -354,6 +360,7 @@ class Service:
         """Right after a group commit, before its submitters are answered: hand the events to
         the outbox and wake its task, which then runs before the drivers' acknowledgements."""
         if any(a.events for a in applied):
+            self.backfill.remember(applied)
             self.outbox.offer(applied)
             self.link.notify_outbox()
 

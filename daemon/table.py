@@ -220,6 +220,12 @@ class TableCore:
             )
         return out
 
+    def refold(self, cs: CoreState, rec: Record) -> tuple[CoreState, list[dict[str, Any]]]:
+        """``rec`` folded again on ``cs``: the state after it and its envelopes, the same bytes
+        as when it was applied (daemon/backfill.py serves past events with this)."""
+        after, bodies = self._fold(cs, rec)
+        return after, self._envelopes(rec, cs.event_seq + 1, after.hand, bodies)
+
     def _commit(
         self, rec: Record, before: CoreState, after: CoreState, bodies: list[Any]
     ) -> Applied:

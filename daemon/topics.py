@@ -24,6 +24,8 @@ SCHEMA_LINKS: Final = "jantaku/links/1"
 SCHEMA_HEALTH: Final = "jantaku/health/1"
 SCHEMA_COMMAND: Final = "jantaku/command/1"
 SCHEMA_REPLY: Final = "jantaku/reply/1"
+SCHEMA_BACKFILL_REQUEST: Final = "jantaku/backfill-request/1"
+SCHEMA_BACKFILL: Final = "jantaku/backfill/1"
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,3 +91,27 @@ class Topics:
             return None
         name = topic[len(prefix) :]
         return name if name and "/" not in name else None
+
+    # ------------------------------------------------------------------ backfill (docs/mqtt.md)
+    def backfill_request(self, client: str, *, private: bool) -> str:
+        """Where ``client`` asks for past events: under ``private/`` for the full stream (only
+        the private readers may write there, systemd/mosquitto/jantaku.acl)."""
+        return f"{self.base}/{'private/' if private else ''}backfill/request/{client}"
+
+    def backfill_reply(self, client: str, *, private: bool) -> str:
+        """Where the answer to ``client`` goes: under the tree its request came from."""
+        return f"{self.base}/{'private/' if private else ''}backfill/reply/{client}"
+
+    @property
+    def backfill_filters(self) -> tuple[str, str]:
+        return (self.backfill_request("+", private=False),
+                self.backfill_request("+", private=True))
+
+    def backfill_requester(self, topic: str) -> tuple[str, bool] | None:
+        """``(client, private)`` of a request topic, ``None`` for any other topic."""
+        for private in (False, True):
+            prefix = self.backfill_request("", private=private)
+            if topic.startswith(prefix):
+                client = topic[len(prefix):]
+                return (client, private) if client and "/" not in client else None
+        return None

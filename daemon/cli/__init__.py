@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "log": ("log", "event log tools: export a game"),
     "demo": ("demo", "run the daemon against the built-in table simulator, with the overlay"),
     "referee": ("referee", "send referee commands to a table"),
+    "follow": ("follow", "print a table's events once each in seq order, gaps filled from its log"),
 }
 
 

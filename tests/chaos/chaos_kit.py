@@ -169,3 +169,25 @@ def assert_consistent(
     assert not missing, f"{len(missing)} events never arrived: {missing[:20]}"
     assert seqs == sorted(seqs), "events arrived out of seq order"
     assert got == ref.envelopes, "the delivered events differ from the fault-free run"
+
+
+# --------------------------------------------------------------------------- the shipped broker
+SHIPPED_CONF = Path(__file__).resolve().parents[2] / "systemd" / "mosquitto" / "jantaku.conf"
+#: the options of the shipped jantaku.conf that decide what a crash loses
+PERSISTENCE_KEYS = ("set_tcp_nodelay", "persistence", "autosave_on_changes", "autosave_interval",
+                    "max_inflight_messages", "max_queued_messages")
+
+
+def shipped_broker_settings(workdir: Path) -> str:
+    """The shipped broker's global settings, word for word from systemd/mosquitto/jantaku.conf
+    (everything before its first listener), with the persistence location the stock
+    mosquitto.conf would give (here: ``workdir``): what a test broker needs to lose exactly
+    what a venue broker loses."""
+    lines = []
+    for line in SHIPPED_CONF.read_text().splitlines():
+        if line.startswith("listener "):
+            break
+        if line.split(" ", 1)[0] in PERSISTENCE_KEYS:
+            lines.append(line)
+    assert {x.split(" ", 1)[0] for x in lines} == set(PERSISTENCE_KEYS), lines
+    return "\n".join([*lines, f"persistence_location {workdir}/", ""])

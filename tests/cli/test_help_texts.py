@@ -49,6 +49,8 @@ def described_options(text: str) -> dict[str, str]:
         (("tiles", "enroll"), ["state", "--no-aka", "--tile", "--forget", "--evdev", "--serial",
                                "--baud"]),
         (("tiles", "detect"), ["image", "--model", "--classes", "--threshold"]),
+        (("follow",), ["--table", "--mqtt-host", "--mqtt-port", "--username", "--password-file",
+                       "--private", "--from-seq", "--until-seq", "--idle-exit"]),
     ],
 )
 def test_every_option_has_a_description_and_there_is_an_example(

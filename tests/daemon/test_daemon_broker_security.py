@@ -75,7 +75,8 @@ def venue(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Venue]:
     tls_port, local_port, ws_port = (daemon_kit.free_port() for _ in range(3))
     conf = (SHIPPED / "jantaku.conf").read_text()
     conf = conf.replace("/etc/mosquitto/", f"{etc}/")
-    conf = conf.replace("/var/lib/mosquitto/", f"{tmp_path}/")
+    # the stock main mosquitto.conf gives the location (tests/daemon/test_broker_stock_layout.py)
+    conf += f"\npersistence_location {tmp_path}/\n"
     conf = re.sub(r"^listener 8883$", f"listener {tls_port} 127.0.0.1", conf, flags=re.M)
     conf = re.sub(r"^listener 1883 ", f"listener {local_port} ", conf, flags=re.M)
     conf = re.sub(r"^listener 9001$", f"listener {ws_port} 127.0.0.1", conf, flags=re.M)
