@@ -468,10 +468,11 @@ class Undone(Event):
 
 
 # --- outcome JSON (HandOutcome has no codec of its own) ----------------------------------------
-def manual_to_json(m: ManualValue | None) -> dict[str, int] | None:
+def manual_to_json(m: ManualValue | None) -> dict[str, Any] | None:
     if m is None:
         return None
-    return {"han": m.han, "fu": m.fu, "yakuman": m.yakuman, "points": m.points}
+    return {"han": m.han, "fu": m.fu, "yakuman": m.yakuman, "points": m.points,
+            "yaku": [[name, han] for name, han in m.yaku]}
 
 
 def win_to_json(w: Win, aka: bool = True) -> dict[str, Any]:
