@@ -241,6 +241,17 @@ class IndicatorCorrected(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class IndicatorWithdrawn(Event):
+    """M 4-5-5, S §43-8: a kan indicator turned before its moment for a kan that was then
+    robbed (chankan): the robbed kan is not established, so its indicator does not count."""
+
+    TYPE: ClassVar[str] = "indicator_withdrawn"
+    number: int  # the indicator's place (1.. = kan indicators), as dora_revealed numbered it
+    position: Position | None
+    tile: Tile | None
+
+
+@dataclass(frozen=True, slots=True)
 class Dealt(Event):
     TYPE: ClassVar[str] = "deal_done"
     counts: tuple[int, ...]

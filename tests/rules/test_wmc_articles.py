@@ -170,3 +170,13 @@ def test_w_xiang_gong_4_a_long_hand_loses_its_calls_too() -> None:
     recorded(h, Draw(S3), "draw_out_of_turn", article="W 摸打-1")
     h.discard(S0, "3m")
     rejected(h, Call(S3, "pon", h.tiles(S3, "33m")), "dead_hand_call", article="W 相公")
+
+
+def test_w_qiang_gang_3_no_ron_on_a_concealed_kong() -> None:
+    """W 抢杠-3: a concealed kong cannot be robbed; the refusal names that article, not the
+    call-after-draw of W 摸打-4 (issue 28)."""
+    h = Hand(W, hands={S0: "1111m456p789s112z", S1: "23m456p789s11333z"}, draws="5z")
+    h.send(Ankan(S0, h.four(S0, "1m")))
+    rejected(h, Ron(S1), "chankan_of_ankan", article="W 抢杠-3")
+    assert h.h.step == "rinshan"  # the kan stands; its replacement is drawn next
+    h.rinshan(S0)
