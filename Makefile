@@ -20,6 +20,7 @@ demo: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+	$(BIN)/python bin/deadcode
 
 test: $(STAMP)
 	bash bin/ensure-services

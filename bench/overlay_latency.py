@@ -24,6 +24,7 @@ from daemon.web.server import serve
 from daemon.web.view import overlay_view
 from hil.browser import chromium
 from hil.simulator import GameSimulator
+from rules.table_view import table_view
 
 PROBE = """
 window.__lat = [];
@@ -80,7 +81,7 @@ def main() -> int:
         t0 = time.perf_counter()
         for sim in games():
             seq += 1
-            view = overlay_view(sim.state.snapshot(), table="bench", seq=seq)
+            view = overlay_view(table_view(sim.state), table="bench", seq=seq)
             view["applied_ms"] = time.time() * 1000.0
             asyncio.run_coroutine_threadsafe(hub.publish(view), loop).result(5)
             if seq >= args.events:

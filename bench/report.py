@@ -44,7 +44,7 @@ BENCH = REPO / "bench"
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(BENCH))
 
-import venue  # noqa: E402  (bench/venue.py: broker, config and usage helpers)
+import venue_kit  # noqa: E402  (bench/venue_kit.py: broker, config and usage helpers)
 from replay import versus_riichienv  # noqa: E402  (bench/replay.py)
 
 PY = sys.executable
@@ -74,15 +74,15 @@ def run_json(script: str, *args: str, timeout: float = 1800) -> dict[str, Any] |
 @contextlib.contextmanager
 def mosquitto(work: Path) -> Iterator[tuple[int, int]]:
     """A private Mosquitto: (port, pid)."""
-    port = venue.free_port()
+    port = venue_kit.free_port()
     conf = work / "mosquitto.conf"
     user = "user root\n" if os.getuid() == 0 else ""
     conf.write_text(f"{user}listener {port} 127.0.0.1\nallow_anonymous true\n"
                     "persistence false\nset_tcp_nodelay true\n")
-    proc = subprocess.Popen([venue.MOSQUITTO, "-c", str(conf)], stdout=subprocess.DEVNULL,
+    proc = subprocess.Popen([venue_kit.MOSQUITTO, "-c", str(conf)], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     try:
-        venue.wait_port(port)
+        venue_kit.wait_port(port)
         yield port, proc.pid
     finally:
         proc.terminate()
@@ -138,7 +138,7 @@ def bare_python(seconds: float) -> dict[str, float]:
     proc = subprocess.Popen([PY, "-c", "import aiomqtt, sqlite3, time; time.sleep(60)"])
     try:
         time.sleep(min(seconds, 2.0))
-        rss = venue.Usage(proc.pid).rss_mb()
+        rss = venue_kit.Usage(proc.pid).rss_mb()
     finally:
         proc.kill()
         proc.wait()
@@ -149,16 +149,16 @@ def idle_daemon(work: Path, port: int, broker_pid: int, seconds: float) -> dict[
     """``jantaku run``: spawn -> retained ``online``; then CPU and RSS while idle."""
     table = "idle"
     cfg = work / "idle.toml"
-    cfg.write_text(venue.table_config(table, work / "idle.sqlite", port))
+    cfg.write_text(venue_kit.table_config(table, work / "idle.sqlite", port))
     t0 = time.perf_counter()
     jantaku = [PY, "-c", "import sys; from daemon.cli import main; sys.exit(main())"]
     proc = subprocess.Popen([*jantaku, "run", "--config", str(cfg)], cwd=REPO,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        asyncio.run(venue._wait_online(port, [table], timeout=60))
+        asyncio.run(venue_kit.wait_online(port, [table], timeout=60))
         ready = time.perf_counter() - t0
         time.sleep(1.0)
-        usage, broker = venue.Usage(proc.pid), venue.Usage(broker_pid)
+        usage, broker = venue_kit.Usage(proc.pid), venue_kit.Usage(broker_pid)
         c0, b0, w0 = usage.cpu_s(), broker.cpu_s(), time.perf_counter()
         time.sleep(seconds)
         wall = time.perf_counter() - w0
@@ -428,7 +428,7 @@ def markdown(r: dict[str, Any], quick: bool) -> str:
         f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {platform.node()}:"
         f" {os.cpu_count()} CPUs, Python {platform.python_version()},"
         f" {platform.system()} {platform.release()}; {'quick' if quick else 'full'} form,"
-        f" {r['seconds']} s; usage from {venue.usage_source()}.\n\n"
+        f" {r['seconds']} s; usage from {venue_kit.usage_source()}.\n\n"
         "| figure | value | reference (same run) | reference value |\n|---|---|---|---|\n"
     )
     body = "\n".join(f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows)

@@ -27,11 +27,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import venue
+import venue_kit
 
 from hil.netfault import TcpProxy
 
-BRIDGE_CONF = venue.REPO / "systemd" / "mosquitto" / "jantaku-bridge.conf"
+VENUE_SCRIPT = Path(__file__).with_name("venue.py")
+BRIDGE_CONF = venue_kit.REPO / "systemd" / "mosquitto" / "jantaku-bridge.conf"
 #: the venue name the shipped bridge file prefixes every topic with
 VENUE = "osaka"
 #: the events of a game's and a hand's set-up (bench/venue.py SETUP: one burst per hand)
@@ -74,7 +75,7 @@ class Mosquitto:
     def __init__(self, work: Path, name: str, extra: str = "") -> None:
         self.work = work
         self.name = name
-        self.port = venue.free_port()
+        self.port = venue_kit.free_port()
         self.conf = work / f"{name}.conf"
         user = "user root\n" if os.getuid() == 0 else ""
         self.conf.write_text(
@@ -88,11 +89,11 @@ class Mosquitto:
 
     def start(self) -> None:
         self.proc = subprocess.Popen(
-            [venue.MOSQUITTO, "-c", str(self.conf)],
+            [venue_kit.MOSQUITTO, "-c", str(self.conf)],
             stdout=open(self.work / f"{self.name}.log", "ab"),  # noqa: SIM115
             stderr=subprocess.STDOUT,
         )
-        venue.wait_port(self.port)
+        venue_kit.wait_port(self.port)
 
     def stop(self) -> None:
         if self.proc is None:
@@ -207,23 +208,24 @@ def spawn_tables(
     for i in range(len(tables)):
         seed = i % 8  # a handful of distinct games, reused: simulation is not what is measured
         if seed not in scripts:
-            scripts[seed] = venue.game_script(seed + 1, plan.hands, plan.pace, plan.rate)
+            scripts[seed] = venue_kit.game_script(seed + 1, plan.hands, plan.pace, plan.rate)
             (work / f"game-{seed}.json").write_text(json.dumps(scripts[seed]))
-    offsets = venue.start_offsets(
-        [venue.hand_seconds(scripts[i % 8]) for i in range(len(tables))],
+    offsets = venue_kit.start_offsets(
+        [venue_kit.hand_seconds(scripts[i % 8]) for i in range(len(tables))],
         plan.start, plan.start_seed)
     (work / "offsets.json").write_text(json.dumps(dict(zip(tables, offsets, strict=True))))
     for i, table in enumerate(tables):
         seed = i % 8
         inputs += len(scripts[seed])
         cfg = work / f"{table}.toml"
-        cfg.write_text(venue.table_config(table, work / f"{table}.sqlite", port))
+        cfg.write_text(venue_kit.table_config(table, work / f"{table}.sqlite", port))
         procs.append(subprocess.Popen(
-            [sys.executable, venue.__file__, "--child", str(cfg), str(work / f"game-{seed}.json"),
-             str(work / "go"), str(work / f"{table}.done"), str(offsets[i])],
+            [sys.executable, str(VENUE_SCRIPT), "--child", str(cfg),
+             str(work / f"game-{seed}.json"), str(work / "go"), str(work / f"{table}.done"),
+             str(offsets[i])],
             stdout=subprocess.DEVNULL,
             stderr=open(work / f"{table}.log", "wb"),  # noqa: SIM115
-            preexec_fn=venue._normal_priority if plan.isolate else None,
+            preexec_fn=venue_kit.normal_priority if plan.isolate else None,
         ))
     return tables, procs, inputs, offsets
 
@@ -270,7 +272,7 @@ async def _run(plan: Plan, work: Path) -> dict[str, Any]:
                     os.setpriority(os.PRIO_PROCESS, b.proc.pid, -10)
                 os.setpriority(os.PRIO_PROCESS, 0, -10)
             t_spawn = time.monotonic()
-            await venue._wait_online(site.port, tables, timeout=60 + plan.tables * 2.0)
+            await venue_kit.wait_online(site.port, tables, timeout=60 + plan.tables * 2.0)
             result: dict[str, Any] = {
                 "all_ready_s": round(time.monotonic() - t_spawn, 2),
                 # the tables' own starts after "go" (0 for all: --start together)
@@ -301,9 +303,9 @@ async def _play(
     plan: Plan, work: Path, tables: list[str], procs: list[Any], site: Mosquitto,
     proxy: TcpProxy | None, got: Received,
 ) -> dict[str, Any]:
-    usage_d = [venue.Usage(p.pid) for p in procs]
+    usage_d = [venue_kit.Usage(p.pid) for p in procs]
     assert site.proc is not None
-    usage_b = venue.Usage(site.proc.pid)
+    usage_b = venue_kit.Usage(site.proc.pid)
     cpu0 = [u.cpu_s() for u in usage_d]
     cpu_b0 = usage_b.cpu_s()
     t0 = time.monotonic()
@@ -408,13 +410,13 @@ def _verify(
         "out_of_order_tables": out_of_order,
         "order_breaks": breaks[:10],
         "outbox_left": left, "subscriber_connects": got.connects,
-        "latency_p50_ms": round(venue.pct(got.latency_ms, 50), 2),
-        "latency_p99_ms": round(venue.pct(got.latency_ms, 99), 2),
+        "latency_p50_ms": round(venue_kit.pct(got.latency_ms, 50), 2),
+        "latency_p99_ms": round(venue_kit.pct(got.latency_ms, 99), 2),
         "latency_max_ms": round(max(got.latency_ms, default=float("nan")), 2),
         "setup_events": len(got.setup_ms),
-        "setup_latency_p50_ms": round(venue.pct(got.setup_ms, 50), 2),
-        "setup_latency_p99_ms": round(venue.pct(got.setup_ms, 99), 2),
-        "play_latency_p50_ms": round(venue.pct(got.play_ms, 50), 2),
-        "play_latency_p99_ms": round(venue.pct(got.play_ms, 99), 2),
+        "setup_latency_p50_ms": round(venue_kit.pct(got.setup_ms, 50), 2),
+        "setup_latency_p99_ms": round(venue_kit.pct(got.setup_ms, 99), 2),
+        "play_latency_p50_ms": round(venue_kit.pct(got.play_ms, 50), 2),
+        "play_latency_p99_ms": round(venue_kit.pct(got.play_ms, 99), 2),
         "verified": lost == 0 and out_of_order == 0 and left == 0,
     }

@@ -22,6 +22,8 @@ import hmac
 import json
 from typing import Any, Final
 
+from daemon.errors import CredentialError
+
 SCHEME: Final = "pbkdf2-sha256"
 DEFAULT_ITERATIONS: Final = 200_000
 SALT_PREFIX: Final = "jantaku/v1/referee:"
@@ -41,15 +43,15 @@ def parse_key(text: str) -> tuple[int, bytes]:
     """``(iterations, key)`` from a config ``key``; raises ValueError saying what is wrong."""
     parts = text.split("$")
     if len(parts) != 3 or parts[0] != SCHEME:
-        raise ValueError(f"expected '{SCHEME}$<iterations>$<64 hex digits>'")
+        raise CredentialError(f"expected '{SCHEME}$<iterations>$<64 hex digits>'")
     if not parts[1].isdigit() or not 1000 <= int(parts[1]) <= 10**8:
-        raise ValueError("iterations must be an integer 1000..100000000")
+        raise CredentialError("iterations must be an integer 1000..100000000")
     try:
         key = bytes.fromhex(parts[2])
     except ValueError:
-        raise ValueError("the key must be 64 hex digits") from None
+        raise CredentialError("the key must be 64 hex digits") from None
     if len(key) != 32:
-        raise ValueError("the key must be 64 hex digits")
+        raise CredentialError("the key must be 64 hex digits")
     return int(parts[1]), key
 
 

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from drivers.tiles.camera import CameraRead, CameraTiles, run_camera
+from drivers.tiles.errors import FrameSourceError
 
 if TYPE_CHECKING:
     from daemon.service import InputSink
@@ -76,7 +77,7 @@ class CameraDriver:
             self.frames_before += source.frames
             self._counted = None
             source.close()
-        raise RuntimeError(f"camera {self.camera.source!r} stopped delivering frames")
+        raise FrameSourceError(f"camera {self.camera.source!r} stopped delivering frames")
 
     def _emit(self, read: CameraRead) -> None:
         self.reads += 1

@@ -134,7 +134,7 @@ def describe(ev: dict[str, Any]) -> str | None:
         dice = ev.get("dice") or []
         return f"seat {seat} rolls {' + '.join(str(d) for d in dice)} = {sum(dice)}"
     if t == "break_checked":
-        brk = ev.get("brk") or {}
+        brk = ev.get("break") or {}  # the event's key (daemon/schemas: `break`, never `brk`)
         # rules.wall.Break: `count` stacks stay on the right of `seat`'s wall
         return (f"wall opened in seat {brk.get('seat')}'s wall, {brk.get('count')} stacks left on "
                 f"its right ({'ok' if ev.get('ok') else 'WRONG'})")

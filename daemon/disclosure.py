@@ -50,7 +50,7 @@ REDACTED: Final[dict[str, tuple[str, ...]]] = {
     "daemon_bad_input": ("error",),
     "daemon_engine_error": ("error",),
 }
-#: the type a wholly concealed event has on ``events`` (furiten, and any type not listed above)
+#: the type a wholly concealed event has on ``events`` (any type not listed above)
 CONCEALED: Final = "concealed"
 
 

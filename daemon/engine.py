@@ -16,6 +16,7 @@ from typing import Any
 from rules.events import Event
 from rules.inputs import Input
 from rules.table_state import TableState
+from rules.table_view import table_view
 
 Reduce = Callable[[TableState, Input], tuple[TableState, tuple[Event, ...]]]
 
@@ -30,7 +31,7 @@ class Engine:
 
     @staticmethod
     def snapshot(state: TableState) -> dict[str, Any]:
-        return state.snapshot()
+        return table_view(state)
 
 
 def code_digest(*packages: str) -> str:

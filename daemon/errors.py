@@ -30,3 +30,15 @@ class CommandError(DaemonError, ValueError):
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
         self.code = code
+
+
+class CredentialError(DaemonError, ValueError):
+    """A referee key (``pbkdf2-sha256$<iterations>$<hex>``) that cannot be read; says which part."""
+
+
+class UsageError(DaemonError, ValueError):
+    """A command-line argument or input line of a ``jantaku`` tool that cannot be used."""
+
+
+class SchemaError(DaemonError, TypeError):
+    """A type the JSON-schema generator has no schema for (a bug in daemon/schemas' sources)."""

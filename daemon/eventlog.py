@@ -365,9 +365,6 @@ class EventLog:
             cur = db.execute("DELETE FROM commands WHERE received_ns < ?", (before_ns,))
             return int(cur.rowcount)
 
-    def commands_kept(self) -> int:
-        return int(self._db.execute("SELECT COUNT(*) FROM commands").fetchone()[0])
-
     # ------------------------------------------------------------------ table links
     def link_position(self, name: str) -> LinkPosition | None:
         """Where the log stands in table link ``name``'s event stream (None: nothing logged)."""

@@ -39,7 +39,7 @@ from paho.mqtt.subscribeoptions import SubscribeOptions
 from daemon import disclosure
 from daemon.config import MqttConfig
 from daemon.mqtt_paho import Acks, fail_fast_on_close, nodelay
-from daemon.outbox import OutboxSource, Outgoing, dumps, project
+from daemon.outbox import OutboxSource, Outgoing, dumps
 from daemon.topics import SCHEMA_STATUS, Topics
 
 log = logging.getLogger("jantaku.mqtt")
@@ -135,15 +135,6 @@ class BrokerLink:
         self.command_errors = 0
 
     # ------------------------------------------------------------------ what the service feeds
-    def set_retained(self, topic: str, payload: bytes) -> None:
-        """The latest value of a retained topic; ``state`` and ``health`` go out as their public
-        projection, the full ``state`` to ``private/state`` (daemon/disclosure.py)."""
-        if topic == self.topics.state:
-            self._set(self.topics.private_state, payload)
-            payload = project(payload, disclosure.public_state)
-        elif topic == self.topics.health:
-            payload = project(payload, disclosure.public_health)
-        self._set(topic, payload)
 
     def set_retained_json(self, topic: str, body: dict[str, Any]) -> None:
         """:meth:`set_retained` of ``body``, each form encoded once from the dict in hand (the

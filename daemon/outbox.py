@@ -27,6 +27,7 @@ import asyncio
 import json
 import logging
 import sqlite3
+from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -72,17 +73,19 @@ class Outgoing:
         return Outgoing(int(envelope["seq"]), topic, full, public)
 
 
-class OutboxSource:
+class OutboxSource(ABC):
     """What the link needs from the event log (the service runs these on its database thread)."""
 
+    @abstractmethod
     async def fetch(self, limit: int) -> list[Outgoing]:
         """The next events in seq order, at most ``limit``, starting at the first not yet
         acknowledged (after :meth:`restart`) or after the last one fetched."""
-        raise NotImplementedError
 
+    @abstractmethod
     async def ack(self, seqs: list[int]) -> None:
-        raise NotImplementedError
+        """The events of ``seqs`` reached the broker: they leave the outbox."""
 
+    @abstractmethod
     def restart(self) -> None:
         """The events fetched but not acknowledged will be fetched again (a new connection)."""
 

@@ -12,20 +12,24 @@ import asyncio
 import json
 import logging
 import sqlite3
+from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any, ParamSpec, Protocol, TypeVar
 
 from daemon import commands as dcmd
+from daemon.config import Config
 from daemon.errors import CommandError
-from daemon.intake import RepeatedCommand, Submission
+from daemon.eventlog import EventLog
+from daemon.intake import Intake, RepeatedCommand, Submission
 from daemon.mqtt import Incoming, Reply
-from daemon.table import Applied, CommandStamp
+from daemon.table import Applied, CommandStamp, TableCore
+from daemon.topics import Topics
 from daemon.tracking.records import KIND_INPUT, KIND_TIMER
 from rules.inputs import InputError, input_from_json
 from rules.timers import Phase
 
-if TYPE_CHECKING:
-    from daemon.service import Service
+P = ParamSpec("P")
+T = TypeVar("T")
 
 log = logging.getLogger("jantaku.daemon")
 
@@ -33,10 +37,29 @@ log = logging.getLogger("jantaku.daemon")
 COMMAND_LOG_WAIT_S = 5.0
 
 
+class DeskHost(Protocol):
+    """What the desk uses of its service (daemon/service.py ``Service`` is the one host): the
+    desk depends on this shape, not on the service module, so neither imports the other."""
+
+    table_id: str
+    topics: Topics
+    config: Config
+    core: TableCore
+    eventlog: EventLog
+    intake: Intake
+    command_stats: dcmd.CommandStats
+    _wall_ns: Callable[[], int]
+
+    @property
+    def sensorless(self) -> bool: ...
+
+    async def db(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T: ...
+
+
 class RefereeDesk:
     """The service's command handler (``BrokerLink``'s ``on_command``)."""
 
-    def __init__(self, service: Service) -> None:
+    def __init__(self, service: DeskHost) -> None:
         self.svc = service
 
     async def handle_command(self, incoming: Incoming) -> Reply | None:

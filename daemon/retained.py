@@ -3,7 +3,7 @@
 
 Kept off the path of an event to its subscribers: after a group commit the scores come from
 :func:`rules.table_view.scoreboard` (a few microseconds), the timers are encoded only when they
-changed, and the whole view model (``TableState.snapshot()``, most of a millisecond, more with
+changed, and the whole view model (``table_view(state)``, most of a millisecond, more with
 many open violations) is built only when a ``state`` publication is due: at most once per
 ``mqtt.state_interval`` and only if the table state is another object than the one last looked
 at (the reducer returns the same object for an input that changed nothing). What is published

@@ -23,6 +23,7 @@ from typing import Any, Literal, is_typeddict
 
 from daemon import clocks as dc
 from daemon import disclosure
+from daemon.errors import SchemaError
 from daemon.table import DAEMON_EVENTS
 from rules import events as ev
 from rules.outcome import Meld
@@ -108,7 +109,7 @@ class Generator:
             return {"type": "object"}
         if isinstance(hint, type) and (dataclasses.is_dataclass(hint) or is_typeddict(hint)):
             return self.ref(hint)
-        raise TypeError(f"no schema for {hint!r}")
+        raise SchemaError(f"no schema for {hint!r}")
 
     def ref(self, cls: type) -> dict[str, Any]:
         name = cls.__name__

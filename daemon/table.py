@@ -25,7 +25,7 @@ from daemon.engine import Engine
 from daemon.eventlog import CommandRow, EventLog, LinkPosition, Record
 from daemon.topics import SCHEMA_EVENT, Topics
 from daemon.tracking.records import KIND_INPUT
-from rules.inputs import GameStart, Input, InputError, input_from_json, input_to_json
+from rules.inputs import InputError, input_from_json
 from rules.table_state import TableState
 
 log = logging.getLogger("jantaku.table")
@@ -78,10 +78,6 @@ class Applied:
     reply: dict[str, Any] | None = None  # a referee command's reply, committed with the input
     #: the envelopes as written to the outbox (JSON text), when applied by a group commit
     payloads: tuple[str, ...] = ()
-
-    @property
-    def last_event_seq(self) -> int | None:
-        return self.events[-1]["seq"] if self.events else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -346,11 +342,6 @@ class TableCore:
                     and b.get("sanction") == "rejected"]
         return rejected or None
 
-    def submit_input(
-        self, inp: Input, source: str, mono_ns: int, wall_ns: int, boot: str
-    ) -> Applied:
-        return self.submit(KIND_INPUT, source, input_to_json(inp), mono_ns, wall_ns, boot)
-
     def checkpoint(self) -> bool:
         if not self._checkpoints_ok:
             return False
@@ -391,8 +382,3 @@ def _plays_aka(table: Any) -> bool:
 
 def _dumps(obj: Any) -> str:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False, sort_keys=False)
-
-
-def game_start_of(body: dict[str, Any]) -> GameStart | None:
-    inp = input_from_json(body)
-    return inp if isinstance(inp, GameStart) else None

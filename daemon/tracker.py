@@ -43,6 +43,7 @@ from daemon.tracking.records import KIND_INPUT, KIND_MARKER, Entry, is_tracked
 from daemon.tracking.track import Item, Setup, track
 from drivers.link.messages import SeatKey, StartPressed
 from drivers.tiles.camera import CameraRead
+from drivers.tiles.errors import ReaderStoppedError
 from drivers.tiles.events import ReaderFault
 
 if TYPE_CHECKING:
@@ -107,8 +108,8 @@ class SensorTracker:
         from drivers.tiles.enroll import load
         from drivers.tiles.sensor import TileSensor
 
-        if tiles.enrolment is None:
-            raise ValueError("tiles: readers need an 'enrolment' file (jantaku tiles enrol)")
+        # the config reader refuses readers without an enrolment (daemon/config/reading.py)
+        assert tiles.enrolment is not None
         enrolment = load(tiles.enrolment)
         sensor = TileSensor(enrolment.registry(), tiles.places(),
                             window_ns=tiles.debounce_ms * 1_000_000, locations=None)
@@ -119,9 +120,6 @@ class SensorTracker:
         """A table event, an RFID outcome or a clock button's press, in arrival order (any
         caller on the loop: it never waits)."""
         self._queue.put_nowait(item)
-
-    def table_event(self, event: TableEvent) -> None:
-        self.feed(event)
 
     async def take(self, event: TableEvent, position: LinkPosition | None = None) -> None:
         """Feed a table event and wait until it is handled (its records committed): the table
@@ -165,14 +163,14 @@ class SensorTracker:
         if reader is None:
             return await self._queue.get()
         if reader.done():
-            raise RuntimeError("the RFID readers stopped") from reader.exception()
+            raise ReaderStoppedError("the RFID readers stopped") from reader.exception()
         if not self._queue.empty():
             return self._queue.get_nowait()
         get = asyncio.ensure_future(self._queue.get())
         done, _ = await asyncio.wait((get, reader), return_when=asyncio.FIRST_COMPLETED)
         if get not in done:
             get.cancel()
-            raise RuntimeError("the RFID readers stopped") from reader.exception()
+            raise ReaderStoppedError("the RFID readers stopped") from reader.exception()
         return get.result()
 
     async def _one(self, sink: InputSink, item: Item) -> None:

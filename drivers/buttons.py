@@ -24,6 +24,7 @@ from typing import Any
 from gpiozero import Button
 
 from drivers.debounce import DEFAULT_WINDOW_NS, Debouncer
+from drivers.gpio_errors import GpioConfigError
 from drivers.presses import ButtonPress, RefereePress, SeatPress
 from rules.seats import SEATS, Seat
 
@@ -56,7 +57,7 @@ class ClockButtons:
         pin_factory: Any = None,
     ) -> None:
         if len(seat_pins) != len(SEATS):
-            raise ValueError(f"seat_pins: expected 4 pins (seats 0..3), got {seat_pins!r}")
+            raise GpioConfigError(f"seat_pins: expected 4 pins (seats 0..3), got {seat_pins!r}")
         self._loop = loop if loop is not None else asyncio.get_running_loop()
         self.presses: asyncio.Queue[ButtonPress] = asyncio.Queue()
         self._on_press = on_press

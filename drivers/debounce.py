@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+from drivers.gpio_errors import GpioConfigError
+
 DEFAULT_WINDOW_NS: Final = 20_000_000  # 20 ms: longer than the bounce of ordinary arcade buttons
 
 
@@ -30,9 +32,10 @@ class Debouncer:
 
     def __post_init__(self) -> None:
         if isinstance(self.window_ns, bool) or not isinstance(self.window_ns, int):
-            raise TypeError(f"window_ns must be an int of nanoseconds, got {self.window_ns!r}")
+            raise GpioConfigError("window_ns must be an int of nanoseconds, got "
+                                  f"{self.window_ns!r}")
         if self.window_ns < 0:
-            raise ValueError(f"window_ns must be >= 0, got {self.window_ns}")
+            raise GpioConfigError(f"window_ns must be >= 0, got {self.window_ns}")
 
     def feed(self, t_ns: int, closed: bool) -> tuple[Debouncer, bool]:
         """One raw edge at ``t_ns``; ``closed`` is the level after it (True = contact made).

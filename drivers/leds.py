@@ -19,6 +19,7 @@ from typing import Any
 
 from gpiozero import LED, Buzzer
 
+from drivers.gpio_errors import GpioConfigError
 from rules.seats import SEATS
 from rules.timers import ClockView, SeatView, WarningLevel, seconds_to_ns
 
@@ -33,9 +34,9 @@ class IndicatorConfig:
         for name in ("blink_period_seconds", "buzz_seconds", "chirp_seconds"):
             value = getattr(self, name)
             if not isinstance(value, int | float) or value < 0:
-                raise ValueError(f"{name}: expected a number >= 0, got {value!r}")
+                raise GpioConfigError(f"{name}: expected a number >= 0, got {value!r}")
         if self.blink_period_seconds == 0:
-            raise ValueError("blink_period_seconds: expected a number > 0, got 0")
+            raise GpioConfigError("blink_period_seconds: expected a number > 0, got 0")
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +86,8 @@ class ClockIndicators:
         pin_factory: Any = None,
     ) -> None:
         if len(led_pins) != len(SEATS):
-            raise ValueError(f"led_pins: expected {len(SEATS)} pins (seats 0..3), got {led_pins!r}")
+            raise GpioConfigError(f"led_pins: expected {len(SEATS)} pins (seats 0..3), got "
+                                  f"{led_pins!r}")
         self.config = config if config is not None else IndicatorConfig()
         self.warning_ns = seconds_to_ns(warning_seconds)
         self.leds: list[LED] = []

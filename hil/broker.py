@@ -15,6 +15,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from hil.errors import MissingToolError, ProcessStartError
+
 MOSQUITTO_PATHS = ("/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto")
 
 
@@ -57,7 +59,7 @@ class PrivateBroker:
     def __init__(self, workdir: Path, port: int | None = None) -> None:
         binary = mosquitto_binary()
         if binary is None:
-            raise FileNotFoundError("no mosquitto binary on this machine")
+            raise MissingToolError("no mosquitto binary on this machine")
         self.binary = binary
         self.workdir = workdir
         self.port = port or free_port()
@@ -80,7 +82,7 @@ class PrivateBroker:
         while not listening(self.port):
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 self.stop()
-                raise RuntimeError(f"mosquitto did not start on port {self.port}: "
+                raise ProcessStartError(f"mosquitto did not start on port {self.port}: "
                                    f"{(self.workdir / 'mosquitto.log').read_text()[-500:]}")
             time.sleep(0.05)
         return self

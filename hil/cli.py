@@ -45,9 +45,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.real_buttons:
         try:
             pairs = [tuple(int(x) for x in p.split(":")) for p in args.real_buttons.split(",")]
-            if len(pairs) != 4 or any(len(p) != 2 for p in pairs):
-                raise ValueError
         except ValueError:
+            pairs = []
+        if len(pairs) != 4 or any(len(p) != 2 for p in pairs):
             parser.error("--real-buttons: four OUT:IN pairs of BCM pins, e.g. 22:27,23:24,5:6,"
                          "13:19")
         real_buttons = tuple((p[0], p[1]) for p in pairs)

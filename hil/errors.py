@@ -16,3 +16,27 @@ class SimulationError(HilError, RuntimeError):
 
 class ScenarioError(HilError, ValueError):
     """A scenario file that cannot be run: the message names the file, the key and why."""
+
+
+class EmulatorError(HilError, RuntimeError):
+    """An emulated device asked to do what the real one could not (read while unplugged)."""
+
+
+class EmulatorUsageError(HilError, ValueError):
+    """A test or scenario asked an emulator for something it cannot do (no frame to duplicate)."""
+
+
+class ProcessStartError(HilError, RuntimeError):
+    """A process the kit starts (``jantaku run``, ``mosquitto``) did not come up or refused."""
+
+
+class UsbLookupError(HilError, IndexError):
+    """The emulated USB device has no such configuration, interface or endpoint (as pyusb's)."""
+
+
+class EmulatorTimeout(HilError, TimeoutError):
+    """What the kit waited for (inputs logged, a port reopened) did not happen in time."""
+
+
+class MissingToolError(HilError, FileNotFoundError):
+    """A program or package the kit needs (mosquitto, the tile artwork) is not installed."""

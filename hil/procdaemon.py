@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from hil.broker import EventCollector
+from hil.errors import EmulatorTimeout, EmulatorUsageError, ProcessStartError
 from rules import inputs as ri
 
 REFEREE_USER = "hil"
@@ -69,13 +70,14 @@ class ProcessDaemon:
         deadline = time.monotonic() + timeout
         while self._log_count('"ready') < self.starts:
             if self.proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"jantaku run did not start: {self.logfile.read_text()[-800:]}")
+                raise ProcessStartError("jantaku run did not start: "
+                                        f"{self.logfile.read_text()[-800:]}")
             await asyncio.sleep(0.05)
         # a serial port flushes its input when opened: a tag written before the daemon's reader
         # (re)opened its port would be lost, so play resumes once every reader is open again
         while self._connects() < connected + self.readers:
             if self.proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"{self._connects() - connected} of {self.readers} readers "
+                raise ProcessStartError(f"{self._connects() - connected} of {self.readers} readers "
                                    "reopened")
             await asyncio.sleep(0.02)
 
@@ -120,12 +122,13 @@ class ProcessDaemon:
         elif isinstance(inp, ri.RefereeOverride) and inp.action in ("end_game", "confirm_win"):
             name, args = inp.action, {}
         else:
-            raise ValueError(f"the runner sends new_game, confirm_win and end_game, not {inp!r}")
+            raise EmulatorUsageError(
+                f"the runner sends new_game, confirm_win and end_game, not {inp!r}")
         topic, payload = build_command(self.table_id, name, REFEREE_USER, key, args)
         reply = await send(self.mqtt[0], self.mqtt[1], self.table_id, topic, payload,
                            timeout=30.0)
         if reply is None or reply.get("status") != "ok":
-            raise RuntimeError(f"{name} refused: {reply}")
+            raise ProcessStartError(f"{name} refused: {reply}")
 
     async def sync(self, consumed: int, timeout: float = 10.0, ordering: bool = True) -> None:
         if ordering:
@@ -145,7 +148,7 @@ class ProcessDaemon:
             if n >= expected_inputs:
                 return
             if time.monotonic() > deadline:
-                raise TimeoutError(f"the daemon logged {n} inputs, {expected_inputs} expected")
+                raise EmulatorTimeout(f"the daemon logged {n} inputs, {expected_inputs} expected")
             await asyncio.sleep(0.005)
 
     def _markers(self) -> list[dict[str, Any]]:
@@ -161,7 +164,7 @@ class ProcessDaemon:
         deadline = time.monotonic() + timeout
         while self.holds(what) < n:
             if time.monotonic() > deadline:
-                raise TimeoutError(f"{self.holds(what)} {what} holds logged, {n} expected")
+                raise EmulatorTimeout(f"{self.holds(what)} {what} holds logged, {n} expected")
             await asyncio.sleep(0.01)
 
     def stats(self) -> tuple[int, int, Counter[str]]:

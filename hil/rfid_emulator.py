@@ -27,6 +27,8 @@ from functools import reduce
 from pathlib import Path
 from typing import Final
 
+from hil.errors import EmulatorError
+
 EV_SYN: Final = 0
 EV_KEY: Final = 1
 EV_MSC: Final = 4
@@ -96,7 +98,7 @@ class KeyboardReaderEmulator:
 
     def write(self, data: bytes) -> None:
         if self._fd is None:
-            raise RuntimeError("emulated reader is unplugged")
+            raise EmulatorError("emulated reader is unplugged")
         view = memoryview(data)
         while view:
             n = os.write(self._fd, view)
@@ -112,10 +114,6 @@ class KeyboardReaderEmulator:
         """Type any text (garbage keys, a truncated tag with ``enter=False``)."""
         self.write(typed(text, self.now() if t_ns is None else t_ns, enter=enter,
                          word_bytes=self.word_bytes))
-
-    def autorepeat(self, char: str, t_ns: int | None = None) -> None:
-        t = self.now() if t_ns is None else t_ns
-        self.write(input_event(t, EV_KEY, KEY_CODES[char], 2, self.word_bytes))
 
     def dropped(self, t_ns: int | None = None) -> None:
         t = self.now() if t_ns is None else t_ns
@@ -159,7 +157,7 @@ class SerialReaderEmulator:
 
     def write(self, data: bytes) -> None:
         if self._master is None:
-            raise RuntimeError("emulated reader is unplugged")
+            raise EmulatorError("emulated reader is unplugged")
         view = memoryview(data)
         while view:
             n = os.write(self._master, view)

@@ -22,7 +22,6 @@ import contextlib
 import json
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
@@ -66,13 +65,6 @@ def physical_manifest(wall: tuple[Tile, ...], ring: Wall, aka: bool) -> tuple[st
         out[manifest_index(int(pos.seat), pos.stack, layer)] = tile.mjai(aka)
     assert all(x is not None for x in out)
     return tuple(x for x in out if x is not None)
-
-
-@dataclass(frozen=True, slots=True)
-class Press:
-    """One clock press to do (the runner schedules it at the bot's think-time instant)."""
-
-    seat: Seat
 
 
 class Rig:

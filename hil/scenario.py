@@ -35,7 +35,7 @@ from typing import Any, Final, assert_never
 
 from drivers.link import messages as m
 from drivers.tiles.places import Place, Zone
-from hil.errors import ScenarioError
+from hil.errors import EmulatorTimeout, ScenarioError
 from hil.rig import tag_of
 from hil.runner.lockstep import HilRunner, Perform
 from hil.runner.result import GameResult
@@ -225,7 +225,7 @@ class _Faults:
             deadline = asyncio.get_running_loop().time() + 10
             while tracker.reader_connects <= connects:  # the daemon's reader reopened it
                 if asyncio.get_running_loop().time() > deadline:
-                    raise TimeoutError("the daemon's reader did not reopen the replugged port")
+                    raise EmulatorTimeout("the daemon's reader did not reopen the replugged port")
                 await asyncio.sleep(0.02)
         elif f.kind == "broker_down":
             if self.broker is None:

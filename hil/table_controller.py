@@ -62,6 +62,7 @@ from firmware import link as fwlink
 from firmware.board import Board, Config
 from firmware.sim import SimMachine, SimNeoPixel, SimTM1637
 from firmware.table import Outputs, Table
+from hil.errors import EmulatorUsageError
 from rules.tiles import Kind
 
 ALL_CAPABILITIES = frozenset(Capability)
@@ -214,7 +215,7 @@ class TableController:
         with self._lock:
             frame = self.endpoint.last_data_frame
             if frame is None:
-                raise ValueError("no data frame has been sent yet; nothing to duplicate")
+                raise EmulatorUsageError("no data frame has been sent yet; nothing to duplicate")
             self.inject(frame)
 
     def send_truncated(self, message: Message, keep: int, seq: int = 0) -> None:
@@ -226,7 +227,8 @@ class TableController:
         frame = bytearray(encode_frame(message, seq))
         index = 1 + bit // 8
         if not 1 <= index < len(frame) - 1:
-            raise ValueError(f"bit {bit} is outside the frame's {len(frame) - 2} COBS bytes")
+            raise EmulatorUsageError(f"bit {bit} is outside the frame's {len(frame) - 2} COBS "
+                                     "bytes")
         frame[index] ^= 1 << (bit % 8)
         self.inject(bytes(frame))
 

@@ -22,6 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 from PIL import Image, ImageDraw
 
+from hil.errors import MissingToolError
 from rules.tiles import parse_mjai
 
 TABLE_GREEN: Final = (20, 110, 60)
@@ -33,7 +34,7 @@ SIDE: Final = (208, 204, 200)
 def assets_dir() -> Path:
     spec = importlib.util.find_spec("pymdownx_mahjong")
     if spec is None or not spec.submodule_search_locations:
-        raise FileNotFoundError("tile images need the pymdownx-mahjong package (its SVG assets)")
+        raise MissingToolError("tile images need the pymdownx-mahjong package (its SVG assets)")
     return Path(next(iter(spec.submodule_search_locations))) / "assets" / "light"
 
 

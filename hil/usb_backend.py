@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import usb.backend
 import usb.core
 
+from hil.errors import UsbLookupError
 from hil.table_controller import TableController
 
 BULK = 0x02
@@ -181,19 +182,19 @@ class FakeUsbBackend(usb.backend.IBackend):  # type: ignore[misc]
 
     def get_configuration_descriptor(self, dev: int, config: int) -> _ConfigDescriptor:
         if config != 0:
-            raise IndexError(f"configuration {config} does not exist")
+            raise UsbLookupError(f"configuration {config} does not exist")
         return _ConfigDescriptor()
 
     def get_interface_descriptor(self, dev: int, intf: int, alt: int,
                                  config: int) -> _InterfaceDescriptor:
         if intf != 0 or alt != 0 or config != 0:
-            raise IndexError(f"interface {intf} alt {alt} does not exist")
+            raise UsbLookupError(f"interface {intf} alt {alt} does not exist")
         return _InterfaceDescriptor()
 
     def get_endpoint_descriptor(self, dev: int, ep: int, intf: int, alt: int,
                                 config: int) -> _EndpointDescriptor:
         if ep not in (0, 1) or intf != 0 or alt != 0 or config != 0:
-            raise IndexError(f"endpoint {ep} does not exist")
+            raise UsbLookupError(f"endpoint {ep} does not exist")
         return _EndpointDescriptor(EP_OUT if ep == 0 else EP_IN)
 
     def open_device(self, dev: int) -> _Handle:

@@ -20,3 +20,15 @@ class JantakuError(Exception):
 
 class RulesError(JantakuError):
     """Base of the rules core's errors (rulesets, tiles, wall, inputs, scoring, records...)."""
+
+
+class SeatError(RulesError, ValueError):
+    """A seat number or wind letter out of range."""
+
+
+class FieldError(RulesError, TypeError):
+    """A value type built with a keyword it does not have (as a dataclass constructor says)."""
+
+
+class EncodeError(RulesError, TypeError):
+    """A value the event encoder has no JSON form for (a bug: every event field has one)."""

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypedDict
 
+from rules.errors import EncodeError
 from rules.evolve import fast_init
 from rules.outcome import HandContext, HandOutcome, ManualValue, Meld, Win
 from rules.seats import Seat, Wind
@@ -56,7 +57,7 @@ def encode(value: Any, aka: bool = True) -> Any:
         return to_json()
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: encode(getattr(value, f.name), aka) for f in dataclasses.fields(value)}
-    raise TypeError(f"cannot encode {value!r}")  # pragma: no cover
+    raise EncodeError(f"cannot encode {value!r}")  # pragma: no cover
 
 
 def mjai_of(value: Any, aka: bool) -> Any:
@@ -324,13 +325,6 @@ class RiichiAccepted(Event):
     seat: Seat
     deposits: int
     score: int
-
-
-@dataclass(frozen=True, slots=True)
-class Furiten(Event):
-    TYPE: ClassVar[str] = "furiten"
-    seat: Seat
-    reason: str  # "own_discard" | "passed" | "riichi_passed"
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,6 +21,8 @@ import types
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
+from rules.errors import FieldError
+
 T = TypeVar("T")
 
 _Evolve = Callable[..., Any]
@@ -78,7 +80,7 @@ def _make(cls: type, changed: tuple[str, ...]) -> _Evolve:
     names = [f.name for f in fields]
     unknown = [n for n in changed if n not in names or not _init(fields, n)]
     if unknown:
-        raise TypeError(f"{cls.__name__}.__init__() got an unexpected keyword argument "
+        raise FieldError(f"{cls.__name__}.__init__() got an unexpected keyword argument "
                         f"'{unknown[0]}'")
     if any(not f.init for f in fields) or _has_initvars(cls) or cls.__new__ is not _new:
         # (a class with its own __new__, e.g. the interned Tile, is built by its constructor)

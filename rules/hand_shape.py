@@ -174,10 +174,6 @@ def waits(counts: Counts, held: Counts | None = None) -> tuple[int, ...]:
     return tuple(k for k in range(34) if held[k] < 4 and is_complete(_add(counts, k)))
 
 
-def is_tenpai(counts: Counts, held: Counts | None = None) -> bool:
-    return bool(waits(counts, held))
-
-
 def wins_on(counts: Counts, kind: int, held: Counts | None = None) -> bool:
     """Does ``kind`` complete the concealed part (3n+1 tiles)? One check, not all waits."""
     held = held if held is not None else counts

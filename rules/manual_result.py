@@ -29,6 +29,7 @@ from rules.errors import RulesError
 from rules.outcome import ManualValue, Win
 from rules.records.tenhou_words import YAKU
 from rules.ruleset import Ruleset
+from rules.scoring.hand_values import WinKind, fu_table, impossible
 from rules.seats import Seat
 
 Kind = Literal["ron", "tsumo", "exhaustive", "abortive"]
@@ -104,6 +105,12 @@ def _win(rs: Ruleset, e: Mapping[str, Any], tsumo: bool, riichi: Sequence[Seat])
         raise _bad("points: the Zung Jung hand value", "none", winner)
     if not zj and value.han == 0 and value.yakuman == 0:
         raise _bad("han/fu or a yakuman count", "none", winner)
+    kind: WinKind = "tsumo" if tsumo else "ron"
+    why = None if zj or value.yakuman else impossible(rs, kind, value.han, value.fu)
+    if why is not None:
+        # M 6-3, S §30, §33-3, μ §56: no hand has this value (rules/scoring/hand_values.py).
+        raise ManualResultError("impossible_hand_value", winner,
+                                list(fu_table(rs).fu(kind, value.han)), why)
     if not zj and value.yakuman == 0 and value.han >= 5:
         # From mangan up the fu do not count (M 6-6-2, S §35): a given fu is ignored.
         value = ManualValue(han=value.han)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from enum import IntEnum
 
+from rules.errors import SeatError
+
 
 class Seat(IntEnum):
     S0 = 0
@@ -20,7 +22,7 @@ class Seat(IntEnum):
         if value.__class__ is int and 0 <= value <= 3:
             return _SEATS[value]  # every record event names a seat: a table, not Seat(...)
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 3:
-            raise ValueError(f"seat must be 0..3, got {value!r}")
+            raise SeatError(f"seat must be 0..3, got {value!r}")
         return cls(value)
 
     def plus(self, n: int) -> Seat:
@@ -32,10 +34,6 @@ class Seat(IntEnum):
     def shimocha(self) -> Seat:
         """The seat at this seat's right, who plays next (下家)."""
         return self.plus(1)
-
-    @property
-    def toimen(self) -> Seat:
-        return self.plus(2)
 
     @property
     def kamicha(self) -> Seat:
@@ -69,7 +67,7 @@ class Wind(IntEnum):
     @classmethod
     def from_mjai(cls, text: str) -> Wind:
         if text not in ("E", "S", "W", "N"):
-            raise ValueError(f"wind must be one of E S W N, got {text!r}")
+            raise SeatError(f"wind must be one of E S W N, got {text!r}")
         return cls("ESWN".index(text))
 
     def seat(self, dealer: Seat) -> Seat:

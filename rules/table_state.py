@@ -218,13 +218,6 @@ class TableState:
     last_result: Mapping[str, Any] | None = None
     game_over: bool = False
 
-    def snapshot(self) -> dict[str, Any]:
-        """The table's one view model (:mod:`rules.table_view`): MQTT state, overlay, displays
-        and console all read it; concealed facts only under ``private``."""
-        from rules.table_view import table_view  # the view reads this module's types
-
-        return table_view(self)
-
 
 # made on every turn (a river tile, the last discard): the quick constructor (rules/evolve.py)
 fast_init([RiverTile, Indicator, DoraDue, LastDiscard, PendingWin, GameInfo])

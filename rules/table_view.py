@@ -1,7 +1,7 @@
 """The table's one view model: what every outsider is shown, built once per applied input.
 
 MQTT ``state``, the broadcast overlay (``daemon/web/view.py`` presents it), the table's honba and
-score displays and the referee console all read this one value (``TableState.snapshot()``), so
+score displays and the referee console all read this one value (``table_view(state)``), so
 they cannot disagree. It is plain JSON with tiles as ids beside their mjai names.
 
 Concealed facts (each seat's concealed tiles, its drawn tile, furiten, its waits) live only under

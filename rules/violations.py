@@ -209,6 +209,9 @@ CATALOGUE: dict[str, Entry] = {
         # --- referee ------------------------------------------------------------------------
         _e("referee_bad_args", "a referee action with missing or wrong arguments", "rejected",
            E="docs/inputs.md referee"),
+        _e("impossible_hand_value", "a referee's han and fu that no hand has for that win kind"
+           " (20 fu ron, 1 han 20 fu, 25 fu below chiitoitsu's 2 han ...)", "rejected",
+           M="M 6-3, 9-1-5", S="S §30, §33-3", mu="μ §56", E="rules/scoring/hand_values.py"),
         _e("undo_not_possible", "undo_last with no referee action that can be undone",
            "rejected", E="docs/rules-engine.md undo_last"),
     )

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from rules.hand_shape import counts_of, waits
-from rules.seats import SEATS, Seat
+from rules.seats import Seat
 from rules.table_state import HandState
 from rules.tiles import Kind, Tile
 
@@ -49,7 +49,3 @@ def seat_waits(h: HandState, seat: Seat, aka: bool = True) -> list[dict[str, Any
     kinds = waits(counts_of(st.concealed), held_counts(h, seat))
     seen = seen_counts(h)
     return [{"kind": k, "tile": Kind(k).mjai, "unseen": max(0, 4 - seen[k])} for k in kinds]
-
-
-def all_waits(h: HandState) -> list[list[dict[str, Any]] | None]:
-    return [seat_waits(h, s) for s in SEATS]

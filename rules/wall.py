@@ -50,7 +50,7 @@ class Position:
             stack = obj["stack"]
             if isinstance(stack, bool) or not isinstance(stack, int):
                 # 2.5 or "3" or true are no stack numbers: never round them into one
-                raise TypeError(f"stack must be an integer, got {stack!r}")
+                raise WallError(f"stack must be an integer, got {stack!r}")
             return cls(Seat.of(obj["seat"]), stack, Layer(obj["layer"]))
         except (KeyError, TypeError, ValueError) as exc:
             raise WallError(f"bad position {obj!r}: {exc}") from exc

@@ -241,7 +241,12 @@ async def _play(args: argparse.Namespace, work: Path, mqtt: tuple[str, int], on_
                "interrupted": stop.is_set()}
     out.emit("summary", **summary)
     how = "stopped by Ctrl-C; " if stop.is_set() else ""
-    out.say(f"jantaku demo: {how}{hands} hands played, {len(results)} complete game(s); daemon =="
+    # a game cut short by --hands (or Ctrl-C) is played, not complete: no game_ended for it
+    complete = sum(1 for r in results
+                   if any(e.get("type") == "game_ended" for e in r.daemon_events))
+    short = len(results) - complete
+    games = f"{complete} complete game(s)" + (f", {short} cut short" if short else "")
+    out.say(f"jantaku demo: {how}{hands} hands played, {games}; daemon =="
             f" simulator: {'yes' if ok else 'NO'}; scores {scores_label(summary['scores'])}")
     if stop.is_set():
         return 0

@@ -33,6 +33,7 @@ from typing import Any
 
 from daemon import auth
 from daemon.config import COMMANDS
+from daemon.errors import UsageError
 from daemon.topics import SCHEMA_COMMAND, Topics
 
 
@@ -40,7 +41,7 @@ def parse_args_list(items: list[str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for item in items:
         if "=" not in item:
-            raise ValueError(f"expected key=value, got {item!r}")
+            raise UsageError(f"expected key=value, got {item!r}")
         key, text = item.split("=", 1)
         try:
             out[key] = json.loads(text)
@@ -179,7 +180,7 @@ def main(argv: list[str]) -> int:
                 text = Path(text[1:]).read_text(encoding="utf-8")
             extra = json.loads(text)
             if not isinstance(extra, dict):
-                raise ValueError("--args must be a JSON object")
+                raise UsageError("--args must be a JSON object")
             cargs.update(extra)
     except (ValueError, OSError) as exc:
         print(f"jantaku referee: {exc}", file=sys.stderr)

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+from daemon.errors import UsageError
 from rules.seats import SEATS, Seat
 from rules.timers import (
     Call,
@@ -61,24 +62,24 @@ def parse_line(text: str) -> TimerInput:
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"not JSON ({exc.msg})") from None
+        raise UsageError(f"not JSON ({exc.msg})") from None
     if not isinstance(obj, dict):
-        raise ValueError(f"expected a JSON object, got {text.strip()!r}")
+        raise UsageError(f"expected a JSON object, got {text.strip()!r}")
     unknown = sorted(set(obj) - set(KEYS))
     if unknown:
-        raise ValueError(f"unknown key {unknown[0]!r} (known: {', '.join(KEYS)})")
+        raise UsageError(f"unknown key {unknown[0]!r} (known: {', '.join(KEYS)})")
     t = obj.get("t")
     if isinstance(t, bool) or not isinstance(t, int | float) or not math.isfinite(t) or t < 0:
-        raise ValueError(f"\"t\": expected a number of seconds >= 0, got {t!r}")
+        raise UsageError(f"\"t\": expected a number of seconds >= 0, got {t!r}")
     t_ns = seconds_to_ns(float(t))
     kind = obj.get("input")
     if kind not in SEATED + UNSEATED:
-        raise ValueError(f"\"input\": expected one of {', '.join(SEATED + UNSEATED)}, got {kind!r}")
+        raise UsageError(f"\"input\": expected one of {', '.join(SEATED + UNSEATED)}, got {kind!r}")
     if "source" in obj and kind != "discard":
-        raise ValueError(f"\"source\" is only for a discard, not for {kind!r}")
+        raise UsageError(f"\"source\" is only for a discard, not for {kind!r}")
     if kind in UNSEATED:
         if "seat" in obj:
-            raise ValueError(f"\"seat\" must not be given for {kind!r}")
+            raise UsageError(f"\"seat\" must not be given for {kind!r}")
         unseated: dict[str, type[Deal | Pause | Resume | End | Restart]] = {
             "deal": Deal,
             "pause": Pause,
@@ -89,12 +90,12 @@ def parse_line(text: str) -> TimerInput:
         return unseated[kind](t_ns)
     seat = obj.get("seat")
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= 3:
-        raise ValueError(f"\"seat\": expected 0..3 for {kind!r}, got {seat!r}")
+        raise UsageError(f"\"seat\": expected 0..3 for {kind!r}, got {seat!r}")
     if kind == "discard":
         sources = [s.value for s in Source]
         source = obj.get("source", Source.REFEREE.value)
         if source not in sources:
-            raise ValueError(f"\"source\": expected one of {', '.join(sources)}, got {source!r}")
+            raise UsageError(f"\"source\": expected one of {', '.join(sources)}, got {source!r}")
         return Discard(t_ns, Seat(seat), Source(source))
     return Call(t_ns, Seat(seat)) if kind == "call" else Kan(t_ns, Seat(seat))
 

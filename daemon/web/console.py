@@ -33,11 +33,13 @@ from daemon.web.console_actions import (
     command_input,
     dry_run,
     seat_name,
+    standings_rows,
     value_picked,
 )
 from daemon.web.console_auth import Clock, ConsoleSettings, Session, SessionStore
 from daemon.web.console_history import HandHistory
 from rules.ruleset import BUILTIN
+from rules.scoring.hand_values import fu_table
 
 RECENT_INPUTS: Final = 14
 
@@ -127,6 +129,8 @@ class Console:
             "multiple_ron": rs.calls.multiple_ron,
             "pao": list(rs.pao.yaku),
             "noten_payment": rs.draws.noten_payment,
+            # the (han, fu, win kind) a hand can have, for the fu picker (hand_values.py)
+            "fu": fu_table(rs).to_json() if rs.meta.family == "riichi" else None,
         }
 
     async def state(self, session: Session) -> dict[str, Any]:
@@ -170,6 +174,8 @@ class Console:
             "sensorless": svc.sensorless,
             "ruleset_info": self.ruleset_info(),
             "history": history,
+            # game over: the final standings with pt on the page, not only as downloads
+            "final": standings_rows(table, svc.table_id) if snap.get("game_over") else None,
         }
 
     # ------------------------------------------------------------------ requests

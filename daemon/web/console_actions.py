@@ -34,6 +34,7 @@ from rules.outcome import HandContext, Meld, MeldKind, Win
 from rules.scoring.value import ScoringError
 from rules.seats import SEATS, Seat
 from rules.settlement import value_win
+from rules.table_view import table_view
 from rules.tiles import TileAllocator, TileError, parse_mjai
 
 MELD_SIZES: Final[dict[str, int]] = {"chi": 3, "pon": 3, "daiminkan": 4, "ankan": 4, "kakan": 4}
@@ -87,13 +88,13 @@ def command_input(name: str, args: dict[str, Any], user: str, role: str) -> dict
 def dry_run(engine: Any, table: Any, body: dict[str, Any]) -> dict[str, Any]:
     """Fold ``body`` into a copy of the table state (nothing is logged): what would happen."""
     inp = input_from_json(body)
-    before = table.snapshot()
+    before = table_view(table)
     after_state, events = engine.reduce(table, inp)
     evs = [e.to_json() for e in events]
     rejected = [e for e in evs if e.get("type") == "violation" and e.get("sanction") == "rejected"]
     if rejected:
         raise ConsoleError("not_applicable", plain(rejected[0]))
-    after = after_state.snapshot()
+    after = table_view(after_state)
     scores_before = [s.get("score") for s in before.get("seats", [])]
     scores_after = [s.get("score") for s in after.get("seats", [])]
     out: dict[str, Any] = {

@@ -10,11 +10,13 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
+from daemon.errors import ConfigError
+
 
 class DelayLine:
     def __init__(self, delay_s: float) -> None:
         if delay_s <= 0:
-            raise ValueError(f"a spectator delay must be positive, got {delay_s!r}")
+            raise ConfigError(f"a spectator delay must be positive, got {delay_s!r}")
         self.delay_ns = int(delay_s * 1e9)
         self._queue: deque[tuple[int, dict[str, Any]]] = deque()
 

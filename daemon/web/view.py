@@ -1,4 +1,4 @@
-"""The overlay view: the table's one view model (``rules/table_view.py``, ``TableState.snapshot``)
+"""The overlay view: the table's one view model (``rules/table_view.py``, ``table_view(state)``)
 as the broadcast overlay renders it, with the clocks and the table id (``docs/overlay.md``
 documents every key).
 
@@ -93,7 +93,7 @@ def overlay_view(
     hands: bool = False,
     seq: int | None = None,
 ) -> dict[str, Any]:
-    """``view``: the table's view model (``TableState.snapshot()``); ``seq``: the event sequence
+    """``view``: the table's view model (``table_view(state)``); ``seq``: the event sequence
     it reflects; ``clocks``: ``daemon.clocks.view_json``."""
     out: dict[str, Any] = {
         "schema": SCHEMA,

@@ -21,7 +21,7 @@ from dataclasses import dataclass, fields
 from typing import assert_never
 
 from drivers.link.compat import firmware_refusal
-from drivers.link.errors import UnsupportedCommandError
+from drivers.link.errors import LinkConfigError, UnsupportedCommandError
 from drivers.link.frame import Decoder, ErrorSpan, Frame, encode_frame
 from drivers.link.messages import (
     Ack,
@@ -101,7 +101,7 @@ class Endpoint:
         resume: RxPosition | None = None,
     ) -> None:
         if not 1 <= boot_id <= 0xFFFFFFFF:
-            raise ValueError(f"boot_id must be 1..2**32-1, got {boot_id!r}")
+            raise LinkConfigError(f"boot_id must be 1..2**32-1, got {boot_id!r}")
         self.role = role
         self.boot_id = boot_id
         self.timings = timings or LinkTimings()

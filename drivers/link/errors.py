@@ -28,3 +28,11 @@ class LinkClosedError(LinkError, ConnectionError):
 
 class IncompatibleTableError(LinkError, ConnectionError):
     """The table speaks no protocol version in common with us."""
+
+
+class LinkConfigError(LinkError, ValueError):
+    """A link setting (URL, timings, boot id) that cannot be used; the message says which."""
+
+
+class LinkStateError(LinkError, RuntimeError):
+    """A link object used out of its life cycle (a session reopened)."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
+from drivers.link.errors import LinkConfigError
+
 
 @dataclass(frozen=True, slots=True)
 class LinkTimings:
@@ -24,12 +26,12 @@ class LinkTimings:
         for f in fields(self):
             value = getattr(self, f.name)
             if not value > 0:
-                raise ValueError(f"LinkTimings.{f.name} must be > 0, got {value!r}")
+                raise LinkConfigError(f"LinkTimings.{f.name} must be > 0, got {value!r}")
         if self.link_timeout < 2 * self.heartbeat_interval:
-            raise ValueError(f"link_timeout ({self.link_timeout}) must be at least two "
+            raise LinkConfigError(f"link_timeout ({self.link_timeout}) must be at least two "
                              f"heartbeat intervals ({self.heartbeat_interval})")
         if self.backoff_max < self.backoff_initial:
-            raise ValueError(f"backoff_max ({self.backoff_max}) < backoff_initial "
+            raise LinkConfigError(f"backoff_max ({self.backoff_max}) < backoff_initial "
                              f"({self.backoff_initial})")
 
     def backoff(self, attempt: int) -> float:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from urllib.parse import parse_qs, urlsplit
 
+from drivers.link.errors import LinkConfigError
 from drivers.link.reports import RxPosition
 from drivers.link.timings import LinkTimings
 from drivers.table.link import Delivery, LinkChange, LinkState, LinkStatus, TableLink
@@ -52,5 +53,5 @@ def open_table_link(
 
             return GpioTableLink(relay_pin=int(query["relay"]), wall_pin=int(query["wall"]))
     except ValueError as exc:
-        raise ValueError(f"bad table link URL {url!r}: {exc}; expected {forms}") from None
-    raise ValueError(f"bad table link URL {url!r}; expected {forms}")
+        raise LinkConfigError(f"bad table link URL {url!r}: {exc}; expected {forms}") from None
+    raise LinkConfigError(f"bad table link URL {url!r}; expected {forms}")

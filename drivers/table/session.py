@@ -22,7 +22,12 @@ from types import TracebackType
 from typing import Self
 
 from drivers.link.arq import PROTOCOL_VERSIONS, Endpoint
-from drivers.link.errors import CommandRejectedError, LinkClosedError, UnsupportedCommandError
+from drivers.link.errors import (
+    CommandRejectedError,
+    LinkClosedError,
+    LinkStateError,
+    UnsupportedCommandError,
+)
 from drivers.link.messages import REQUIRED_CAPABILITY, Command, TableEvent
 from drivers.link.reports import (
     Acked,
@@ -84,7 +89,7 @@ class LinkSession:
 
     async def __aenter__(self) -> Self:
         if self._runner is not None or self._closed:
-            raise RuntimeError(f"{self!r} is not reentrant and cannot be reopened")
+            raise LinkStateError(f"{self!r} is not reentrant and cannot be reopened")
         self._runner = asyncio.create_task(self._run(), name=f"table-link {self._transport.name}")
         return self
 

@@ -24,3 +24,7 @@ class FrameSourceError(TileSensorError, OSError):
 
 class DetectorError(TileSensorError, ValueError):
     """A detector model that cannot be loaded or whose output does not have the expected shape."""
+
+
+class ReaderStoppedError(TileSensorError, RuntimeError):
+    """An RFID reader task ended; its supervisor restarts the readers."""

@@ -13,6 +13,8 @@ import struct
 from dataclasses import dataclass
 from typing import Final
 
+from drivers.tiles.errors import SensorConfigError
+
 EV_SYN: Final = 0x00
 EV_KEY: Final = 0x01
 EV_MSC: Final = 0x04
@@ -29,7 +31,7 @@ def event_format(word_bytes: int = NATIVE_WORD) -> struct.Struct:
         return struct.Struct("<qqHHi")
     if word_bytes == 4:
         return struct.Struct("<iiHHi")
-    raise ValueError(f"word size must be 4 or 8 bytes, got {word_bytes!r}")
+    raise SensorConfigError(f"word size must be 4 or 8 bytes, got {word_bytes!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,10 +55,6 @@ class InputEventDecoder:
     def __init__(self, word_bytes: int = NATIVE_WORD) -> None:
         self._fmt = event_format(word_bytes)
         self._buf = b""
-
-    @property
-    def event_size(self) -> int:
-        return self._fmt.size
 
     @property
     def pending(self) -> int:

@@ -23,6 +23,7 @@ from enum import Enum
 from types import MappingProxyType
 from typing import Final
 
+from drivers.tiles.errors import SensorConfigError
 from drivers.tiles.places import Place, Zone
 from rules.tiles import Tile
 
@@ -80,7 +81,7 @@ class Locations:
     def move(self, tile: Tile, target: Place) -> Locations:
         why = self.check(tile, target)
         if why is not None:
-            raise ValueError(why)
+            raise SensorConfigError(why)
         places = dict(self.places)
         places[tile] = target
         return Locations(MappingProxyType(places), self.moves)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from drivers.tiles.errors import SensorConfigError
 from rules.seats import Seat
 
 
@@ -32,9 +33,10 @@ class Place:
 
     def __post_init__(self) -> None:
         if self.zone.has_seat and self.seat is None:
-            raise ValueError(f"zone {self.zone.value!r} needs a seat")
+            raise SensorConfigError(f"zone {self.zone.value!r} needs a seat")
         if not self.zone.has_seat and self.seat is not None:
-            raise ValueError(f"zone {self.zone.value!r} belongs to no seat, got seat {self.seat}")
+            raise SensorConfigError(f"zone {self.zone.value!r} belongs to no seat, got seat "
+                                    f"{self.seat}")
 
     @classmethod
     def parse(cls, zone: str, seat: int | None) -> Place:
@@ -42,7 +44,7 @@ class Place:
             z = Zone(zone)
         except ValueError:
             names = ", ".join(repr(z.value) for z in Zone)
-            raise ValueError(f"unknown zone {zone!r} (expected one of {names})") from None
+            raise SensorConfigError(f"unknown zone {zone!r} (expected one of {names})") from None
         return cls(z, None if seat is None else Seat.of(seat))
 
     def __str__(self) -> str:

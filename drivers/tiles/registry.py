@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from drivers.tiles.errors import EnrolmentError
 from rules.tiles import Tile
 
 
@@ -13,7 +14,7 @@ def normalize_tag(text: str) -> str:
     """Tag ids are compared as upper-case hex without separators (``04:a1:b2`` → ``04A1B2``)."""
     tag = "".join(ch for ch in text.strip() if ch not in ": -").upper()
     if not tag or any(ch not in "0123456789ABCDEF" for ch in tag):
-        raise ValueError(f"not a tag id: {text!r} (expected hex digits, e.g. '04A1B2C3')")
+        raise EnrolmentError(f"not a tag id: {text!r} (expected hex digits, e.g. '04A1B2C3')")
     return tag
 
 
@@ -26,9 +27,9 @@ class TagRegistry:
         seen: dict[Tile, str] = {}
         for tag, tile in self.tiles.items():
             if tag != normalize_tag(tag):
-                raise ValueError(f"tag {tag!r} is not normalized")
+                raise EnrolmentError(f"tag {tag!r} is not normalized")
             if tile in seen:
-                raise ValueError(f"tile {tile.id} has two tags: {seen[tile]} and {tag}")
+                raise EnrolmentError(f"tile {tile.id} has two tags: {seen[tile]} and {tag}")
             seen[tile] = tag
         object.__setattr__(self, "tiles", MappingProxyType(dict(self.tiles)))
 

@@ -14,6 +14,7 @@ import contextlib
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
+from drivers.tiles.errors import ReaderStoppedError, SensorConfigError
 from drivers.tiles.events import ReaderEvent, ReaderFault, Rejection, TagSeen, TileRead
 from drivers.tiles.sensor import TileSensor
 
@@ -32,7 +33,7 @@ class RfidTiles:
         names = [r.name for r in readers]
         unmapped = [n for n in names if n not in sensor.places]
         if unmapped:
-            raise ValueError(f"readers without a place: {unmapped}")
+            raise SensorConfigError(f"readers without a place: {unmapped}")
         self.readers = tuple(readers)
         self.sensor = sensor
         self._emit = emit
@@ -60,7 +61,7 @@ class RfidTiles:
                 if get not in done:
                     get.cancel()
                     crashed = next(t for t in tasks if t in done)
-                    raise RuntimeError(f"RFID reader task {crashed.get_name()} ended") from (
+                    raise ReaderStoppedError(f"RFID reader task {crashed.get_name()} ended") from (
                         crashed.exception())
                 self.handle(get.result())
         finally:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from functools import reduce
 from typing import Final
 
+from drivers.tiles.errors import SensorConfigError
 from drivers.tiles.events import FaultKind, ReaderEvent, ReaderFault, TagSeen
 
 STX: Final = 0x02
@@ -38,7 +39,7 @@ def encode_frame(tag: str) -> bytes:
     """The frame for a tag id given as hex digits (the emulator and the docs use this)."""
     uid = bytes.fromhex(tag)
     if not MIN_UID_BYTES <= len(uid) <= MAX_UID_BYTES:
-        raise ValueError(
+        raise SensorConfigError(
             f"tag {tag!r} has {len(uid)} bytes, expected {MIN_UID_BYTES}..{MAX_UID_BYTES}"
         )
     body = uid.hex().upper() + f"{checksum(uid):02X}"

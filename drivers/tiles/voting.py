@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from drivers.tiles.detection import Detection
+from drivers.tiles.errors import SensorConfigError
 from rules.tiles import Kind
 
 
@@ -31,9 +32,10 @@ class VoteRule:
 
     def __post_init__(self) -> None:
         if not 1 <= self.need <= self.window:
-            raise ValueError(f"need must be 1..window, got need={self.need} window={self.window}")
+            raise SensorConfigError(f"need must be 1..window, got need={self.need} "
+                                    f"window={self.window}")
         if not 0.0 <= self.threshold <= 1.0:
-            raise ValueError(f"threshold must be 0..1, got {self.threshold}")
+            raise SensorConfigError(f"threshold must be 0..1, got {self.threshold}")
 
 
 @dataclass(frozen=True, slots=True)

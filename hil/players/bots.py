@@ -48,20 +48,6 @@ def _useful_kinds(counts: Sequence[int], closed: bool) -> list[int]:
     return sorted(out)
 
 
-def waits_of(tiles34: Sequence[int], closed: bool) -> list[Kind]:
-    """Kinds that complete a tenpai concealed part of 3n+1 tiles."""
-    out = []
-    counts = list(tiles34)
-    for k in range(34):
-        if counts[k] >= 4:
-            continue
-        counts[k] += 1
-        if shanten_of(counts, closed) == Shanten.AGARI_STATE:
-            out.append(Kind(k))
-        counts[k] -= 1
-    return out
-
-
 @dataclass(frozen=True, slots=True)
 class BotStyle:
     """How a bot plays: probabilities of optional actions (seeded per game)."""

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from daemon.tracker import SensorTracker
+from hil.errors import EmulatorTimeout, ProcessStartError
 from hil.runner.result import table_scores
 from rules import inputs as ri
 
@@ -70,7 +71,7 @@ class InProcessDaemon:
         done, _ = await asyncio.wait([ready, self._task], return_when=asyncio.FIRST_COMPLETED)
         if self._task in done:
             ready.cancel()
-            raise RuntimeError(f"the daemon stopped at start: {self._task.result()}")
+            raise ProcessStartError(f"the daemon stopped at start: {self._task.result()}")
         # a serial port flushes its input when opened: play starts once every reader is open
         readers = len(self.tracker.tiles.readers) if self.tracker.tiles is not None else 0
         deadline = time.monotonic() + 30
@@ -123,7 +124,7 @@ class InProcessDaemon:
         deadline = time.monotonic() + timeout
         while self._shown() < self.service.core.state.event_seq:
             if time.monotonic() > deadline:
-                raise TimeoutError(f"the tap saw events up to {self._shown()}, the core made "
+                raise EmulatorTimeout(f"the tap saw events up to {self._shown()}, the core made "
                                    f"{self.service.core.state.event_seq}")
             await asyncio.sleep(0.005)
 

@@ -22,6 +22,7 @@ from daemon.tracker import (
     TSUMO,
 )
 from drivers.tiles.places import Place, Zone
+from hil.errors import ScenarioError
 from hil.rig import Rig, physical_manifest
 from hil.simulator import Step
 from rules import inputs as ri
@@ -131,7 +132,7 @@ class HilRunner:
             case ri.UraRevealed() | ri.WinShown():
                 # The rig turns the ura itself after a riichi win (_show_ura); a shown hand is
                 # what the sensors read, not a step of its own.
-                raise ValueError(f"the rig cannot perform {inp!r}")
+                raise ScenarioError(f"the rig cannot perform {inp!r}")
             case _:
                 await self._perform_play(inp, following)
         for ev in step.events:
@@ -210,7 +211,7 @@ class HilRunner:
                 button = {"nine_terminals": NINE_TERMINALS, "four_winds": FOUR_WINDS,
                           "four_riichi": FOUR_RIICHI, "four_kans": FOUR_KANS}.get(inp.kind)
                 if button is None:
-                    raise ValueError(f"no seat key for the abortive draw {inp.kind!r}")
+                    raise ScenarioError(f"no seat key for the abortive draw {inp.kind!r}")
                 rig.key(inp.seat if inp.seat is not None else Seat.S0, button)
             case _:
                 assert_never(inp)
@@ -267,7 +268,7 @@ class HilRunner:
         for i in (121, 120, 119, 118, 117, 116):
             if self._wall[i].kind != tile.kind:
                 return self._wall[i]
-        raise ValueError("no other kind at the end of the wall")
+        raise ScenarioError("no other kind at the end of the wall")
 
     def count_step(self, step: Step) -> None:
         """The rules inputs the daemon will have logged once ``step`` is performed (a meld's

@@ -27,9 +27,6 @@ def free_port() -> int:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
 
-def sim_steps(ruleset: str, seed: int, hands: int | None) -> tuple[GameSimulator, list[Step]]:
-    sim = GameSimulator(ruleset, seed, hands=hands)
-    return sim, list(sim.steps())
 
 class HilSession:
     """A rig and an in-process daemon that stay up for one game after another (``jantaku

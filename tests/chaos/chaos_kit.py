@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import shutil
 import sys
@@ -172,7 +171,3 @@ def assert_consistent(
     assert not missing, f"{len(missing)} events never arrived: {missing[:20]}"
     assert seqs == sorted(seqs), "events arrived out of seq order"
     assert got == ref.envelopes, "the delivered events differ from the fault-free run"
-
-
-def jsonl(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(x) for x in path.read_text().splitlines() if x.strip()]

@@ -20,6 +20,7 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
 from hil.broker import listening
+from rules.table_view import table_view
 
 JANTAKU = str(Path(sys.executable).with_name("jantaku"))
 
@@ -173,7 +174,7 @@ async def test_terminal_view_shows_the_table(tmp_path: Path) -> None:
         await session.play(12, 1, max_steps=40)
         assert session.daemon is not None
         state = session.daemon.service.core.state.table
-        view = overlay_view(state.snapshot(), table="demo-view")
+        view = overlay_view(table_view(state), table="demo-view")
         dv = DemoView("demo-view", "http://127.0.0.1:1/overlay/", "none")
         dv.update(view, session.daemon.envelopes)
     console = Console(record=True, width=140)

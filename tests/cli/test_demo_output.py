@@ -19,6 +19,9 @@ import time
 from pathlib import Path
 
 from daemon.demo_view import describe, hand_line, tile_label
+from rules.events import BreakChecked
+from rules.seats import Seat
+from rules.wall import Break
 
 JANTAKU = str(Path(sys.executable).with_name("jantaku"))
 REPR = re.compile(r"[\[{]'|'[\]}]|\[\d+, \d+|\{'\w+': ")
@@ -94,13 +97,19 @@ def test_a_terminal_gets_the_live_view_and_its_footer_agrees_with_the_summary() 
     summary = re.findall(r"jantaku demo: (\d+) hands played, (\d+) complete game", text)
     assert summary, text[-3000:]
     assert footers[-1] == summary[-1][0] == "2"
+    # two hands are not a hanchan: the game was cut short, not complete
+    assert summary[-1][1] == "0" and "1 cut short" in text, text[-1500:]
+    assert "seat None" not in text and "None stacks" not in text
     assert not REPR.search(text), REPR.search(text)
     assert "jantaku demo: hand 1:" not in text  # the terminal has the view, not log lines
 
 
 def test_event_lines_are_words_not_reprs() -> None:
     assert describe({"type": "dice_rolled", "seat": 1, "dice": [3, 4]}) == "seat 1 rolls 3 + 4 = 7"
-    line = describe({"type": "break_checked", "brk": {"seat": 0, "count": 9}, "ok": True})
+    # the event as the reducer emits it (rules.events.BreakChecked), not a hand-made dict
+    real = BreakChecked(brk=Break(Seat.S0, 9), expected=Break(Seat.S0, 9), ok=True,
+                        source="dice").to_json()
+    line = describe(real)
     assert line == "wall opened in seat 0's wall, 9 stacks left on its right (ok)"
     ended = {"type": "hand_ended", "hand": 2, "scores": [33000, 17000, 25000, 25000],
              "outcome": {"kind": "win"},

@@ -1,9 +1,12 @@
-"""Issue 16 item 3: one error root. Every error class of rules/, drivers/, daemon/ and hil/ is
-under ``JantakuError`` through its package's base, every leaf also subclasses a builtin, and the
-``jantaku`` command catches the root once: one line on stderr, exit 2."""
+"""One error root. Every error class of rules/, drivers/, daemon/ and hil/ is under
+``JantakuError`` through its package's base, every leaf also subclasses a builtin, no production
+code raises a bare builtin (an AST scan), and the ``jantaku`` command catches the root once: one
+line on stderr, exit 2."""
 
 from __future__ import annotations
 
+import ast
+import builtins
 import importlib
 import inspect
 import pkgutil
@@ -16,12 +19,13 @@ import pytest
 
 from daemon.errors import DaemonError
 from drivers.display.errors import DisplayError
+from drivers.gpio_errors import GpioError
 from drivers.link.errors import LinkError
 from drivers.tiles.errors import TileSensorError
 from hil.errors import HilError
 from rules.errors import JantakuError, RulesError
 
-BASES = (RulesError, LinkError, TileSensorError, DisplayError, DaemonError, HilError)
+BASES = (RulesError, LinkError, TileSensorError, DisplayError, GpioError, DaemonError, HilError)
 # Control-flow signals, not errors: each is raised and caught inside its own module.
 SIGNALS = {
     "rules.reducer.output.Rejected", "rules.reducer.output.Dead",
@@ -70,6 +74,38 @@ def test_every_leaf_also_subclasses_a_builtin() -> None:
              if not any(b.__module__ == "builtins" and b is not Exception
                         and b is not BaseException and b is not object for b in c.__mro__)]
     assert not plain, f"leaves that subclass no builtin: {plain}"
+
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILTIN_ERRORS = {name for name, obj in vars(builtins).items()
+                  if isinstance(obj, type) and issubclass(obj, BaseException)}
+# SystemExit is how an argparse ``error`` override ends a command (exit 2), not an error raised.
+ALLOWED_BUILTINS = {"SystemExit"}
+
+
+def _bare_raises(source: str) -> list[tuple[int, str]]:
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Raise) and node.exc is not None:
+            target = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+            if isinstance(target, ast.Name) and target.id in BUILTIN_ERRORS - ALLOWED_BUILTINS:
+                found.append((node.lineno, target.id))
+    return found
+
+
+def test_the_scan_finds_a_bare_raise() -> None:
+    assert _bare_raises("def f():\n    raise ValueError('x')\n") == [(2, "ValueError")]
+    assert _bare_raises("raise KeyError\n") == [(1, "KeyError")]
+    assert _bare_raises("try:\n    pass\nexcept ValueError as e:\n    raise e\n") == []
+    assert _bare_raises("raise SeatError('x')\nraise\n") == []
+
+
+def test_production_code_raises_no_bare_builtin() -> None:
+    bare = [f"{path.relative_to(ROOT)}:{line}: raise {name}"
+            for pkg in ("rules", "drivers", "daemon", "hil")
+            for path in sorted((ROOT / pkg).rglob("*.py"))
+            for line, name in _bare_raises(path.read_text(encoding="utf-8"))]
+    assert not bare, "raise a JantakuError leaf instead:\n" + "\n".join(bare)
 
 
 def test_each_package_base_sits_right_under_the_root() -> None:

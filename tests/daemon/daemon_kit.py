@@ -10,7 +10,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -237,10 +236,6 @@ class Collector:
             if time.monotonic() > deadline:
                 raise TimeoutError("condition not met in time")
             await asyncio.sleep(0.02)
-
-
-def python() -> str:
-    return sys.executable
 
 
 @contextlib.contextmanager

@@ -28,6 +28,7 @@ from rules.inputs import (
 )
 from rules.reducer import new_table, reduce
 from rules.seats import Wind
+from rules.table_view import table_view
 from rules.tiles import TileAllocator, parse_compact
 
 TENPAI = "123m456p789s1122z"  # shanpon on E / S
@@ -49,7 +50,7 @@ def test_riichi_stick_goes_down_when_the_tile_passes() -> None:
     ev = h.draw(S2)
     assert h.types(ev)[0] == "riichi_accepted"
     assert h.h.scores[1] == 24000 and h.h.deposits == 1
-    assert h.state.snapshot()["seats"][1]["riichi"] == "accepted"
+    assert table_view(h.state)["seats"][1]["riichi"] == "accepted"
 
 
 def test_no_stick_when_the_declaration_tile_is_ronned() -> None:
@@ -496,7 +497,7 @@ def test_snapshot_view() -> None:
     h.draw(S0)
     h.discard(S0, "9m", riichi=True)
     h.draw(S1)
-    snap = h.state.snapshot()
+    snap = table_view(h.state)
     assert snap["ruleset"] == "mleague" and snap["game"] == 1 and snap["hand"] == 1
     assert [s["name"] for s in snap["seats"]] == ["A", "B", "C", "D"]
     assert [s["wind"] for s in snap["seats"]] == ["E", "S", "W", "N"]

@@ -17,6 +17,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "web"))
 
 from sensorless_hanchan import STEPS, Model, expected
 
+from rules.table_view import table_view
+
 
 def ref(action: str, **args: Any) -> RefereeOverride:
     return RefereeOverride(action=action, by="alice", args={"reason": "r", **args})
@@ -49,7 +51,7 @@ def test_each_hand_begins_by_itself_and_the_hanchan_ends_by_the_flow() -> None:
     for step in STEPS:
         args = dict(step.args)
         if step.name == "set_scores":
-            now = t.snapshot()["seats"]
+            now = table_view(t)["seats"]
             args = {"scores": [s["score"] + d for s, d in zip(now, args["delta"], strict=True)]}
         inputs.append(ref(step.name, **args))
         t, evs = reduce(t, inputs[-1])
@@ -60,7 +62,7 @@ def test_each_hand_begins_by_itself_and_the_hanchan_ends_by_the_flow() -> None:
             assert not rejected([e.to_json() for e in evs])
         else:
             m.apply(step)
-        snap = t.snapshot()
+        snap = table_view(t)
         assert [s["score"] for s in snap["seats"]] == m.scores, step
         assert (snap["honba"], snap["deposits"]) == (m.honba, m.deposits), step
         if not m.over:
@@ -69,7 +71,7 @@ def test_each_hand_begins_by_itself_and_the_hanchan_ends_by_the_flow() -> None:
             assert snap["round_wind"] == "ES"[m.hand // 4]
     assert t.game_over
     replayed, all_events = fold(inputs)
-    assert replayed.snapshot() == t.snapshot()  # live and replayed: the same fold
+    assert table_view(replayed) == table_view(t)  # live and replayed: the same fold
     ended = next(e for e in all_events if e["type"] == "game_ended")
     got = [{k: s[k] for k in ("seat", "points", "rank", "total_pt")}
            for s in ended["standings"]["seats"]]
@@ -91,7 +93,7 @@ def test_double_ron_paid_twice_and_abortive_draws_where_the_ruleset_has_them() -
     assert ended["settlement"]["deltas"] == [0, -1000 - 2000, 2000 + 1000, 1000]
     t, evs = reduce(t, ref("manual_result", kind="abortive", abort="four_winds"))
     assert not rejected([e.to_json() for e in evs])
-    snap = t.snapshot()
+    snap = table_view(t)
     assert snap["honba"] == 1 and snap["dealer"] == 1  # Tenhou: renchan-like, honba +1
     _t2, evs = reduce(fold([start("mleague")])[0],
                      ref("manual_result", kind="abortive", abort="four_winds"))
@@ -112,9 +114,9 @@ def test_seats_swap_before_anything_happened_in_the_hand_that_began_by_itself() 
     t, evs = reduce(t, ref("set_scores", scores=[30000, 20000, 25000, 25000]))
     t, evs = reduce(t, ref("swap_seats", a=0, b=1))
     assert not rejected([e.to_json() for e in evs])
-    assert [s["score"] for s in t.snapshot()["seats"]] == [20000, 30000, 25000, 25000]
+    assert [s["score"] for s in table_view(t)["seats"]] == [20000, 30000, 25000, 25000]
     t, evs = reduce(t, ref("undo_last"))
-    assert [s["score"] for s in t.snapshot()["seats"]] == [30000, 20000, 25000, 25000]
+    assert [s["score"] for s in table_view(t)["seats"]] == [30000, 20000, 25000, 25000]
 
 
 def test_a_start_button_on_a_hand_that_began_by_itself_is_that_hand() -> None:
@@ -123,4 +125,4 @@ def test_a_start_button_on_a_hand_that_began_by_itself_is_that_hand() -> None:
     t, evs = reduce(t, HandStart())
     assert not rejected([e.to_json() for e in evs]) and t.hands == 1
     t, evs = reduce(t, ref("manual_result", kind="exhaustive", tenpai=[]))
-    assert t.hands == 2 and t.snapshot()["dealer"] == 1
+    assert t.hands == 2 and table_view(t)["dealer"] == 1

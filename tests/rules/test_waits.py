@@ -8,6 +8,7 @@ from dataclasses import replace
 from rules.outcome import Meld
 from rules.seats import Seat, Wind
 from rules.table_state import HandState, Indicator, RiverTile, SeatState
+from rules.table_view import table_view
 from rules.tiles import Tile
 from rules.waits import seat_waits
 
@@ -76,7 +77,7 @@ def test_waits_are_private_and_reach_only_the_spectator_feed() -> None:
 
     sim = GameSimulator("mleague", seed=1, hands=1)
     for _ in sim.steps():
-        view = sim.state.snapshot()
+        view = table_view(sim.state)
         private = [s["waits"] for s in view["private"]["seats"]]
         if any(private):
             break

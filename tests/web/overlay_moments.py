@@ -9,6 +9,7 @@ from typing import Any
 
 from daemon.web.view import overlay_view
 from hil.simulator import GameSimulator
+from rules.table_view import table_view
 
 MOMENTS = ("deal", "riichi", "call", "win", "draw", "game_end")
 
@@ -45,7 +46,7 @@ def moments(ruleset: str = "mleague", seed: int = 1, hands: int = 20,
     sim = GameSimulator(ruleset, seed=seed, hands=hands)
     prev: dict[str, Any] | None = None
     for seq, _ in enumerate(sim.steps(), start=1):
-        view = overlay_view(sim.state.snapshot(), table=table, seq=seq)
+        view = overlay_view(table_view(sim.state), table=table, seq=seq)
         yield seq, view, _moment(prev, view)
         prev = view
 

@@ -171,6 +171,7 @@ def test_console_runs_a_table(tmp_path: Path) -> None:
         p.click("#r-winner button[data-seat='1']")
         p.click("#r-loser button[data-seat='2']")
         p.type("#r-han", "3")
+        p.click("#r-fu-pick button[data-fu='30']")  # the fu are picked, never a default
         p.click("#panel-result button[type='submit']")
         p.wait(lambda d: d.find_element(By.ID, "preview").is_displayed())
         dealer = snap["dealer"]
@@ -180,10 +181,16 @@ def test_console_runs_a_table(tmp_path: Path) -> None:
         p.shot("ron-preview", doc_as="console.png")
         # a double ron is previewed under the ruleset: M-League head-bumps (M 5-1-3) -- from
         # the discarder (seat 2) seat 0 comes before seat 1, so seat 1 loses the ron
+        p.click("#preview-cancel")  # the preview floats over the form: cancel to change it
         p.click("#r-second")
         p.click("#r-winner2 button[data-seat='0']")
+        p.type("#r-han2", "1")
+        p.click("#r-fu2-pick button[data-fu='30']")
         p.click("#panel-result button[type='submit']")
-        p.wait(lambda d: "head-bump: seat 1 loses" in d.find_element(By.ID, "preview-body").text)
+        # the note names the player, as the rest of the page does (not "seat 1")
+        loses = f"head-bump: {names[1].split(' #')[0]}"
+        p.wait(lambda d: loses in d.find_element(By.ID, "preview-body").text)
+        assert "loses the ron" in d.find_element(By.ID, "preview-body").text
         p.click("#preview-cancel")
         p.click("#r-second")
         p.click("#panel-result button[type='submit']")

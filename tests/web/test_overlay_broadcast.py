@@ -104,10 +104,6 @@ def test_every_moment_is_legible_and_the_card_never_covers_a_seat(
                 assert tall >= min_tile, (m.name, t)
 
 
-def _seat_view(view: dict[str, Any], seat: int) -> dict[str, Any]:
-    return next(s for s in view["seats"] if s["seat"] == seat)
-
-
 def test_rivers_riichi_calls_and_the_cards(server: ServerThread, moments: list[Moment]) -> None:
     by = {m.name: m.view for m in moments}
     server.start(by["deal"])

@@ -19,6 +19,7 @@ from daemon.web.server import serve
 from daemon.web.view import overlay_view
 from hil.browser import chromium, save_screenshot
 from hil.simulator import GameSimulator
+from rules.table_view import table_view
 
 
 class ServerThread:
@@ -138,10 +139,10 @@ def test_overlay_follows_a_real_game_and_resyncs(server: ServerThread) -> None:
         for _ in range(n):
             next(steps)  # the game is long enough: running out is a failure
             seq += 1
-            server.publish(overlay_view(sim.state.snapshot(), table="t-browser", seq=seq))
-        return overlay_view(sim.state.snapshot(), table="t-browser", seq=seq)
+            server.publish(overlay_view(table_view(sim.state), table="t-browser", seq=seq))
+        return overlay_view(table_view(sim.state), table="t-browser", seq=seq)
 
-    first = overlay_view(sim.state.snapshot(), table="t-browser", seq=0)
+    first = overlay_view(table_view(sim.state), table="t-browser", seq=0)
     server.start(first)
     with chromium() as driver:
         driver.get(f"http://127.0.0.1:{server.port}/overlay/?lang=en")

@@ -4,7 +4,7 @@ import { $, el, int, radio, say } from "./dom.js";
 import { api } from "./api.js";
 import { seatName } from "./names.js";
 import { chosen, renderSeatPickers, riichiList } from "./seatpick.js";
-import { picked, tickedYaku } from "./tilepick.js";
+import { picked, renderFu, tickedYaku } from "./tilepick.js";
 import { state } from "./session.js";
 import { startPreview } from "./preview.js";
 
@@ -22,6 +22,7 @@ for (const r of document.querySelectorAll('input[name="r-kind"]')) {
   r.addEventListener("change", () => {
     $("r-loser-row").hidden = radio("r-kind") !== "ron";
     $("r-second-box").classList.toggle("off", radio("r-kind") !== "ron");
+    renderFu();  // the fu a hand can have depend on ron or tsumo
   });
 }
 for (const r of document.querySelectorAll('input[name="d-kind"]')) {
@@ -47,7 +48,18 @@ $("panel-result").addEventListener("submit", (ev) => {
     win.loser = chosen["r-loser"];
   }
   let tiles;
-  if (mode === "hanfu") { win.han = int("r-han"); win.fu = int("r-fu"); }
+  const hanFu = (hanId, fuId, what) => {
+    const han = int(hanId);
+    if (!(han >= 1)) return `Enter the han${what}.`;
+    if (han >= 5) return { han, fu: 0 };  // M 6-6-2: the fu do not count
+    const fu = int(fuId);
+    return Number.isNaN(fu) ? `Pick the fu${what} (the picker offers the fu a ${kind} of ${han} han can have).` : { han, fu };
+  };
+  if (mode === "hanfu") {
+    const v = hanFu("r-han", "r-fu", "");
+    if (typeof v === "string") return say("error", v);
+    Object.assign(win, v);
+  }
   else if (mode === "yakuman") {
     win.yakuman = int("r-yakuman");
     if (chosen["r-pao"] != null) win.pao = chosen["r-pao"];  // M 8-1, μ §67
@@ -76,7 +88,9 @@ $("panel-result").addEventListener("submit", (ev) => {
   if (kind === "ron" && mode === "hanfu" && $("r-second").checked) {
     if (chosen["r-winner2"] == null) return say("error", "Choose the second winner.");
     if (chosen["r-winner2"] === win.winner || chosen["r-winner2"] === win.loser) return say("error", "The second winner must be a third seat: neither the first winner nor the discarder.");
-    wins.push({ winner: chosen["r-winner2"], loser: win.loser, han: int("r-han2"), fu: int("r-fu2") });
+    const v = hanFu("r-han2", "r-fu2", " of the second winner");
+    if (typeof v === "string") return say("error", v);
+    wins.push({ winner: chosen["r-winner2"], loser: win.loser, ...v });
   }
   for (const w of wins) for (const [k, v] of Object.entries(w)) if (Number.isNaN(v)) return say("error", `${k}: enter a number`);
   const who = wins.map((w) => seatName(w.winner)).join(" + ");

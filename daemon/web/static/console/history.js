@@ -13,7 +13,7 @@ function resultText(h) {
   const who = plainName;
   if (h.kind === "win") {
     const paid = h.wins.map((w) => {
-      const v = w.value ? `${w.value} points` : w.yakuman ? `${w.yakuman}× yakuman` : `${w.han} han${w.fu ? ` ${w.fu} fu` : ""}`;
+      const v = w.value ? `${w.value} points` : w.yakuman ? `${w.yakuman}× yakuman` : `${w.han} han${w.fu && w.han < 5 ? ` ${w.fu} fu` : ""}${w.limit ? ` ${w.limit}` : ""}`;
       return `${who(w.winner)} ${w.loser == null ? "tsumo" : `ron from ${who(w.loser)}`} (${v})`;
     });
     const bumped = h.declared.filter((s) => !h.wins.some((w) => w.winner === s));
@@ -42,7 +42,9 @@ export function renderHistory() {
     t.append(el("tr", { "data-hand": String(h.hand), class: "delta-row" },
       el("td", { text: `${h.label}${h.honba ? `-${h.honba}` : ""}` }),
       el("td", { class: "result", text: resultText(h) + riichi }),
-      ...SEATS.map((s) => el("td", { class: h.deltas[s] > 0 ? "plus" : h.deltas[s] < 0 ? "minus" : "", "data-seat": String(s), text: signed(h.deltas[s]) }))));
+      ...SEATS.map((s) => el("td", { class: h.deltas[s] > 0 ? "plus" : h.deltas[s] < 0 ? "minus" : "", "data-seat": String(s), text: signed(h.deltas[s]) },
+        // a chombo's pt penalty (M 7-4-1: −20 pt) moves no points: it is shown beside them
+        h.pt && h.pt[s] ? el("span", { class: "pt minus", text: ` ${signed(h.pt[s])} pt` }) : null))));
     t.append(el("tr", { "data-hand": String(h.hand), class: "total-row" },
       el("td", {}), el("td", { class: "hint", text: "scores after" }),
       ...SEATS.map((s) => el("td", { "data-seat": String(s), text: String(h.scores_after[s]) }))));

@@ -5,6 +5,7 @@ import { api, newCid } from "./api.js";
 import { seatName, splitName } from "./names.js";
 import { refresh } from "./session.js";
 import { chosen, renderSeatPickers } from "./seatpick.js";
+import { renderFu } from "./tilepick.js";
 
 let pending = null;       // {body, cid, digest, title}: the previewed action
 
@@ -42,12 +43,14 @@ function showPreview(title, p) {
   const st = p.settlement;
   if (st) {
     for (const w of st.wins || []) {
-      const v = w.family === "zung_jung" ? `${w.value} points` : w.yakuman ? `${w.yakuman}× yakuman` : `${w.han} han ${w.fu} fu`;
+      // from 5 han the fu do not count (M 6-6-2): "5 han (mangan)", never "5 han 0 fu"
+      const v = w.family === "zung_jung" ? `${w.value} points` : w.yakuman ? `${w.yakuman}× yakuman` : `${w.han} han${w.fu && w.han < 5 ? ` ${w.fu} fu` : ""}`;
       box.append(el("p", { text: `${seatName(w.winner)} wins ${w.tsumo ? "by tsumo" : `from ${seatName(w.loser)}`}: ${v}${w.limit ? ` (${w.limit})` : ""} = ${w.points}${w.honba_points ? ` + ${w.honba_points} honba` : ""}${w.deposit_points ? ` + ${w.deposit_points} deposits` : ""}` }));
     }
     if (st.pt_penalties && st.pt_penalties.some((x) => x)) box.append(el("p", { text: `pt penalties: ${st.pt_penalties.join(" / ")}` }));
     if (st.replay) box.append(el("p", { text: "The hand is replayed." }));
-    for (const n of st.notes || []) box.append(el("p", { text: n }));
+    // the settlement's notes name seats by number ("seat 1 loses the ron"): the page uses names
+    for (const n of st.notes || []) box.append(el("p", { class: "note", text: n.replace(/\bseat ([0-3])\b/g, (_, s) => seatName(Number(s))) }));
   }
   if (p.valuation && p.valuation.yaku && p.valuation.yaku.length) {
     box.append(el("p", { text: "Yaku: " + p.valuation.yaku.map(([n, h]) => `${n} ${h}`).join(", ") }));
@@ -74,6 +77,9 @@ $("preview-confirm").addEventListener("click", async () => {
     // a result is recorded: the next hand starts with clean forms
     if (["manual_result", "chombo"].includes(p.body.name)) {
       for (const id of ["r-winner", "r-loser", "r-winner2", "r-pao", "p-seat"]) chosen[id] = null;
+      // han and fu are the last hand's: they reset with winner and loser
+      for (const id of ["r-han", "r-fu", "r-han2", "r-fu2"]) $(id).value = "";
+      renderFu();
       chosen["d-tenpai"] = new Set();
       if ($("r-second").checked) { $("r-second").checked = false; $("r-second-row").hidden = true; }
       renderSeatPickers(true);

@@ -2,6 +2,7 @@
 import { ABORT_WORDS } from "./vocabulary.js";
 import { $, el } from "./dom.js";
 import { state } from "./session.js";
+import { setFuTable } from "./tilepick.js";
 
 let rulesSig = "";
 export function renderRules() {
@@ -9,6 +10,16 @@ export function renderRules() {
   const sig = JSON.stringify(info);
   if (sig === rulesSig) return;
   rulesSig = sig;
+  setFuTable(info ? info.fu : null);
+  // hand values as the family counts them: han/fu and yakuman, or Zung Jung points
+  const zj = !!info && info.family === "zung_jung";
+  for (const m of ["hanfu", "yakuman"]) document.querySelector(`input[name="r-mode"][value="${m}"]`).closest("label").classList.toggle("off", zj);
+  document.querySelector('input[name="r-mode"][value="points"]').closest("label").classList.toggle("off", !!info && !zj);
+  const mode = zj ? "points" : "hanfu";
+  if (info) {
+    document.querySelector(`input[name="r-mode"][value="${mode}"]`).checked = true;
+    for (const m of document.querySelectorAll("#panel-result .mode")) m.hidden = m.dataset.mode !== mode;
+  }
   if (!$("g-auto-hands").dataset.set) { $("g-auto-hands").checked = !!state.sensorless; $("g-auto-hands").dataset.set = "1"; }
   const sel = $("d-abort");
   sel.replaceChildren();

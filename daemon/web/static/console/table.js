@@ -44,6 +44,7 @@ export function render() {
   renderSeatPickers();
   renderRules();
   renderHistory();
+  renderFinal();
   if (!$("g-ruleset").options.length) {
     for (const r of state.rulesets) $("g-ruleset").append(el("option", { value: r, text: r }));
     $("g-ruleset").value = state.default_ruleset;
@@ -109,5 +110,28 @@ function renderRecent() {
       el("span", { text: `#${rec.seq} ${rec.ts.slice(11, 19)} ` }),
       el("span", { class: "who", text: rec.source }),
       el("span", { text: ` ${describe(rec)}` })));
+  }
+}
+
+// Game over: the final standings with pt (rules/standings.py via /api/state "final"), and the
+// result forms and the riichi picker closed (the engine would refuse with game_over).
+function renderFinal() {
+  const f = state.final;
+  const over = !!state.snapshot.game_over;
+  for (const id of ["r-fields", "d-fields", "h-fields"]) $(id).disabled = over;
+  $("final-box").hidden = !f;
+  if (!f) return;
+  const sig = JSON.stringify(f);
+  const t = $("final");
+  if (t.dataset.sig === sig) return;
+  t.dataset.sig = sig;
+  const pt = (x) => (x > 0 ? "+" : "") + x.toFixed(1);
+  t.replaceChildren(el("tr", {}, ...["Rank", "Player", "Points", "Score pt", "Uma", "Penalty", "Total pt"].map((h) => el("th", { text: h }))));
+  for (const r of f.standings) {
+    t.append(el("tr", { "data-seat": String(r.seat), "data-rank": String(r.rank) },
+      el("td", { text: String(r.rank) }), el("td", { text: r.name || `Seat ${r.seat}` }),
+      el("td", { text: r.points.toLocaleString("en-US") }), el("td", { text: pt(r.score_pt) }),
+      el("td", { text: pt(r.uma_pt) }), el("td", { class: r.penalty_pt < 0 ? "minus" : "", text: r.penalty_pt ? pt(r.penalty_pt) : "" }),
+      el("td", { class: "total", text: pt(r.total_pt) })));
   }
 }

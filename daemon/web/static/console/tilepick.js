@@ -15,21 +15,38 @@ export function buildPalette() {
   for (const f of FLAGS) {
     $("t-flags").append(el("label", { class: "pill" }, el("input", { type: "checkbox", id: `t-flag-${f}` }), f.replace("_", " ")));
   }
-  for (const pick of document.querySelectorAll(".fupick")) {
-    const target = $(pick.dataset.for);
-    const draw = () => {
-      pick.replaceChildren();
-      for (const fu of FU) {
-        pick.append(el("button", { type: "button", class: target.value === String(fu) ? "on" : "", "data-fu": String(fu), text: String(fu), onclick: () => { target.value = String(fu); draw(); } }));
-      }
-    };
-    draw();
-  }
+  for (const pick of document.querySelectorAll(".fupick")) $(pick.dataset.han).addEventListener("input", renderFu);
+  renderFu();
   YAKU.forEach(([name, closed, open], i) => {
     $("y-list").append(el("label", { class: "pill", "data-yaku": name }, el("input", { type: "checkbox", id: `y-${i}` }), `${name} `, el("span", { class: "hint", text: closed >= 13 ? "yakuman" : open && open !== closed ? `${closed} (open ${open})` : open ? String(closed) : `${closed}, closed only` })));
   });
   $("y-box").addEventListener("change", yakuHan);
   $("y-box").addEventListener("input", yakuHan);
+}
+// The fu picker offers only the fu a hand of the entered han can have for the win kind: the
+// ruleset's table (rules/scoring/hand_values.py, /api/state ruleset_info.fu), e.g. no 20 fu on a
+// ron or at 1 han, 25 fu from 2 han (chiitoitsu). From 5 han the fu do not count (M 6-6-2).
+let fuTable = null;
+export function setFuTable(table) { fuTable = table || null; renderFu(); }
+export function fuOffered(kind, han) {
+  if (!Number.isInteger(han) || han < 1) return [];
+  if (!fuTable) return FU;
+  if (han >= fuTable.mangan_han) return [];
+  return fuTable[kind][han - 1].filter((f) => FU.includes(f));
+}
+export function renderFu() {
+  for (const pick of document.querySelectorAll(".fupick")) {
+    const target = $(pick.dataset.for);
+    const han = Number.parseInt($(pick.dataset.han).value, 10);
+    const kind = pick.id === "r-fu2-pick" ? "ron" : (radio("r-kind") || "ron");
+    const offered = fuOffered(kind, han);
+    if (!offered.includes(Number.parseInt(target.value, 10))) target.value = "";
+    pick.replaceChildren();
+    for (const fu of offered) {
+      pick.append(el("button", { type: "button", class: target.value === String(fu) ? "on" : "", "data-fu": String(fu), text: String(fu), onclick: () => { target.value = String(fu); renderFu(); } }));
+    }
+    if (!offered.length) pick.append(el("span", { class: "hint", text: han >= 5 ? "fu do not count from 5 han" : "enter the han first" }));
+  }
 }
 // the checklist's count goes into the han (or the yakuman count) field
 function yakuHan() {
@@ -57,6 +74,7 @@ function yakuHan() {
   if (!names.length) { $("y-total").textContent = "No yaku ticked: a hand needs one (dora alone do not count)."; return; }
   $("y-total").textContent = `${names.join(", ")}${dora ? ` + ${dora} dora` : ""} = ${han + dora} han`;
   $("r-han").value = String(han + dora);
+  renderFu();
 }
 // The ticked yaku as manual_result wins[].yaku ([engine name, han] pairs, the dora as "Dora"),
 // with the han (or yakuman count) they add up to; null when nothing is ticked. `w`: the win's
