@@ -30,7 +30,8 @@ MJAI_SUFFIX: Final = "_mjai"
 #: event types that carry no concealed fact
 PUBLIC: Final = frozenset({
     "game_started", "hand_started", "wall_known", "dice_rolled", "break_checked",
-    "wall_fallback", "dora_revealed", "indicator_corrected", "deal_done", "haitei_reached",
+    "wall_fallback", "dora_revealed", "indicator_corrected", "indicator_withdrawn", "deal_done",
+    "haitei_reached",
     "discard", "call", "kan", "call_cancelled", "riichi_declared", "riichi_accepted",
     "dead_hand", "win_declared", "ron_head_bumped", "win_shown", "ura_revealed",
     "win_awaiting_confirmation", "hand_ended", "game_ended", "referee", "violation_accepted",

@@ -242,6 +242,17 @@ class IndicatorCorrected(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class IndicatorWithdrawn(Event):
+    """M 4-5-5, S §43-8: a kan indicator turned before its moment for a kan that was then
+    robbed (chankan): the robbed kan is not established, so its indicator does not count."""
+
+    TYPE: ClassVar[str] = "indicator_withdrawn"
+    number: int  # the indicator's place (1.. = kan indicators), as dora_revealed numbered it
+    position: Position | None
+    tile: Tile | None
+
+
+@dataclass(frozen=True, slots=True)
 class Dealt(Event):
     TYPE: ClassVar[str] = "deal_done"
     counts: tuple[int, ...]
@@ -462,10 +473,11 @@ class Undone(Event):
 
 
 # --- outcome JSON (HandOutcome has no codec of its own) ----------------------------------------
-def manual_to_json(m: ManualValue | None) -> dict[str, int] | None:
+def manual_to_json(m: ManualValue | None) -> dict[str, Any] | None:
     if m is None:
         return None
-    return {"han": m.han, "fu": m.fu, "yakuman": m.yakuman, "points": m.points}
+    return {"han": m.han, "fu": m.fu, "yakuman": m.yakuman, "points": m.points,
+            "yaku": [[name, han] for name, han in m.yaku]}
 
 
 def win_to_json(w: Win, aka: bool = True) -> dict[str, Any]:

@@ -15,8 +15,8 @@ how the hand ended:
   μ §19, WMC).
 
 Each win is valued by ``han``/``fu`` (``fu`` is ignored from mangan up), a ``yakuman`` count, or
-Zung Jung ``points``; ``pao`` names the liable seat of a yakuman where the ruleset has pao
-(M 8-1, μ §67).
+Zung Jung ``points``, with the ``yaku`` the referee ticked if any (they go into the records);
+``pao`` names the liable seat of a yakuman where the ruleset has pao (M 8-1, μ §67).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 from rules.errors import RulesError
 from rules.outcome import ManualValue, Win
+from rules.records.tenhou_words import YAKU
 from rules.ruleset import Ruleset
 from rules.scoring.hand_values import WinKind, fu_table, impossible
 from rules.seats import Seat
@@ -99,6 +100,7 @@ def _win(rs: Ruleset, e: Mapping[str, Any], tsumo: bool, riichi: Sequence[Seat])
         points=_count(e, "points", winner),
     )
     zj = rs.meta.family == "zung_jung"
+    yaku = _yaku(e.get("yaku"), value, zj, winner)
     if zj and value.points == 0:
         raise _bad("points: the Zung Jung hand value", "none", winner)
     if not zj and value.han == 0 and value.yakuman == 0:
@@ -112,6 +114,8 @@ def _win(rs: Ruleset, e: Mapping[str, Any], tsumo: bool, riichi: Sequence[Seat])
     if not zj and value.yakuman == 0 and value.han >= 5:
         # From mangan up the fu do not count (M 6-6-2, S §35): a given fu is ignored.
         value = ManualValue(han=value.han)
+    value = ManualValue(han=value.han, fu=value.fu, yakuman=value.yakuman, points=value.points,
+                        yaku=yaku)
     flag = e.get("riichi")
     if flag is not None and (not isinstance(flag, bool) or flag != (winner in riichi)):
         raise _bad(f"riichi: {winner in riichi} (as the hand's riichi list says)", flag, winner)
@@ -130,6 +134,34 @@ def _win(rs: Ruleset, e: Mapping[str, Any], tsumo: bool, riichi: Sequence[Seat])
         pao_yaku = rs.pao.yaku[0]
     return Win(winner=winner, loser=loser, hand=(), win_tile=None, riichi=winner in riichi,
                pao=pao, pao_yaku=pao_yaku, manual=value)
+
+
+def _yaku(v: Any, value: ManualValue, zj: bool, seat: Seat) -> tuple[tuple[str, int], ...]:
+    """The ticked yaku (``[name, han]`` pairs, the engine's names: ``Riichi``, ``Dora``,
+    ``Kokushi Musou``): known names, each once, adding up to the han (a yakuman: 13 han per
+    multiple), so a record's yaku strings tell the same value as its points."""
+    if v is None:
+        return ()
+    if zj:
+        raise _bad("yaku: riichi rulesets only (a Zung Jung hand is valued in points)", v, seat)
+    if not isinstance(v, list | tuple):
+        raise _bad("yaku: a list of [name, han] pairs", v, seat)
+    out: list[tuple[str, int]] = []
+    for item in v:
+        if not (isinstance(item, list | tuple) and len(item) == 2 and isinstance(item[0], str)
+                and isinstance(item[1], int) and not isinstance(item[1], bool) and item[1] > 0):
+            raise _bad("yaku: [name, han] with han 1 or more", item, seat)
+        if item[0] not in YAKU:
+            raise _bad(f"yaku: one of {', '.join(YAKU)}", item[0], seat)
+        out.append((item[0], item[1]))
+    if len({name for name, _ in out}) != len(out):
+        raise _bad("yaku: each yaku once", [name for name, _ in out], seat)
+    total = sum(han for _, han in out)
+    want = 13 * value.yakuman if value.yakuman else value.han
+    if out and total != want:
+        what = f"{value.yakuman} yakuman" if value.yakuman else f"{value.han} han"
+        raise _bad(f"yaku adding up to the win's {what} ({want} han)", total, seat)
+    return tuple(out)
 
 
 def parse(rs: Ruleset, args: Mapping[str, Any], standing: Sequence[Seat]) -> ManualResult:

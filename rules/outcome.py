@@ -54,6 +54,9 @@ class ManualValue:
     fu: int = 0
     yakuman: int = 0
     points: int = 0  # Zung Jung hand value
+    # The yaku the referee ticked, (name, han) as the engine names them; they add up to ``han``
+    # (a yakuman: 13 per multiple). Only carried into the records (tenhou.net/6 yaku strings).
+    yaku: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -73,6 +73,10 @@ class DoraRules:
     ura: bool
     kan_ura: bool
     red_fives: bool
+    # Whether turning a kan's indicator establishes the kan, so that it can no longer be robbed
+    # (S §43-4: "the kan exists once it is turned"). M 4-5-5 says only that a robbed kan turns no
+    # indicator: a ron that robs the kan after its indicator flipped stands, the indicator void.
+    indicator_establishes_kan: bool = True
 
 
 @dataclass(frozen=True, slots=True)

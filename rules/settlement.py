@@ -202,7 +202,7 @@ def _riichi_win(
         basic, limit = basic_points(ruleset, m.han, m.fu, yakuman)
         pao_yakuman = 1 if (pao is not None and yakuman > 0) else 0
         han, fu = (0, 0) if yakuman else (m.han, m.fu)
-        yaku: tuple[tuple[str, int], ...] = ()
+        yaku: tuple[tuple[str, int], ...] = m.yaku  # the referee's checklist, if any
         fu_details: tuple[tuple[str, int], ...] = ()
     else:
         hand = riichi_hand(ruleset, win, context)

@@ -3,12 +3,14 @@
 Each subcommand lives in its own module under `daemon.cli` and is imported only when it runs, so
 that quick commands (`jantaku wall`) start fast. An error of the tree rooted at
 :class:`rules.errors.JantakuError` that a command does not handle itself is caught here, once:
-one line on stderr (``jantaku COMMAND: message``), exit 2.
+one line on stderr (``jantaku COMMAND: message``), exit 2. A reader that closes the pipe early
+(``jantaku rulesets | head -1``) ends the command quietly, as it ends ``ls`` or ``cat``.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -30,15 +32,44 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+#: the exit status of a command killed by SIGPIPE (128 + 13), as a shell reports it
+BROKEN_PIPE = 141
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("jantaku")
+    except PackageNotFoundError:  # a checkout run without an install
+        return "unknown (not installed)"
+
+
 def _usage() -> str:
-    lines = ["usage: jantaku COMMAND [ARGS...]", "", "commands:"]
+    lines = ["usage: jantaku COMMAND [ARGS...]", "       jantaku --version", "", "commands:"]
     for name, (_, text) in COMMANDS.items():
         lines.append(f"  {name:<10} {text}")
     return "\n".join(lines)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        code = _main(list(sys.argv[1:] if argv is None else argv))
+        sys.stdout.flush()  # a closed pipe shows here, not at the interpreter's exit
+    except BrokenPipeError:
+        # The reader went away (``| head``): nothing more to say. Python would flush stdout
+        # again at exit and print "Exception ignored"; point it at /dev/null (Python docs,
+        # "Note on SIGPIPE").
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return BROKEN_PIPE
+    return code
+
+
+def _main(args: list[str]) -> int:
+    if args in (["--version"], ["-V"]):
+        print(f"jantaku {_version()}")
+        return 0
     if not args or args[0] in ("-h", "--help", "help"):
         print(_usage())
         return 0 if args else 2

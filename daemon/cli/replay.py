@@ -13,13 +13,16 @@ One FILE: without ``--json`` one line per hand (round, dealer, result, deltas, v
 ``violations`` (docs/records.md). Exit 2: the file cannot be read or is not a record, with a
 one-line error.
 
-Several FILEs or a DIR (every ``.json``, ``.jsonl``, ``.json.gz`` under it, sorted): one line per
+Several FILEs or a DIR (every ``.json``, ``.jsonl``, ``.mjson`` -- the mjai server's -- and their
+``.gz`` under it, sorted; every other file is named on stderr as skipped): one line per
 record and a summary line (``--verbose``: each record's hands too); with ``--json`` a list of the
 objects above, one per record (``{"file", "error"}`` for one that cannot be read). Exit 1 if any
 record fails (unreadable, or a difference under ``--verify``).
 
 Scores are computed by the engine from the tiles; the record's own results are only compared
-(``--verify``: exit 1 with a diff on any difference).
+(``--verify``: exit 1 with a diff on any difference, or an import issue that changes the replay;
+a key known to be informational, such as the mjai server's ``logs``, is a note, and an unknown key
+an issue that is reported but changes nothing, so neither fails a record).
 """
 
 from __future__ import annotations
@@ -39,7 +42,8 @@ if TYPE_CHECKING:
     from rules.ruleset import Ruleset
 
 PROG = "jantaku replay"
-RECORD_SUFFIXES = (".json", ".jsonl", ".json.gz")
+#: ``.mjson`` is the mjai server's own (gimite/mjai, mjai-manue), ``.mjson.gz`` its archives
+RECORD_SUFFIXES = (".json", ".jsonl", ".json.gz", ".jsonl.gz", ".mjson", ".mjson.gz")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -119,6 +123,8 @@ def _replay_one(path: str, ruleset: Ruleset, fmt: RecordFormat | None, check: bo
     result = replay(record, ruleset=ref)
     diffs = verify(record, result) if check else []
     issues = [str(i) for i in record.issues]
+    # What the replay depends on fails --verify; an unknown key left aside is only reported.
+    failing = [str(i) for i in record.issues if i.affects_replay]
     out: dict[str, Any] = {
         "file": path,
         "format": record.format,
@@ -135,7 +141,7 @@ def _replay_one(path: str, ruleset: Ruleset, fmt: RecordFormat | None, check: bo
         "issues": [i.to_json() for i in record.issues],
     }
     if check:
-        out["verify"] = {"ok": not diffs and not issues,
+        out["verify"] = {"ok": not diffs and not failing,
                          "differences": [d.to_json() for d in diffs]}
     length = {1: "East only", 2: "East-South"}.get(record.rounds or 0, "length per ruleset")
     lines = [f"{path}: {record.format}, ruleset {ruleset.name}, "
@@ -152,25 +158,37 @@ def _replay_one(path: str, ruleset: Ruleset, fmt: RecordFormat | None, check: bo
     final = "-" if result.final_scores is None else " ".join(str(x) for x in result.final_scores)
     lines.append(f"final points: {final}" + ("" if result.finished else " (game not over)"))
     lines.extend(f"import: {i}" for i in issues)
+    lines.extend(f"note: {n}" for n in record.notes)
     report: list[str] = []
-    if diffs or issues:
-        report = [f"{path}: {len(diffs) + len(issues)} difference(s) with the record"]
-        report += [f"  import: {i}" for i in issues]
+    if diffs or failing:
+        # The count is that of ``verify.differences``; the import issues that change the
+        # replay are counted apart (they are in ``issues``).
+        head = f"{path}: {len(diffs)} difference(s) with the record"
+        if failing:
+            head += f", {len(failing)} import issue(s) that change the replay"
+        report = [head]
+        report += [f"  import: {i}" for i in failing]
         report += [f"  {d}" for d in diffs]
     return _Outcome(path, json=out, text=tuple(lines), report=tuple(report) if check else (),
                     hands=len(record.hands))
 
 
-def record_files(paths: Sequence[str]) -> list[str]:
-    """Each path given, a folder as every record file under it (sorted)."""
+def record_files(paths: Sequence[str], skipped: list[str] | None = None) -> list[str]:
+    """Each path given, a folder as every record file under it (sorted). ``skipped`` gets a
+    line for each file of a folder that is left out, with why."""
     out: list[str] = []
     for p in paths:
         path = Path(p)
-        if path.is_dir():
-            out.extend(str(f) for f in sorted(path.rglob("*"))
-                       if f.is_file() and f.name.endswith(RECORD_SUFFIXES))
-        else:
+        if not path.is_dir():
             out.append(p)
+            continue
+        for f in sorted(path.rglob("*")):
+            if not f.is_file():
+                continue
+            if f.name.endswith(RECORD_SUFFIXES):
+                out.append(str(f))
+            elif skipped is not None:
+                skipped.append(f"{f}: not a record file name ({', '.join(RECORD_SUFFIXES)})")
     return out
 
 
@@ -235,7 +253,10 @@ def main(argv: Sequence[str]) -> int:
     from rules.ruleset import load_ruleset
 
     ruleset = load_ruleset(args.ruleset)  # a RulesetError: one line, exit 2 (daemon.cli)
-    files = record_files(args.files)
+    skipped: list[str] = []
+    files = record_files(args.files, skipped)
+    for line in skipped:  # stderr: --json keeps standard output one JSON value
+        print(f"{PROG}: skipped {line}", file=sys.stderr)
     if len(args.files) == 1 and not Path(args.files[0]).is_dir():
         return _single(_replay_one(files[0], ruleset, args.format, args.verify, args.ruleset), args)
     if not files:

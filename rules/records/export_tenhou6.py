@@ -43,7 +43,7 @@ from rules.records.history import (
     split_history,
 )
 from rules.records.model import RecordedHand, RecordedWin, Scores
-from rules.records.tenhou6 import ABORT_WORD_OF, NAGASHI_WORD
+from rules.records.tenhou6 import ABORT_WORD_OF, ABORT_WORDS, DRAW_WORDS, NAGASHI_WORD
 from rules.records.tenhou_words import yaku_name
 from rules.seats import SEATS, Seat
 from rules.tiles import Tile
@@ -296,9 +296,13 @@ def _tenhou_result(
                     line.append(_yaku_text(named, han, bool(w.yakuman)))
             result += [rot(w.deltas) if w is not None else None, line]
         return result
+    # The engine's results (not a record's own words): Tenhou writes a draw that moved no point
+    # by its word alone (["九種九牌"], ["全員不聴"]), never with [0, 0, 0, 0].
+    engine = info is not None and info.result_text not in (*ABORT_WORDS, *DRAW_WORDS)
+    moved = info is not None and info.deltas is not None and any(info.deltas)
     if isinstance(end, AbortiveDraw):
         out: list[Any] = [ABORT_WORD_OF[end.kind]]
-        if info is not None and info.deltas is not None:
+        if info is not None and info.deltas is not None and (moved or not engine):
             out.append(rot(info.deltas))
         return out
     if isinstance(end, ExhaustiveDraw):
@@ -306,6 +310,9 @@ def _tenhou_result(
             return [NAGASHI_WORD, rot(info.deltas)]
         if info is not None and info.result_text in ("全員聴牌", "全員不聴"):
             return [info.result_text]
+        tenpai = end.tenpai if info is None or info.tenpai is None else info.tenpai
+        if engine and not moved and len(tenpai) in (0, 4):
+            return ["全員聴牌" if tenpai else "全員不聴"]
         if info is not None and info.deltas is not None:
             return ["流局", rot(info.deltas)]
         if len(end.tenpai) in (0, 4):

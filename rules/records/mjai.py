@@ -101,6 +101,12 @@ KNOWN_KEYS: dict[str, frozenset[str]] = {
         "end_game": "scores",
     }.items()
 }
+#: Keys known to carry no part of the game, on any event: the mjai server's (gimite/mjai,
+#: mjai-manue) ``logs``, the players' own log lines it writes on every event. Left aside with one
+#: note per key; any other unknown key is an issue (reported, not a difference).
+INFORMATIONAL_KEYS: dict[str, str] = {
+    "logs": "the mjai server's player logs",
+}
 _HAND_EVENTS = frozenset(
     {
         "tsumo", "dahai", "reach", "reach_accepted", "chi", "pon", "daiminkan", "ankan", "kakan",
@@ -178,6 +184,10 @@ def _scores(ev: Mapping[str, Any], key: str) -> Scores | None:
     return (value[0], value[1], value[2], value[3])
 
 
+#: an unseen tile in a hand (a one-player view, or a results-only record)
+UNSEEN = "?"
+
+
 class _Reader:
     def __init__(self, ruleset: Ruleset, aka: bool) -> None:
         self.ruleset = ruleset
@@ -192,6 +202,8 @@ class _Reader:
         self.first_dealer: Seat | None = None
         self.start_scores: Scores | None = None
         self.game_started = False
+        self.informational: dict[str, int] = {}  # INFORMATIONAL_KEYS seen: events
+        self.unseen_hands = 0  # start_kyoku with every tile "?": a results-only record
         # the open hand
         self.b: HandBuilder | None = None
         self.meta: dict[str, Any] = {}
@@ -233,7 +245,9 @@ class _Reader:
         tehais = ev.get("tehais")
         if not isinstance(tehais, list) or len(tehais) != 4:
             raise _Bad(f"start_kyoku.tehais: expected 4 hands, got {tehais!r}")
-        if any("?" in t for t in tehais if isinstance(t, list)):
+        if all(isinstance(t, list) and set(t) == {UNSEEN} for t in tehais):
+            self.unseen_hands += 1
+        if any(UNSEEN in t for t in tehais if isinstance(t, list)):
             raise _Bad("start_kyoku.tehais: hidden tiles ('?'): a one-player view cannot replay")
         hands = [self.tiles(t, 13, f"start_kyoku.tehais[{i}]") for i, t in enumerate(tehais)]
         dora = self.tile(ev.get("dora_marker"))
@@ -331,6 +345,9 @@ class _Reader:
         known = KNOWN_KEYS.get(kind) if isinstance(kind, str) else None
         if known is not None and not known.issuperset(ev):
             for key in sorted(set(ev) - known):
+                if key in INFORMATIONAL_KEYS:
+                    self.informational[key] = self.informational.get(key, 0) + 1
+                    continue
                 hand = None if self.b is None else self.b.hand
                 if kind == "start_kyoku":  # the hand it starts
                     hand = len(self.hands) + (self.b is not None)
@@ -338,7 +355,7 @@ class _Reader:
                     hand = None
                 self.issues.append(ImportIssue(
                     hand, line, f"{kind}: unknown key {key!r} ignored "
-                    f"(known: {', '.join(sorted(known - {'type'}))})"))
+                    f"(known: {', '.join(sorted(known - {'type'}))})", affects_replay=False))
         if kind == "start_game":
             names = ev.get("names")
             if isinstance(names, list) and len(names) == 4:
@@ -512,7 +529,17 @@ def import_mjai(
             hand = None if r.b is None else r.b.hand
             r.issues.append(ImportIssue(hand, line, str(exc), len(r.inputs)))
     r.close_hand(len(items) + 1)
+    for key, count in r.informational.items():
+        r.notes.add(f"{INFORMATIONAL_KEYS[key]} ({key!r}, on {count} event(s)): informational, "
+                    "left aside")
     if not r.hands or r.first_dealer is None:
+        if r.unseen_hands:
+            # jantaku's own export of a table without sensors (rules/records/table_game.py)
+            # and any record like it: per hand its place and result, no tile.
+            raise RecordError(
+                f"a results-only record ({r.unseen_hands} hand(s), every tile unseen '?', as "
+                "written for a table without sensors): it holds each hand's result, not its "
+                "play, so it cannot be replayed")
         raise RecordError("not an mjai record: no readable hand")
     return ImportedRecord(
         format="mjai",

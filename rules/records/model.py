@@ -43,6 +43,9 @@ class ImportIssue:
     index: int | None
     reason: str
     input: int | None = None
+    #: False for what the replay does not depend on (an unknown key left aside): reported, but
+    #: ``--verify`` does not fail a record for it
+    affects_replay: bool = True
 
     def __str__(self) -> str:
         where = []
@@ -55,8 +58,11 @@ class ImportIssue:
         return (", ".join(where) + ": " if where else "") + self.reason
 
     def to_json(self) -> dict[str, Any]:
-        return {"hand": self.hand, "index": self.index, "input_index": self.input,
-                "reason": self.reason}
+        out: dict[str, Any] = {"hand": self.hand, "index": self.index,
+                               "input_index": self.input, "reason": self.reason}
+        if not self.affects_replay:
+            out["affects_replay"] = False
+        return out
 
 
 @dataclass(frozen=True, slots=True)

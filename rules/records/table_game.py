@@ -11,9 +11,10 @@ the results are the engine's). Two kinds of record come out:
   or ``chombo``). mjai: ``start_kyoku`` with unseen tiles (``"?"``), ``reach`` /
   ``reach_accepted`` per declarer, one ``hora`` per paid win (``deltas``, ``fan``/``fu``) or a
   ``ryukyoku`` (``deltas``; ``reason`` for an abortive draw or ``"chombo"``), ``end_kyoku``;
-  tenhou.net/6: per hand its place, empty hands, and the result (``和了`` with deltas and the
-  points text, ``流局`` with deltas, the abortive draw's word). A chombo, which neither format
-  has, is written as a draw with the penalty's deltas.
+  tenhou.net/6: per hand its place, empty hands, and the result in Tenhou's own words (``和了``
+  with deltas, the points text ``30符3飜1000-2000点`` and the yaku ticked ``立直(1飜)``;
+  ``全員不聴`` / ``全員聴牌``, ``流局`` with deltas, the abortive draw's word). A chombo, which
+  neither format has, is written as a draw with the penalty's deltas.
 
 A hand that has not ended is left out (and said so in :attr:`TableExport.notes`); a hand whose
 end was undone counts as not ended.
@@ -30,6 +31,7 @@ from rules.inputs import HandStart, Input
 from rules.records.export import ExportError, export_game
 from rules.records.mjai import REASON_OF
 from rules.records.tenhou6 import ABORT_WORD_OF
+from rules.records.tenhou_words import points_text, yaku_name
 from rules.reducer import new_table, reduce
 from rules.seats import Wind
 
@@ -272,41 +274,62 @@ def _tenhou_hand(h: _Hand, shift: int, rot: Any) -> list[Any]:
         entry += [[], [], []]
     st_ = end.get("settlement") or {}
     wins = [w for w in st_.get("wins", ()) if not w.get("nagashi")]
-    # A record's first result carries the riichi sticks put down (a referee's hand has no
-    # discard to mark them on), so that the hand's scores plus its deltas give the next hand's.
-    ctx = (end.get("outcome") or {}).get("context") or {}
-    sticks = [int(ctx["scores"][s]) - int(st["scores"][s]) for s in range(4)]
+    # As in Tenhou's records, a result's deltas are what its settlement paid: the riichi sticks
+    # put down are not in them (Tenhou marks them by the declaring discard; a referee's hand has
+    # none: they show in the next hand's scores).
     if st_.get("kind") == "win" and wins:
         result: list[Any] = ["和了"]
-        for i, w in enumerate(wins):
+        for w in wins:
             winner = int(w["winner"])
             src = winner if w.get("loser") is None else int(w["loser"])
             pao = winner if w.get("pao") is None else int(w["pao"])
-            pay = [int(x) + (sticks[s] if i == 0 else 0) for s, x in enumerate(w["payments"])]
-            result += [rot(pay), [(winner - shift) % 4, (src - shift) % 4,
-                                  (pao - shift) % 4, _points_text(w)]]
+            line = [(winner - shift) % 4, (src - shift) % 4, (pao - shift) % 4,
+                    _points_text(w, int(st["dealer"]))]
+            result += [rot([int(x) for x in w["payments"]]), line + _yaku_texts(w)]
         entry.append(result)
         return entry
-    outcome = end.get("outcome") or {}
-    deltas = rot([int(x) + sticks[s] for s, x in enumerate(st_.get("deltas", (0, 0, 0, 0)))])
-    abort = outcome.get("abort_kind")
-    if st_.get("kind") == "abortive" and abort in ABORT_WORD_OF:
-        entry.append([ABORT_WORD_OF[abort], deltas])
-    else:
-        entry.append(["流局", deltas])
+    entry.append(_draw_result(end, rot))
     return entry
 
 
-def _points_text(w: Mapping[str, Any]) -> str:
-    """Tenhou's words: ``30符3飜3900点``, ``満貫8000点``, ``役満32000点``; Zung Jung: ``25点``."""
+def _draw_result(end: Mapping[str, Any], rot: Any) -> list[Any]:
+    """A hand without a win in Tenhou's words: the abortive draw's word alone (九種九牌,
+    四風連打, 四家立直, 四槓散了, 三家和了), 全員聴牌 / 全員不聴 alone, else 流局 with the
+    tenpai payments (a chombo, which Tenhou has not, as 流局 with the penalty's deltas)."""
+    st_ = end.get("settlement") or {}
+    outcome = end.get("outcome") or {}
+    raw = [int(x) for x in st_.get("deltas", (0, 0, 0, 0))]
+    abort = outcome.get("abort_kind")
+    if st_.get("kind") == "abortive" and abort in ABORT_WORD_OF:
+        return [ABORT_WORD_OF[abort], rot(raw)] if any(raw) else [ABORT_WORD_OF[abort]]
+    tenpai = list(st_.get("tenpai") or ())
+    if st_.get("kind") == "exhaustive" and not any(raw) and len(tenpai) in (0, 4):
+        return ["全員聴牌" if tenpai else "全員不聴"]
+    return ["流局", rot(raw)]
+
+
+def _points_text(w: Mapping[str, Any], dealer: int) -> str:
+    """Tenhou's words (rules/records/tenhou_words.py): ``30符3飜3900点`` (ron),
+    ``30符3飜1000-2000点`` (a non-dealer's tsumo), ``30符3飜2000点∀`` (the dealer's: each pays),
+    ``満貫2000-4000点``, ``役満32000点`` (a double yakuman too, as Tenhou writes it); Zung Jung:
+    ``25点``."""
     if w.get("family") == "zung_jung":
         return f"{int(w.get('value') or 0)}点"
+    text = points_text(w, dealer)
+    if text is not None:
+        return text
     han, fu, yakuman = _win_count(w)
-    points = int(w.get("points") or 0)
-    if yakuman:
-        return f"{'' if yakuman == 1 else f'{yakuman}倍'}役満{points}点"
-    limit = {"mangan": "満貫", "haneman": "跳満", "baiman": "倍満", "sanbaiman": "三倍満",
-             "kazoe yakuman": "役満"}.get(str(w.get("limit") or ""))
-    if limit is not None:
-        return f"{limit}{points}点"
-    return f"{fu}符{han}飜{points}点"
+    return f"{'役満' if yakuman else f'{fu}符{han}飜'}{int(w.get('points') or 0)}点"
+
+
+def _yaku_texts(w: Mapping[str, Any]) -> list[str]:
+    """The win's yaku as Tenhou writes them: ``立直(1飜)``, ``ドラ(2飜)``, ``国士無双(役満)``
+    (the engine's, or those the referee ticked on the console's checklist)."""
+    out = []
+    for name, han in w.get("yaku") or ():
+        if int(han) >= 13 and int(w.get("yakuman") or 0):
+            count = "役満" if int(han) == 13 else "ダブル役満" if int(han) == 26 else f"{han}飜"
+        else:
+            count = f"{int(han)}飜"
+        out.append(f"{yaku_name(str(name))}({count})")
+    return out

@@ -299,6 +299,12 @@ def _place(h: int, entry: list[Any], first: int) -> _Place:
     )
 
 
+def _results_only(entry: Any) -> bool:
+    """A hand entry with its result but not one tile: no dora, no dealt hand, no take."""
+    return (isinstance(entry, list) and len(entry) == 17 and entry[2] == []
+            and all(entry[i] == [] for i in range(4, 16)))
+
+
 def import_tenhou6(source: str | bytes | Mapping[str, Any], ruleset: Ruleset) -> ImportedRecord:
     """Import a tenhou.net/6 record (text or parsed JSON). Raises :class:`RecordError` only for a
     file that is not a record; problems inside hands are collected in ``issues``."""
@@ -306,6 +312,13 @@ def import_tenhou6(source: str | bytes | Mapping[str, Any], ruleset: Ruleset) ->
     log = data.get("log")
     if not isinstance(log, list) or not log:
         raise RecordError("not a tenhou.net/6 record: no 'log' list of hands")
+    if all(_results_only(entry) for entry in log):
+        # jantaku's own export of a table without sensors (rules/records/table_game.py) and
+        # any record like it: per hand its place and result, no tile.
+        raise RecordError(
+            f"a results-only record ({len(log)} hand(s), no tile dealt, as written for a table "
+            "without sensors): it holds each hand's result, not its play, so it cannot be "
+            "replayed")
     issues: list[ImportIssue] = []
     rule = _rule(data, issues)
     names = _names(data, rule)

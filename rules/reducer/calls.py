@@ -17,7 +17,14 @@ from rules.inputs import (
     Kakan,
 )
 from rules.outcome import Meld
-from rules.reducer.hand_ops import break_ippatsu, check_free, locate, pass_discard, set_seat
+from rules.reducer.hand_ops import (
+    break_ippatsu,
+    check_free,
+    locate,
+    may_call,
+    pass_discard,
+    set_seat,
+)
 from rules.reducer.output import Out
 from rules.ruleset import Ruleset
 from rules.seats import Seat
@@ -55,7 +62,7 @@ def on_call(rs: Ruleset, h: HandState, inp: Call, out: Out) -> HandState:
     st = h.seats[s]
     if last.houtei:
         raise out.reject("call_on_houtei", s, "ron only", inp.kind)
-    if st.dead is not None:
+    if not may_call(rs, st, 13):
         raise out.reject("dead_hand_call", s, "no calls with a dead hand", inp.kind)
     if st.riichi != "none":
         raise out.reject("call_in_riichi", s, "no calls after riichi", inp.kind)
@@ -174,7 +181,7 @@ def on_ankan(rs: Ruleset, h: HandState, inp: Ankan, out: Out) -> HandState:
     st = h.seats[s]
     if h.step != "discard" or s != h.turn or not st.has_drawn:
         raise out.reject("kan_not_in_turn", s, int(h.turn), int(s))
-    if st.dead is not None:
+    if not may_call(rs, st, 14):
         raise out.reject("dead_hand_call", s, "no kan with a dead hand", "ankan")
     _kan_allowed(rs, h, s, out)
     tiles = inp.tiles
@@ -228,7 +235,7 @@ def on_kakan(rs: Ruleset, h: HandState, inp: Kakan, out: Out) -> HandState:
     st = h.seats[s]
     if h.step != "discard" or s != h.turn or not st.has_drawn:
         raise out.reject("kan_not_in_turn", s, int(h.turn), int(s))
-    if st.dead is not None:
+    if not may_call(rs, st, 14):
         raise out.reject("dead_hand_call", s, "no kan with a dead hand", "kakan")
     _kan_allowed(rs, h, s, out)
     tile = inp.tile

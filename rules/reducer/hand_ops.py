@@ -120,6 +120,22 @@ def seat_waits(st: SeatState) -> tuple[int, ...] | None:
     return hand_shape.waits(hand_shape.counts_of(st.concealed), _held_counts(st))
 
 
+#: The dead-hand causes that are a wrong tile count (W 相公: 13 tiles, 14 before one's discard,
+#: a kan counting as 3): dealt the wrong size, or a discard without the draw (W 摸打-3).
+HAND_SIZE_CAUSES = frozenset({"wrong_hand_size", "discard_without_draw"})
+
+
+def may_call(rs: Ruleset, st: SeatState, holding: int) -> bool:
+    """Whether a seat may chi, pon or kan (``holding``: the tiles its hand should hold now, 13
+    or 14 in its own turn). A dead hand may not (M 7-2, S §55, μ §70), except a short one under
+    相公: W 相公-3 (小相公) takes only the right to win; a long hand (大相公, W 相公-4) loses its
+    calls and kans too."""
+    if st.dead is None:
+        return True
+    short = st.count + 3 * len(st.melds) < holding
+    return rs.penalties.dead_hand == "xianggong" and st.dead in HAND_SIZE_CAUSES and short
+
+
 def kill(rs: Ruleset, h: HandState, seat: Seat, reason: str, out: Out) -> HandState:
     st = h.seats[seat]
     if st.dead is not None:

@@ -250,6 +250,7 @@ def on_indicator(rs: Ruleset, h: HandState, inp: IndicatorShown, out: Out) -> Ha
     if not rs.dora.indicator:
         raise out.reject("indicator_not_in_ruleset", None, 0, number + 1)
     correction = False
+    early = False
     due_index: int | None = None
     if number >= 1:
         first_discard_done = h.seats[h.dealer].discards > 0 or h.interrupted
@@ -274,6 +275,7 @@ def on_indicator(rs: Ruleset, h: HandState, inp: IndicatorShown, out: Out) -> Ha
                 out.violation("indicator_early", d0.seat, "after the kan player's discard",
                               "before it")
                 due_index = 0
+                early = True
     slot = 0 if correction else number
     tile = inp.tile
     if tile is not None:
@@ -302,8 +304,11 @@ def on_indicator(rs: Ruleset, h: HandState, inp: IndicatorShown, out: Out) -> Ha
     out.emit(DoraRevealed(number=slot, position=inp.position, tile=tile,
                           dora_kind=None if tile is None else
                           int(tile.kind.dora_from_indicator())))
-    if h.kan_window is not None:
-        # The kan is established once its indicator is turned (S §43-4): no chankan after.
+    if h.kan_window is not None and not early and rs.dora.indicator_establishes_kan:
+        # The kan is established once its indicator is turned (S §43-4): no chankan after. An
+        # indicator turned before its moment establishes nothing, nor one under M 4-5-5 (a
+        # robbed kan is not established): the kan may still be robbed, and then the indicator
+        # is withdrawn (rules/reducer/wins.py).
         h = close_kan_window(rs, h)
     return h
 

@@ -9,6 +9,7 @@ from rules import hand_shape
 from rules.events import (
     AwaitingConfirmation,
     CallCancelled,
+    IndicatorWithdrawn,
     UraShown,
     WinDeclared,
     WinShownEv,
@@ -29,7 +30,9 @@ from rules.table_state import (
     LOC_HAND,
     LOC_MELD,
     LOC_RIVER,
+    LOC_UNKNOWN,
     LOC_URA,
+    LOC_WALL,
     HandState,
     PendingWin,
     TableState,
@@ -133,6 +136,12 @@ def _claimed(rs: Ruleset, h: HandState, s: Seat, out: Out) -> _Claim:
         h = prev
         loser, tile, ref, base = prev.last.seat, prev.last.tile, prev, prev
     else:
+        turn_st = h.seats[h.turn]
+        if (h.step == "rinshan" and s != h.turn and turn_st.melds
+                and turn_st.melds[-1].kind == "ankan"):
+            # W 抢杠-3 (M 4-5-6, S-sum, μ §51(6) for the hands other than kokushi): a concealed
+            # kan cannot be robbed; the ron claims the kan, not a discard the draw passed.
+            raise out.reject("chankan_of_ankan", s, "no hand robs an ankan here", "a ron on it")
         last = h.last
         if last is None:
             raise out.reject("no_discard_to_claim", s, "a discard", "none")
@@ -204,10 +213,33 @@ def on_ron(rs: Ruleset, t: TableState, h: HandState, inp: Ron, out: Out) -> Hand
     else:
         h2 = replace(h, step="won", wins=(PendingWin(s, loser, tile, win),), win_base=base)
     if chankan:
+        if h.kan_window is not None:
+            h2 = _withdraw_early_indicators(h2, h.kan_window[3], out)
         h2 = replace(h2, robbed=True, kan_window=None)
     if t.game is not None and t.game.confirm_wins:
         out.emit(AwaitingConfirmation(seats=tuple(w.seat for w in h2.wins)))
     return h2
+
+
+def _withdraw_early_indicators(h: HandState, before: HandState, out: Out) -> HandState:
+    """M 4-5-5, S §43-8: a robbed kan is not established and turns no indicator. An indicator the
+    table turned for it before its moment (``indicator_early``: a sensor sees the flip before a
+    ron called a second later) is withdrawn: the tile goes back to the dead wall and the win is
+    scored without it."""
+    keep = len(before.indicators)
+    extra = h.indicators[keep:]
+    if not extra:
+        return h
+    tiles = [i.tile for i in extra if i.tile is not None]
+    if tiles:
+        h = locate(h, tiles, LOC_WALL if h.wall is not None else LOC_UNKNOWN)
+    indicators = h.indicators[:keep]
+    base = h.win_base
+    if base is not None:
+        base = replace(base, indicators=indicators)
+    for n, ind in enumerate(extra, keep):
+        out.emit(IndicatorWithdrawn(number=n, position=ind.position, tile=ind.tile))
+    return replace(h, indicators=indicators, win_base=base)
 
 
 def _false_win(rs: Ruleset, h: HandState, s: Seat, hand: tuple[Tile, ...],

@@ -57,7 +57,7 @@ def test_mjai_to_tenhou6_with_engine_results(tmp_path: Path) -> None:
     data = json.loads(out.read_text(encoding="utf-8"))
     assert data["rule"]["disp"] == "般東喰" and data["rule"]["aka"] == 0
     assert data["log"][0][-1][1] == [8700, -7700, 0, 0]
-    assert data["log"][1][-1] == ["九種九牌", [0, 0, 0, 0]]
+    assert data["log"][1][-1] == ["九種九牌"]  # as Tenhou writes it (issue 28)
     # The record itself has no results: exported as it is, the win has none either.
     proc = run(str(src), "--to", "tenhou6")
     assert json.loads(proc.stdout)["log"][0][-1][1] is None

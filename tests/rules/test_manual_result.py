@@ -95,3 +95,34 @@ def test_sticks_of_declarers_the_table_did_not_see() -> None:
     scores, deposits, paid = riichi_sticks(M, (Seat(0), Seat(2)), (Seat(2),),
                                            (25000, 25000, 24000, 25000), 2)
     assert scores == (24000, 25000, 24000, 25000) and deposits == 3 and paid == (Seat(0),)
+
+
+def test_the_ticked_yaku_travel_with_the_win_and_add_up_to_its_value() -> None:
+    """Issue 28 item 4: the checklist's yaku go into the records (tenhou.net/6 ``立直(1飜)``);
+    they must tell the same value as the han or the yakuman count."""
+    rs = load_ruleset("tenhou")
+    yaku = [["Riichi", 1], ["Pinfu", 1], ["Dora", 2]]
+    r = parse(rs, {"kind": "ron", "riichi": [1],
+                   "wins": [{"winner": 1, "loser": 2, "han": 4, "fu": 30, "yaku": yaku}]}, ())
+    assert r.wins[0].manual is not None
+    assert r.wins[0].manual.yaku == (("Riichi", 1), ("Pinfu", 1), ("Dora", 2))
+    # from mangan up the fu go, the yaku stay
+    r = parse(rs, {"kind": "tsumo", "wins": [{"winner": 0, "han": 6, "fu": 40, "yaku": [
+        ["Chinitsu", 6]]}]}, ())
+    assert r.wins[0].manual is not None and r.wins[0].manual.yaku == (("Chinitsu", 6),)
+    r = parse(rs, {"kind": "tsumo", "wins": [{"winner": 0, "yakuman": 2, "yaku": [
+        ["Tsuu Iisou", 13], ["Dai Suushii", 13]]}]}, ())
+    assert r.wins[0].manual is not None and r.wins[0].manual.yakuman == 2
+    for win, why in (
+        ({"han": 3, "fu": 30, "yaku": [["Riichi", 1], ["Dora", 1]]}, "adding up to the win's 3"),
+        ({"yakuman": 1, "yaku": [["Kokushi Musou", 13], ["Tsuu Iisou", 13]]}, "1 yakuman"),
+        ({"han": 1, "fu": 30, "yaku": [["Riichii", 1]]}, "yaku: one of"),
+        ({"han": 2, "fu": 30, "yaku": [["Dora", 1], ["Dora", 1]]}, "each yaku once"),
+        ({"han": 1, "fu": 30, "yaku": [["Tanyao", 0]]}, "han 1 or more"),
+        ({"han": 1, "fu": 30, "yaku": "Tanyao"}, "a list of [name, han]"),
+    ):
+        e = refused(rs, {"kind": "tsumo", "wins": [{"winner": 0, **win}]})
+        assert e.code == "referee_bad_args" and why in str(e.expected), (win, e.expected)
+    e = refused(W, {"kind": "tsumo", "wins": [{"winner": 0, "points": 25,
+                                               "yaku": [["Riichi", 1]]}]})
+    assert "riichi rulesets only" in str(e.expected)

@@ -18,6 +18,8 @@ from rules.inputs import (
     GameStart,
     HandStart,
     IndicatorShown,
+    Kakan,
+    Ron,
     WallRaised,
 )
 from rules.reducer import new_table, reduce
@@ -117,3 +119,41 @@ def test_m_7_2_7_3_a_dead_hand_calls_nothing() -> None:
     h.discard(S0, "1p")
     recorded(h, Call(S2, "pon", h.tiles(S2, "1p1p")), "dead_hand_call", article="M 7-2, 7-3")
     assert h.ended()["outcome"]["kind"] == "chombo"
+
+
+def _to_the_kakan(indicator: bool) -> Hand:
+    h = Hand("mleague", hands={S0: "1m456p789s11223z", S1: "11m234p", S2: "23m456p789s11333z"},
+             draws="9p" + "2p" + "3s3s" + "1m", rinshan="5z", kan_dora="3p")
+    h.draw(S0)
+    h.discard(S0, "1m")
+    h.send(Call(S1, "pon", h.tiles(S1, "11m")))
+    h.discard(S1, "2p")
+    h.go_around(S2, 3)  # seats 2, 3, 0
+    h.draw(S1)  # the 4th 1m
+    h.send(Kakan(S1, h.tile(S1, "1m")))
+    if indicator:  # turned promptly once the kan is shown (M 4-5-5): no violation
+        assert h.codes(h.send(IndicatorShown())) == []
+    return h
+
+
+def test_m_4_5_5_a_robbed_kakan_s_indicator_is_withdrawn() -> None:
+    """M 4-5-5: a robbed kan is not established. A sensor table sees the kan indicator flip
+    before a ron called a second later (kakan, indicator, ron): the ron is a chankan, the
+    indicator is withdrawn and the hand is scored without it (issue 28)."""
+    h = _to_the_kakan(True)
+    assert len(h.h.indicators) == 2
+    ev = h.send(Ron(S2))  # chankan on 23m
+    assert h.codes(ev) == [], [e.to_json() for e in ev]
+    declared = [e.to_json() for e in ev if e.TYPE == "win_declared"]
+    assert [d["kind"] for d in declared] == ["chankan"]
+    [withdrawn] = [e.to_json() for e in ev if e.TYPE == "indicator_withdrawn"]
+    assert withdrawn["number"] == 1 and withdrawn["tile_mjai"] == "3p"
+    end = h.ended()
+    assert end["outcome"]["wins"][0]["chankan"] is True
+    assert len(end["outcome"]["context"]["dora_indicators"]) == 1
+    # the 3p indicator would make the winner's 4p dora: the win pays as if it never turned
+    plain = _to_the_kakan(False)
+    plain.send(Ron(S2))
+    want = plain.ended()["settlement"]["wins"][0]
+    got = end["settlement"]["wins"][0]
+    assert (got["han"], got["points"], got["yaku"]) == (want["han"], want["points"], want["yaku"])

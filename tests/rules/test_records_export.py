@@ -168,7 +168,7 @@ def test_engine_results_from_events() -> None:
     out = to_tenhou6(rec.inputs, hands)
     assert out["log"][0][-1][:2] == ["和了", [8700, -7700, 0, 0]]
     assert out["log"][0][-1][2][3] == "40符3飜7700点"
-    assert out["log"][1][-1] == ["九種九牌", [0, 0, 0, 0]]
+    assert out["log"][1][-1] == ["九種九牌"]  # as Tenhou writes it (issue 28)
     back = import_tenhou6(json.dumps(out), TENHOU)
     assert back.inputs[2:] == rec.inputs[2:]
 

@@ -420,7 +420,7 @@ def test_manual_result_ron_with_han_and_fu() -> None:
     assert "hand_ended" in h.types(ev)
     end = h.ended()
     w = end["outcome"]["wins"][0]
-    assert w["manual"] == {"han": 3, "fu": 40, "yakuman": 0, "points": 0}
+    assert w["manual"] == {"han": 3, "fu": 40, "yakuman": 0, "points": 0, "yaku": []}
     assert end["settlement"]["deltas"][1] == 5200 and end["settlement"]["deltas"][3] == -5200
     h2 = Hand("mleague", hands={S0: TENPAI})
     h2.send(ref("manual_result", kind="exhaustive", tenpai=[0, 2]))

@@ -731,7 +731,7 @@ def test_chankan_of_ankan_only_kokushi_where_allowed() -> None:
     h2 = Hand("mleague", hands={S0: "1111m456p789s12z", S1: "9m19p19s12345677z"}, draws="3z")
     h2.draw(S0)
     h2.send(Ankan(S0, h2.four(S0, "1m")))
-    rejected(h2, Ron(S1), "no_discard_to_claim")  # M 4-5-6: no ankan is ever robbed
+    rejected(h2, Ron(S1), "chankan_of_ankan", article="M 4-5-6")  # no ankan is ever robbed
 
 
 def test_win_not_shown_without_sensors() -> None:
@@ -826,6 +826,10 @@ def test_a_kakan_tile_let_pass_is_furiten() -> None:
     h.draw(S1)
     h.send(Kakan(S1, h.tile(S1, "1m")))
     h.send(IndicatorShown())
+    # M 4-5-5: the indicator does not establish the kan (it may still be robbed, issue 28):
+    # the tile is let pass once the replacement is drawn
+    assert not h.h.seats[2].furiten_temp
+    h.rinshan(S1)
     assert h.h.seats[2].furiten_temp
 
 

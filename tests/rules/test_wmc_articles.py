@@ -134,3 +134,49 @@ def test_w_wang_pai_yu_hai_di_pai_6_no_draw_before_the_last_discard() -> None:
     h = Hand(W, hands={S0: TENPAI})
     h.discard(S0, "1z")
     rejected(h, ExhaustiveDraw(), "exhaustive_too_early", article="W 王牌与海底牌-6")
+
+
+def test_w_xiang_gong_3_a_short_hand_still_calls_but_cannot_win() -> None:
+    """W 相公-3 (小相公, RULESETS.md "W 相公"): a short hand -- here a discard without the draw,
+    W 摸打-3 -- loses only its right to win: it may still chi, pon and kan."""
+    h = Hand(W, hands={S0: TENPAI, S1: "123m55p666s11447z"}, draws="5z5p3z3z5z6s")
+    h.discard(S0, "1z")
+    recorded(h, Discard(S1, h.tile(S1, "1m")), "discard_without_draw", article="W 摸打-3")
+    assert h.h.seats[S1].dead == "discard_without_draw" and h.h.seats[S1].count == 12
+    h.go_around(S2)  # 5p
+    ev = h.send(Call(S1, "pon", h.tiles(S1, "55p")))
+    assert h.violations(ev) == [] and h.h.seats[S1].melds[-1].kind == "pon"
+    h.discard(S1, "7z")
+    h.go_around(S2, 2)  # S2 and S3 draw and cut
+    h.draw(S0)
+    h.discard(S0, "1m")
+    ev = h.send(Call(S1, "chi", h.tiles(S1, "23m")))
+    assert h.violations(ev) == [] and h.h.seats[S1].melds[-1].kind == "chi"
+    h.discard(S1, "4z")
+    h.go_around(S2)  # 6s
+    ev = h.send(Call(S1, "daiminkan", h.tiles(S1, "666s")))
+    assert h.violations(ev) == [] and h.h.seats[S1].melds[-1].kind == "daiminkan"
+    h.rinshan(S1)
+    h.cut(S1)
+    assert h.h.seats[S1].dead == "discard_without_draw"  # still short, still dead
+    h.go_around(S2)
+    rejected(h, Ron(S1), "dead_hand_call", article="W 相公")
+
+
+def test_w_xiang_gong_4_a_long_hand_loses_its_calls_too() -> None:
+    """W 相公-4 (大相公): a long hand -- a draw before the previous discard, W 摸打-1 -- cannot
+    win, call or kan."""
+    h = Hand(W, hands={S0: "3m456p789s11223z", S3: "33m"})
+    recorded(h, Draw(S3), "draw_out_of_turn", article="W 摸打-1")
+    h.discard(S0, "3m")
+    rejected(h, Call(S3, "pon", h.tiles(S3, "33m")), "dead_hand_call", article="W 相公")
+
+
+def test_w_qiang_gang_3_no_ron_on_a_concealed_kong() -> None:
+    """W 抢杠-3: a concealed kong cannot be robbed; the refusal names that article, not the
+    call-after-draw of W 摸打-4 (issue 28)."""
+    h = Hand(W, hands={S0: "1111m456p789s112z", S1: "23m456p789s11333z"}, draws="5z")
+    h.send(Ankan(S0, h.four(S0, "1m")))
+    rejected(h, Ron(S1), "chankan_of_ankan", article="W 抢杠-3")
+    assert h.h.step == "rinshan"  # the kan stands; its replacement is drawn next
+    h.rinshan(S0)

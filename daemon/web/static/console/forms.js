@@ -4,7 +4,8 @@ import { $, el, int, radio, say } from "./dom.js";
 import { api } from "./api.js";
 import { seatName } from "./names.js";
 import { chosen, renderSeatPickers, riichiList } from "./seatpick.js";
-import { picked, renderFu } from "./tilepick.js";
+import { picked, renderFu, tickedYaku } from "./tilepick.js";
+import { state } from "./session.js";
 import { startPreview } from "./preview.js";
 
 // which fields a choice shows
@@ -73,6 +74,15 @@ $("panel-result").addEventListener("submit", (ev) => {
     if (riichiList().includes(win.winner) && !flags.double_riichi) flags.riichi = true;
     if (!riichiList().includes(win.winner)) { delete flags.riichi; delete flags.double_riichi; delete flags.ippatsu; }
     tiles = { hand: picked.hand, win_tile: picked.win[0], melds: picked.melds, dora: picked.dora, ura: picked.ura, flags };
+  }
+  if (mode === "hanfu" || mode === "yakuman") {
+    // the yaku ticked on the checklist go into the records when they tell the value entered
+    const snap = (state && state.snapshot) || {};
+    const winds = ["east", "south", "west", "north"];
+    const roundWind = winds["ESWN".indexOf(snap.round_wind)] || "east";
+    const seatWind = winds[(win.winner - (snap.dealer || 0) + 4) % 4];
+    const t = tickedYaku({ seatWind, roundWind, tsumo: kind === "tsumo" });
+    if (t && (mode === "hanfu" ? t.han === win.han : t.yakuman === win.yakuman)) win.yaku = t.yaku;
   }
   const wins = [win];
   if (kind === "ron" && mode === "hanfu" && $("r-second").checked) {

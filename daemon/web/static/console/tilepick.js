@@ -1,6 +1,6 @@
 // The tile picker of a hand by its tiles (palette, melds, dora, flags), the fu picker and the yaku
 // checklist that counts the han.
-import { FLAGS, FU, HONORS, MELD_SIZE, SUITS, YAKU } from "./vocabulary.js";
+import { ENGINE_YAKU, FLAGS, FU, HONORS, MELD_SIZE, SUITS, YAKU } from "./vocabulary.js";
 import { $, el, radio } from "./dom.js";
 import { tileImg } from "./tiles.js";
 
@@ -75,6 +75,26 @@ function yakuHan() {
   $("y-total").textContent = `${names.join(", ")}${dora ? ` + ${dora} dora` : ""} = ${han + dora} han`;
   $("r-han").value = String(han + dora);
   renderFu();
+}
+// The ticked yaku as manual_result wins[].yaku ([engine name, han] pairs, the dora as "Dora"),
+// with the han (or yakuman count) they add up to; null when nothing is ticked. `w`: the win's
+// seatWind / roundWind (east ... north) and tsumo.
+export function tickedYaku(w) {
+  const open = $("y-open").checked;
+  const yaku = [];
+  let han = 0, yakuman = 0;
+  YAKU.forEach(([name, closed, openHan], i) => {
+    if (!$(`y-${i}`).checked || (open && !openHan)) return;
+    const engine = ENGINE_YAKU[name];
+    const value = closed >= 13 ? 13 : open ? openHan : closed;
+    yaku.push([typeof engine === "function" ? engine(w) : engine, value]);
+    if (closed >= 13) yakuman += 1; else han += value;
+  });
+  if (!yaku.length) return null;
+  const dora = Number.parseInt($("y-dora").value, 10) || 0;
+  if (yakuman) return { yakuman, yaku: yaku.filter(([, v]) => v >= 13) };
+  if (dora > 0) yaku.push(["Dora", dora]);
+  return { han: han + dora, yaku };
 }
 function addTile(name) {
   const target = radio("t-target");

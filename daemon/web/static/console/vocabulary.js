@@ -26,4 +26,23 @@ export const YAKU = [
   ["Chinroutou", 13, 13], ["Ryuuiisou", 13, 13], ["Chuuren poutou", 13, 0],
   ["Suu kantsu", 13, 13], ["Tenhou", 13, 0], ["Chiihou", 13, 0],
 ];
+// the checklist's yaku by the engine's names (rules/records/tenhou_words.py), which the win
+// carries in manual_result wins[].yaku into the records (tenhou.net/6: 立直(1飜)); a function
+// for the yaku that depend on the winds or the win
+export const ENGINE_YAKU = {
+  "Riichi": "Riichi", "Double riichi": "Double Riichi", "Ippatsu": "Ippatsu", "Menzen tsumo": "Menzen Tsumo",
+  "Pinfu": "Pinfu", "Iipeikou": "Iipeiko", "Tanyao": "Tanyao",
+  "Yakuhai: seat wind": (w) => `Yakuhai (seat wind ${w.seatWind})`,
+  "Yakuhai: round wind": (w) => `Yakuhai (round wind ${w.roundWind})`,
+  "Yakuhai: haku": "Yakuhai (haku)", "Yakuhai: hatsu": "Yakuhai (hatsu)", "Yakuhai: chun": "Yakuhai (chun)",
+  "Haitei / houtei": (w) => (w.tsumo ? "Haitei Raoyue" : "Houtei Raoyui"),
+  "Rinshan kaihou": "Rinshan Kaihou", "Chankan": "Chankan", "Chanta": "Chantai", "Ittsu": "Ittsu",
+  "Sanshoku doujun": "Sanshoku Doujun", "Sanshoku doukou": "Sanshoku Doukou", "Toitoi": "Toitoi",
+  "San ankou": "San Ankou", "San kantsu": "San Kantsu", "Shousangen": "Shou Sangen", "Honroutou": "Honroutou",
+  "Chiitoitsu": "Chiitoitsu", "Ryanpeikou": "Ryanpeikou", "Honitsu": "Honitsu", "Junchan": "Junchan",
+  "Chinitsu": "Chinitsu", "Kokushi musou": "Kokushi Musou", "Suu ankou": "Suu Ankou", "Daisangen": "Daisangen",
+  "Shousuushii": "Shousuushii", "Daisuushii": "Dai Suushii", "Tsuuiisou": "Tsuu Iisou",
+  "Chinroutou": "Chinroutou", "Ryuuiisou": "Ryuuiisou", "Chuuren poutou": "Chuuren Poutou",
+  "Suu kantsu": "Suu Kantsu", "Tenhou": "Tenhou", "Chiihou": "Chiihou",
+};
 export const ABORT_WORDS = { nine_terminals: "nine terminals (kyuushu kyuuhai)", four_winds: "four winds (suufon renda)", four_riichi: "four riichi (suucha riichi)", four_kans: "four kans (suukaikan)", triple_ron: "triple ron (sanchahou)" };
