@@ -422,7 +422,8 @@ class GroupWriter:
         self, *, game: int, kind: str, source: str, body: dict[str, Any], mono_ns: int,
         wall_ns: int, boot: str,
     ) -> Record:
-        """Log one input; its seq is the next integer."""
+        """Log one input; its seq is the next integer. ``body`` is written as JSON here, once (the
+        record returned holds the same object: it is not read back)."""
         text = json.dumps(body, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
         if self._next_seq is None:
             row = self._db.execute("SELECT MAX(seq) FROM inputs").fetchone()
@@ -434,7 +435,7 @@ class GroupWriter:
             (seq, game, kind, source, mono_ns, wall_ns, boot, text),
         )
         self._next_seq = seq + 1
-        return Record(seq, game, kind, source, mono_ns, wall_ns, boot, json.loads(text))
+        return Record(seq, game, kind, source, mono_ns, wall_ns, boot, body)
 
     def put_events(self, input_seq: int, rows: list[tuple[str, str]]) -> int:
         """An input's events (``(topic, payload)``, seq order) into the outbox, and the input

@@ -43,7 +43,7 @@ from daemon.sdnotify import Notifier, watchdog_interval
 from daemon.supervisor import Supervisor
 from daemon.table import Applied, TableCore, iso
 from daemon.topics import SCHEMA_HEALTH, SCHEMA_LINKS, Topics
-from daemon.tracking.records import KIND_MARKER
+from daemon.tracking.records import KIND_MARKER, Body
 from daemon.wal_checkpoint import BACKSTOP_PAGES, WalCheckpointer
 from rules.table_state import TableState
 from rules.timers import Phase
@@ -65,11 +65,11 @@ class InputSink(Protocol):
     """What the drivers see of the service: the input intake and the table's state."""
 
     def put(
-        self, kind: str, source: str, body: dict[str, Any], mono_ns: int | None = None
+        self, kind: str, source: str, body: Body, mono_ns: int | None = None
     ) -> asyncio.Future[Applied]: ...
 
     async def submit(
-        self, kind: str, source: str, body: dict[str, Any], *, mono_ns: int | None = None,
+        self, kind: str, source: str, body: Body, *, mono_ns: int | None = None,
         link: LinkPosition | None = None,
     ) -> Applied: ...
 
@@ -190,7 +190,7 @@ class Service:
         self,
         kind: str,
         source: str,
-        body: dict[str, Any],
+        body: Body,
         mono_ns: int | None = None,
     ) -> asyncio.Future[Applied]:
         """Queue an input (timestamped now, or at ``mono_ns`` when the driver saw it earlier)
@@ -198,7 +198,7 @@ class Service:
         return self.intake.put(kind, source, body, mono_ns)
 
     async def submit(
-        self, kind: str, source: str, body: dict[str, Any], *, mono_ns: int | None = None,
+        self, kind: str, source: str, body: Body, *, mono_ns: int | None = None,
         link: LinkPosition | None = None,
     ) -> Applied:
         """Queue an input (waiting for room: back-pressure) and wait until it is committed and
