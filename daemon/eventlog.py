@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from daemon.errors import EventLogError
+from drivers.link.reports import RxPosition
 
 FORMAT: Final = 1
 
@@ -135,12 +136,12 @@ class OutboxRow:
 
 @dataclass(frozen=True, slots=True)
 class LinkPosition:
-    """Where a table link's event stream stands in the log: the controller's boot id and the seq
-    of the last event from it whose input is committed (its ``hello`` says so after a restart)."""
+    """Where table link ``name``'s event stream stands in the log: ``at``, the controller's boot
+    id and the seq of the last event from it whose input is committed (passed back to the link
+    as it is after a restart: its ``hello`` says so)."""
 
     name: str
-    peer_boot_id: int
-    seq: int
+    at: RxPosition
 
 
 @dataclass(frozen=True, slots=True)
@@ -377,7 +378,7 @@ class EventLog:
             ).fetchone()
         except sqlite3.OperationalError:  # a log written before the links table (read-only)
             return None
-        return None if row is None else LinkPosition(name, int(row[0]), int(row[1]))
+        return None if row is None else LinkPosition(name, RxPosition(int(row[0]), int(row[1])))
 
     # ------------------------------------------------------------------ checkpoints
     def save_checkpoint(self, input_seq: int, event_seq: int, code: str, state: Any) -> None:
@@ -458,7 +459,7 @@ class GroupWriter:
     def set_link(self, position: LinkPosition) -> None:
         self._db.execute(
             "INSERT OR REPLACE INTO links (name, peer_boot_id, seq) VALUES (?, ?, ?)",
-            (position.name, position.peer_boot_id, position.seq),
+            (position.name, position.at.peer_boot_id, position.at.seq),
         )
 
     def command_reply(self, user: str, cid: str) -> dict[str, Any] | None:

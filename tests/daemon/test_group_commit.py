@@ -18,6 +18,7 @@ from daemon.eventlog import EventLog, LinkPosition
 from daemon.intake import Intake
 from daemon.table import Applied, CommandStamp, Pending, Repeated, TableCore
 from daemon.tracking.records import KIND_MARKER
+from drivers.link.reports import RxPosition
 
 
 def _fault(code: int, **kw: Any) -> Pending:
@@ -31,11 +32,11 @@ def _core(path: Path) -> TableCore:
 
 def test_a_group_is_one_transaction_with_its_link_position(tmp_path: Path) -> None:
     core = _core(tmp_path / "g.sqlite")
-    out = core.submit_group([_fault(1), _fault(2, link=LinkPosition("table", 0xC0, 1)),
-                             LinkPosition("table", 0xC0, 2)])
+    out = core.submit_group([_fault(1), _fault(2, link=LinkPosition("table", RxPosition(0xC0, 1))),
+                             LinkPosition("table", RxPosition(0xC0, 2))])
     assert [type(o) for o in out] == [Applied, Applied, type(None)]
     assert [r.seq for r in core.log.records()] == [1, 2]
-    assert core.log.link_position("table") == LinkPosition("table", 0xC0, 2)
+    assert core.log.link_position("table") == LinkPosition("table", RxPosition(0xC0, 2))
 
 
 def test_a_group_that_fails_leaves_nothing_and_the_state_unchanged(tmp_path: Path) -> None:
@@ -48,7 +49,7 @@ def test_a_group_that_fails_leaves_nothing_and_the_state_unchanged(tmp_path: Pat
 
     stamp = CommandStamp("alice", "c1", time.time_ns(), broken)
     with pytest.raises(OSError):
-        core.submit_group([_fault(2, link=LinkPosition("table", 0xC0, 5)),
+        core.submit_group([_fault(2, link=LinkPosition("table", RxPosition(0xC0, 5))),
                            _fault(3, command=stamp)])
     assert core.state == before
     assert [r.seq for r in core.log.records()] == [1]
