@@ -154,6 +154,8 @@ class Service:
                                    lambda: self.intake.counters.groups)
         self.outbox = LogOutbox(self.db, self.eventlog, self.topics.events, quick=self.gate.quick)
         self.desk = RefereeDesk(self)
+        #: set after every group commit (the table's state moved): what wakes the web views
+        self.changed = asyncio.Event()
         self.link = BrokerLink(
             config.mqtt,
             config.client_id,
@@ -356,6 +358,7 @@ class Service:
         if any(a.events for a in applied):
             self.outbox.offer(applied)
             self.link.notify_outbox()
+        self.changed.set()  # after the outbox: its task runs first
 
     async def _applied(self, applied: list[Applied]) -> None:
         """After a group commit (the outbox has its events: :meth:`_committed`): let the outbox
