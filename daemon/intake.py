@@ -4,7 +4,8 @@ loop that empties it (docs/daemon.md, "The input path").
 * **Group commit.** The submissions waiting when a commit starts (at most :data:`MAX_GROUP`) are
   logged and applied in one transaction (:meth:`daemon.table.TableCore.submit_group`), then all
   of them are answered: a driver acknowledges a table event, a command handler replies, only
-  after its input is committed.
+  after its input is committed. A group that raises (not the disk: a bad item, a bug) rolled
+  back whole; its items are then committed one by one, so only the bad one is refused.
 * **Back-pressure.** The queue is bounded (:data:`QUEUE_SIZE`): :meth:`Intake.submit` waits for
   room, so a table link stops taking events (the controller retransmits; nothing is dropped).
 * **A log that cannot be written** (a full disk, an I/O error): the group is kept in memory and
@@ -230,10 +231,20 @@ class Intake:
                 delay = min(RETRY_S[1], delay * 2)
                 self._grow(batch)
                 continue
-            except Exception as exc:  # a bug or a bad item, not the disk: refuse, keep going
+            except Exception as exc:  # a bug or a bad item, not the disk: refuse it, keep going
                 self._writing = False
-                log.exception("group of %d inputs refused", len(batch))
-                self._finish(batch, [exc] * len(batch))
+                if len(batch) > 1:
+                    # the group rolled back whole (state unchanged): each item alone, in order,
+                    # so only the bad one is refused and the others commit
+                    log.warning(json.dumps({
+                        "event": "group_split", "table": self.core.table_id,
+                        "inputs": len(batch), "error": repr(exc)[:300]}))
+                    self._held = 0
+                    for one in batch:
+                        await self._commit([one])
+                    return
+                log.exception("input refused")
+                self._finish(batch, [exc])
                 return
             self._writing = False
             self._recovered()

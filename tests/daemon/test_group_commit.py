@@ -132,3 +132,36 @@ def test_the_outbox_hears_of_a_commit_before_its_submitter_is_answered(tmp_path:
         assert seen[0] == "committed 1" and "answered" in seen
 
     asyncio.run(go())
+
+
+def test_one_bad_item_is_refused_alone_and_the_rest_of_its_group_commits(tmp_path: Path) -> None:
+    """A group with an item that raises (its command's reply cannot be built) rolls back whole;
+    the intake then commits its items one by one: the bad one is refused with its own error, the
+    others are logged and answered, in order."""
+    async def go() -> None:
+        core = _core(tmp_path / "g.sqlite")
+
+        async def db(fn: Callable[..., Any], *args: Any) -> Any:
+            return fn(*args)
+
+        def broken(applied: Applied) -> dict[str, Any]:
+            raise KeyError("no such field")
+
+        intake = Intake(core, db, "b")
+        items = [_fault(1), _fault(2, command=CommandStamp("alice", "c1", 0, broken)), _fault(3),
+                 LinkPosition("table", RxPosition(0xC0, 9))]
+        subs = [await intake.enqueue(i) for i in items]  # waiting together: one group
+        runner = asyncio.create_task(intake.run())
+        try:
+            results = await asyncio.gather(*(s.done for s in subs), return_exceptions=True)
+        finally:
+            runner.cancel()
+        assert isinstance(results[1], KeyError)
+        assert isinstance(results[0], Applied) and isinstance(results[2], Applied)
+        assert results[3] is None
+        assert [r.body["code"] for r in core.log.records()] == [1, 3]
+        assert core.log.link_position("table") == LinkPosition("table", RxPosition(0xC0, 9))
+        assert core.log.command_reply("alice", "c1") is None
+        assert intake.queue.qsize() == 0 and intake.waiting == 0
+
+    asyncio.run(go())
