@@ -26,7 +26,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from daemon.config import Config, DisplaysConfig
+from daemon.config import Config, DisplaysConfig, TableLinkConfig
 from daemon.eventlog import LinkPosition
 
 if TYPE_CHECKING:
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from daemon.tracker import SensorTracker
     from drivers.link.messages import Command
     from drivers.link.reports import RxPosition
+    from drivers.table import LinkSpec
     from drivers.table.link import Delivery, TableLink
 
 #: opens a table link that resumes from what the log holds of it
@@ -79,11 +80,10 @@ class TableLinkDriver:
         return self._link
 
     async def run(self, sink: InputSink) -> None:
-        from drivers.link.reports import RxPosition
         from drivers.table.link import LinkChange
 
         logged = await sink.link_position(self.name)
-        resume = None if logged is None else RxPosition(logged.peer_boot_id, logged.seq)
+        resume = None if logged is None else logged.at
         own: asyncio.Task[None] | None = None
         if self.tracker is None:
             self.tracker, own = _own_tracker(sink, self.name)
@@ -109,8 +109,7 @@ class TableLinkDriver:
     async def _log(self, sink: InputSink, item: Delivery) -> None:
         """The table event's input(s), committed with the link's position after it."""
         receipt = item.receipt
-        position = None if receipt is None else \
-            LinkPosition(self.name, receipt.peer_boot_id, receipt.seq)
+        position = None if receipt is None else LinkPosition(self.name, receipt)
         from drivers.link.messages import Fault
 
         if isinstance(item.event, Fault):
@@ -346,10 +345,25 @@ class ClockDisplayDriver:
         return {"kind": "clock_display", "status": self._status, "failures": self.failures}
 
 
-def _open(url: str, resume: RxPosition | None) -> TableLink:
+def _open(spec: LinkSpec, resume: RxPosition | None) -> TableLink:
     from drivers.table import open_table_link
 
-    return open_table_link(url, resume=resume)
+    return open_table_link(spec, resume=resume)
+
+
+def _link_spec(link: TableLinkConfig) -> LinkSpec | None:
+    """The table link the config names, as a value (None: no table link)."""
+    from drivers.table import GpioLink, SerialLink, UsbLink
+
+    if link.kind == "serial":
+        assert link.path is not None
+        return SerialLink(str(link.path), link.baud)
+    if link.kind == "usb":
+        assert link.vid is not None and link.pid is not None
+        return UsbLink(link.vid, link.pid)
+    if link.kind == "gpio":
+        return GpioLink(link.pins["relay"], link.pins["wall"])
+    return None
 
 
 def build_drivers(config: Config, *, pin_factory: Any = None) -> list[Driver]:
@@ -371,15 +385,9 @@ def build_drivers(config: Config, *, pin_factory: Any = None) -> list[Driver]:
         from daemon.tracker import SensorTracker
 
         tracker = SensorTracker()
-    if link.kind == "serial":
-        url = f"serial://{link.path}?baud={link.baud}"
-        drivers.append(TableLinkDriver(partial(_open, url), displays, tracker=tracker))
-    elif link.kind == "usb":
-        url = f"usb://{link.vid:04x}:{link.pid:04x}"
-        drivers.append(TableLinkDriver(partial(_open, url), displays, tracker=tracker))
-    elif link.kind == "gpio":
-        url = f"gpio://?relay={link.pins['relay']}&wall={link.pins['wall']}"
-        drivers.append(TableLinkDriver(partial(_open, url), displays, tracker=tracker))
+    spec = _link_spec(link)
+    if spec is not None:
+        drivers.append(TableLinkDriver(partial(_open, spec), displays, tracker=tracker))
     else:
         drivers.append(NoTable())
     if tracker is not None:

@@ -21,6 +21,11 @@ class EventLogError(DaemonError, RuntimeError):
     """The event log is unusable (another table's log, a gap in the inputs, a newer format)."""
 
 
+class BrokerError(DaemonError, ConnectionError):
+    """The broker connection failed or closed (daemon/mqtt_paho.py): the reconnect loop of
+    daemon/mqtt.py retries with its backoff."""
+
+
 class CommandError(DaemonError, ValueError):
     """A referee command that is malformed, unauthorised or not applicable.
 

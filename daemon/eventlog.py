@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from daemon.errors import EventLogError
+from drivers.link.reports import RxPosition
 
 FORMAT: Final = 1
 
@@ -135,12 +136,12 @@ class OutboxRow:
 
 @dataclass(frozen=True, slots=True)
 class LinkPosition:
-    """Where a table link's event stream stands in the log: the controller's boot id and the seq
-    of the last event from it whose input is committed (its ``hello`` says so after a restart)."""
+    """Where table link ``name``'s event stream stands in the log: ``at``, the controller's boot
+    id and the seq of the last event from it whose input is committed (passed back to the link
+    as it is after a restart: its ``hello`` says so)."""
 
     name: str
-    peer_boot_id: int
-    seq: int
+    at: RxPosition
 
 
 @dataclass(frozen=True, slots=True)
@@ -374,7 +375,7 @@ class EventLog:
             ).fetchone()
         except sqlite3.OperationalError:  # a log written before the links table (read-only)
             return None
-        return None if row is None else LinkPosition(name, int(row[0]), int(row[1]))
+        return None if row is None else LinkPosition(name, RxPosition(int(row[0]), int(row[1])))
 
     # ------------------------------------------------------------------ checkpoints
     def save_checkpoint(self, input_seq: int, event_seq: int, code: str, state: Any) -> None:
@@ -419,7 +420,8 @@ class GroupWriter:
         self, *, game: int, kind: str, source: str, body: dict[str, Any], mono_ns: int,
         wall_ns: int, boot: str,
     ) -> Record:
-        """Log one input; its seq is the next integer."""
+        """Log one input; its seq is the next integer. ``body`` is written as JSON here, once (the
+        record returned holds the same object: it is not read back)."""
         text = json.dumps(body, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
         if self._next_seq is None:
             row = self._db.execute("SELECT MAX(seq) FROM inputs").fetchone()
@@ -431,7 +433,7 @@ class GroupWriter:
             (seq, game, kind, source, mono_ns, wall_ns, boot, text),
         )
         self._next_seq = seq + 1
-        return Record(seq, game, kind, source, mono_ns, wall_ns, boot, json.loads(text))
+        return Record(seq, game, kind, source, mono_ns, wall_ns, boot, body)
 
     def put_events(self, input_seq: int, rows: list[tuple[str, str]]) -> int:
         """An input's events (``(topic, payload)``, seq order) into the outbox, and the input
@@ -454,7 +456,7 @@ class GroupWriter:
     def set_link(self, position: LinkPosition) -> None:
         self._db.execute(
             "INSERT OR REPLACE INTO links (name, peer_boot_id, seq) VALUES (?, ?, ?)",
-            (position.name, position.peer_boot_id, position.seq),
+            (position.name, position.at.peer_boot_id, position.at.seq),
         )
 
     def command_reply(self, user: str, cid: str) -> dict[str, Any] | None:

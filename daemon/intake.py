@@ -4,7 +4,8 @@ loop that empties it (docs/daemon.md, "The input path").
 * **Group commit.** The submissions waiting when a commit starts (at most :data:`MAX_GROUP`) are
   logged and applied in one transaction (:meth:`daemon.table.TableCore.submit_group`), then all
   of them are answered: a driver acknowledges a table event, a command handler replies, only
-  after its input is committed.
+  after its input is committed. A group that raises (not the disk: a bad item, a bug) rolled
+  back whole; its items are then committed one by one, so only the bad one is refused.
 * **Back-pressure.** The queue is bounded (:data:`QUEUE_SIZE`): :meth:`Intake.submit` waits for
   room, so a table link stops taking events (the controller retransmits; nothing is dropped).
 * **A log that cannot be written** (a full disk, an I/O error): the group is kept in memory and
@@ -20,7 +21,7 @@ import json
 import logging
 import sqlite3
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -36,6 +37,8 @@ from daemon.table import (
     Repeated,
     TableCore,
 )
+from daemon.tracking.records import Body
+from rules.inputs import input_type
 
 log = logging.getLogger("jantaku.intake")
 
@@ -119,15 +122,17 @@ class Intake:
 
     # ------------------------------------------------------------------ producers
     def pending(
-        self, kind: str, source: str, body: dict[str, Any], mono_ns: int | None = None, *,
+        self, kind: str, source: str, body: Body, mono_ns: int | None = None, *,
         link: LinkPosition | None = None, command: CommandStamp | None = None,
     ) -> Pending:
         """An input stamped now (or at ``mono_ns``, when the driver saw it). Raises
-        :class:`InputRefused` for a body that is not JSON."""
-        try:
-            json.dumps(body)
-        except (TypeError, ValueError) as exc:
-            raise InputRefused(f"input from {source} is not JSON: {exc}") from None
+        :class:`InputRefused` for a marker's body that is not JSON (a typed input always has
+        its JSON form: the event log writes it, once)."""
+        if isinstance(body, Mapping):
+            try:
+                json.dumps(body)
+            except (TypeError, ValueError) as exc:
+                raise InputRefused(f"input from {source} is not JSON: {exc}") from None
         now_mono, wall = self._mono_ns(), self._wall_ns()
         if mono_ns is not None:  # seen earlier by the driver: date it then
             wall -= max(0, now_mono - mono_ns)
@@ -135,7 +140,7 @@ class Intake:
         return Pending(kind, source, body, mono, wall, self.boot, link, command)
 
     def put(
-        self, kind: str, source: str, body: dict[str, Any], mono_ns: int | None = None, *,
+        self, kind: str, source: str, body: Body, mono_ns: int | None = None, *,
         link: LinkPosition | None = None, command: CommandStamp | None = None,
     ) -> asyncio.Future[Applied]:
         """Queue an input without waiting for room (callbacks that cannot wait: a button press).
@@ -150,14 +155,14 @@ class Intake:
         except asyncio.QueueFull:
             log.error(json.dumps({"event": "input_refused", "table": self.core.table_id,
                                   "source": source, "reason": "queue_full",
-                                  "type": body.get("type")}))
+                                  "type": _type_of(body)}))
             fut.set_exception(InputRefused(
                 f"input from {source} refused: {self.queue.maxsize} inputs are waiting for the"
                 " event log"))
         return fut
 
     async def submit(
-        self, kind: str, source: str, body: dict[str, Any], mono_ns: int | None = None, *,
+        self, kind: str, source: str, body: Body, mono_ns: int | None = None, *,
         link: LinkPosition | None = None, command: CommandStamp | None = None,
     ) -> Applied:
         """Queue an input, waiting for room (back-pressure), and wait until it is committed and
@@ -226,10 +231,20 @@ class Intake:
                 delay = min(RETRY_S[1], delay * 2)
                 self._grow(batch)
                 continue
-            except Exception as exc:  # a bug or a bad item, not the disk: refuse, keep going
+            except Exception as exc:  # a bug or a bad item, not the disk: refuse it, keep going
                 self._writing = False
-                log.exception("group of %d inputs refused", len(batch))
-                self._finish(batch, [exc] * len(batch))
+                if len(batch) > 1:
+                    # the group rolled back whole (state unchanged): each item alone, in order,
+                    # so only the bad one is refused and the others commit
+                    log.warning(json.dumps({
+                        "event": "group_split", "table": self.core.table_id,
+                        "inputs": len(batch), "error": repr(exc)[:300]}))
+                    self._held = 0
+                    for one in batch:
+                        await self._commit([one])
+                    return
+                log.exception("input refused")
+                self._finish(batch, [exc])
                 return
             self._writing = False
             self._recovered()
@@ -292,3 +307,11 @@ class Intake:
             "error": fault.error, "retries": fault.retries, "waiting": self.waiting,
             "for_s": round(time.monotonic() - fault.since_mono, 1),
         }))
+
+
+def _type_of(body: Body) -> str | None:
+    """The record's ``type`` (for a log line)."""
+    if isinstance(body, Mapping):
+        kind = body.get("type")
+        return kind if isinstance(kind, str) else None
+    return input_type(body)

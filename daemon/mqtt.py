@@ -1,6 +1,7 @@
-"""The daemon's one MQTT adapter (aiomqtt ``>=2.5,<2.6``): connection loop, outbox, retained state.
+"""The daemon's one MQTT adapter: connection loop, outbox, retained state.
 
-* One ``async with aiomqtt.Client`` per connection, and an explicit reconnect loop with backoff.
+* One ``async with`` :class:`daemon.mqtt_paho.PahoSession` per connection (paho-mqtt driven on
+  the loop through its public API), and an explicit reconnect loop with backoff.
   The table never waits for the broker: inputs are logged and applied whatever the connection.
 * The Last Will is ``status`` = ``{"state": "offline"}``, retained, QoS 1; once connected the
   daemon publishes ``{"state": "online"}`` retained, and ``offline`` on a clean shutdown.
@@ -13,9 +14,8 @@
 * Commands arrive on ``cmd/+``; the handler's reply goes to the v5 response topic with the
   correlation data, or to ``reply/<client>`` for a v3.1.1 client.
 
-aiomqtt's ``publish`` ignores the PUBACK reason code and gives no message id, so publishes go
-through :class:`daemon.mqtt_paho.Acks`, which wraps the paho client that aiomqtt drives
-(daemon/mqtt_paho.py is the one place that reaches into aiomqtt, pinned to ``<2.6``).
+Each publish's future carries its PUBACK reason code, and a window of events is written to the
+socket in the step that publishes it (daemon/mqtt_paho.py).
 """
 
 from __future__ import annotations
@@ -31,14 +31,14 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-import aiomqtt
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from daemon import disclosure
 from daemon.config import MqttConfig
-from daemon.mqtt_paho import Acks, fail_fast_on_close, nodelay
+from daemon.errors import BrokerError
+from daemon.mqtt_paho import Connect, PahoSession, Will
 from daemon.outbox import OutboxSource, Outgoing, dumps
 from daemon.topics import SCHEMA_STATUS, Topics
 
@@ -143,7 +143,7 @@ class BrokerLink:
         self.command_errors = 0
         #: requests other than commands (daemon/backfill.py): subscribed on connect
         self.requests: RequestRoute | None = None
-        self._acks: Acks | None = None
+        self._acks: PahoSession | None = None
 
     # ------------------------------------------------------------------ what the service feeds
 
@@ -175,37 +175,21 @@ class BrokerLink:
         self._stopping.set()
 
     # ------------------------------------------------------------------ the loop
-    def _client(self) -> aiomqtt.Client:
-        v5 = self.cfg.protocol == "5"
-        will = aiomqtt.Will(
-            self.topics.status,
-            status_payload("offline", self.topics.table),
-            qos=1,
-            retain=True,
-        )
-        kwargs: dict[str, Any] = {}
-        if not v5:
-            kwargs["clean_session"] = True
-        else:
-            kwargs["clean_start"] = True
-        client = aiomqtt.Client(
-            self.cfg.host,
-            self.cfg.port,
+    def _client(self) -> PahoSession:
+        return PahoSession(Connect(
+            host=self.cfg.host,
+            port=self.cfg.port,
+            client_id=self.client_id,
+            v5=self.cfg.protocol == "5",
+            will=Will(self.topics.status, status_payload("offline", self.topics.table)),
             username=self.cfg.username,
             password=None if self.cfg.password is None else self.cfg.password.reveal(),
-            identifier=self.client_id,
-            protocol=aiomqtt.ProtocolVersion.V5 if v5 else aiomqtt.ProtocolVersion.V311,
-            will=will,
             keepalive=self.cfg.keepalive,
             timeout=self.cfg.connect_timeout,
-            tls_context=tls_context(self.cfg),
-            max_inflight_messages=WINDOW,
-            logger=logging.getLogger("jantaku.mqtt.paho"),
+            tls=tls_context(self.cfg),
+            max_inflight=WINDOW,
             socket_options=SOCKET_OPTIONS,
-            **kwargs,
-        )
-        fail_fast_on_close(client)
-        return client
+        ))
 
     async def run(self) -> None:
         delay = self.backoff[0]
@@ -213,7 +197,7 @@ class BrokerLink:
             started = time.monotonic()
             try:
                 await self._session()
-            except* (aiomqtt.MqttError, OSError, ssl.SSLError) as group:
+            except* (BrokerError, OSError, ssl.SSLError) as group:
                 self.last_error = "; ".join(str(e) for e in group.exceptions)[:300]
                 log.warning("broker connection lost: %s", self.last_error)
             finally:
@@ -230,7 +214,7 @@ class BrokerLink:
 
     async def _session(self) -> None:
         async with self._client() as client:
-            acks = Acks(client)
+            acks = client
             try:
                 await self._on_connected(client, acks)
                 sent: asyncio.Queue[_Sent] = asyncio.Queue(IN_FLIGHT)
@@ -244,10 +228,10 @@ class BrokerLink:
                 await self._goodbye(acks)
             finally:
                 self._acks = None
-                acks.fail_all(aiomqtt.MqttError("connection closed"))
+                acks.fail_all(BrokerError("connection closed"))
 
-    async def _on_connected(self, client: aiomqtt.Client, acks: Acks) -> None:
-        self.nodelay = nodelay(client)
+    async def _on_connected(self, client: PahoSession, acks: PahoSession) -> None:
+        self.nodelay = client.nodelay()
         self.connected = True
         self.connects += 1
         self.since = time.time()
@@ -272,20 +256,20 @@ class BrokerLink:
         self.outbox_ready.set()
         log.info("connected to %s:%d as %s", self.cfg.host, self.cfg.port, self.client_id)
 
-    async def _goodbye(self, acks: Acks) -> None:
+    async def _goodbye(self, acks: PahoSession) -> None:
         offline = status_payload("offline", self.topics.table, since=_iso_now())
         try:
             async with asyncio.timeout(5.0):
                 await acks.publish(self.topics.status, offline, qos=1, retain=True)
-        except (TimeoutError, aiomqtt.MqttError):
+        except (TimeoutError, BrokerError):
             log.warning("could not publish offline status at shutdown")
 
     async def _until_stopped(self) -> None:
         await self._stopping.wait()
         raise _Stop
 
-    async def _listen(self, client: aiomqtt.Client, acks: Acks) -> None:
-        async for message in client.messages:
+    async def _listen(self, client: PahoSession, acks: PahoSession) -> None:
+        async for message in client.messages():
             props = message.properties
             payload = message.payload if isinstance(message.payload, bytes) else b""
             topic = str(message.topic)
@@ -318,13 +302,13 @@ class BrokerLink:
                 properties.CorrelationData = reply.correlation
             try:
                 fut = acks.publish(reply.topic, reply.payload, qos=1, properties=properties)
-            except (ValueError, aiomqtt.MqttError) as exc:  # the handler checked the topic
+            except (ValueError, BrokerError) as exc:  # the handler checked the topic
                 self.command_errors += 1
                 log.error("could not publish a reply: %r", exc)
                 continue
             fut.add_done_callback(_ignore)
 
-    def _retained_command(self, topic: str, payload: bytes, acks: Acks) -> None:
+    def _retained_command(self, topic: str, payload: bytes, acks: PahoSession) -> None:
         """A retained copy on ``cmd/*`` is never executed: log it and try to clear it (the
         shipped ACL does not let a table write ``cmd/#``: then ``health`` says what to do)."""
         if not payload:
@@ -339,7 +323,7 @@ class BrokerLink:
         self.retained_topics[topic] = "clearing"
         try:
             fut = acks.publish(topic, b"", qos=1, retain=True)
-        except (ValueError, aiomqtt.MqttError):
+        except (ValueError, BrokerError):
             self.retained_topics[topic] = "not_cleared"
             return
 
@@ -361,7 +345,7 @@ class BrokerLink:
         try:
             async with asyncio.timeout(ACK_TIMEOUT):
                 code = await acks.publish(topic, payload, qos=1)
-        except (TimeoutError, ValueError, aiomqtt.MqttError):
+        except (TimeoutError, ValueError, BrokerError):
             return False
         return code < 0x80
 
@@ -378,7 +362,7 @@ class BrokerLink:
             )
         return out
 
-    async def _drain(self, acks: Acks, sent: asyncio.Queue[_Sent]) -> None:
+    async def _drain(self, acks: PahoSession, sent: asyncio.Queue[_Sent]) -> None:
         """Publish the outbox in seq order, without waiting for the PUBACKs of what is in flight
         (:meth:`_confirm` collects them): the next input's events never wait for the broker's
         acknowledgement of the last ones (a broker without ``set_tcp_nodelay`` holds a second
@@ -408,10 +392,10 @@ class BrokerLink:
                 async with asyncio.timeout(ACK_TIMEOUT):
                     results = await asyncio.gather(*futures, return_exceptions=True)
             except TimeoutError:
-                raise aiomqtt.MqttError("no PUBACK within the timeout") from None
+                raise BrokerError("no PUBACK within the timeout") from None
             failed = [r for r in results if isinstance(r, BaseException)]
             if failed:
-                raise aiomqtt.MqttError(f"publish failed: {failed[0]!r}")
+                raise BrokerError(f"publish failed: {failed[0]!r}")
             pairs = [r for r in results if isinstance(r, int)]
             codes = [max(a, b) for a, b in zip(pairs[::2], pairs[1::2])]
             good = [r.seq for r, code in zip(rows, codes) if code < 0x80]
@@ -432,7 +416,7 @@ class BrokerLink:
                 self.outbox.restart()
                 self._resend_at = time.monotonic() + self.backoff[1]
 
-    async def _publish_retained(self, acks: Acks) -> None:
+    async def _publish_retained(self, acks: PahoSession) -> None:
         while True:
             await self._retained_ready.wait()
             self._retained_ready.clear()
@@ -445,10 +429,10 @@ class BrokerLink:
                     results = await asyncio.gather(*futures, return_exceptions=True)
             except TimeoutError:
                 self._dirty |= dirty
-                raise aiomqtt.MqttError("no PUBACK for retained state") from None
+                raise BrokerError("no PUBACK for retained state") from None
             if any(isinstance(r, BaseException) for r in results):
                 self._dirty |= dirty
-                raise aiomqtt.MqttError("retained state not acknowledged")
+                raise BrokerError("retained state not acknowledged")
 
     def health(self) -> dict[str, Any]:
         return {

@@ -8,6 +8,7 @@ with ``getattr``.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, ParamSpec, Protocol, TypeVar
 
@@ -32,6 +33,8 @@ class TablePort(Protocol):
     core: TableCore
     eventlog: EventLog
     engine: Engine
+    #: set after every group commit: the table's state moved (the web views wait on it)
+    changed: asyncio.Event
 
     async def db(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         """Run ``fn`` on the event log's thread."""

@@ -45,7 +45,7 @@ from daemon.sdnotify import Notifier, watchdog_interval
 from daemon.supervisor import Supervisor
 from daemon.table import Applied, TableCore, iso
 from daemon.topics import SCHEMA_HEALTH, SCHEMA_LINKS, Topics
-from daemon.tracking.records import KIND_MARKER
+from daemon.tracking.records import KIND_MARKER, Body
 from daemon.wal_checkpoint import BACKSTOP_PAGES, WalCheckpointer
 from rules.table_state import TableState
 from rules.timers import Phase
@@ -67,11 +67,11 @@ class InputSink(Protocol):
     """What the drivers see of the service: the input intake and the table's state."""
 
     def put(
-        self, kind: str, source: str, body: dict[str, Any], mono_ns: int | None = None
+        self, kind: str, source: str, body: Body, mono_ns: int | None = None
     ) -> asyncio.Future[Applied]: ...
 
     async def submit(
-        self, kind: str, source: str, body: dict[str, Any], *, mono_ns: int | None = None,
+        self, kind: str, source: str, body: Body, *, mono_ns: int | None = None,
         link: LinkPosition | None = None,
     ) -> Applied: ...
 
@@ -156,6 +156,8 @@ class Service:
                                    lambda: self.intake.counters.groups)
         self.outbox = LogOutbox(self.db, self.eventlog, self.topics.events, quick=self.gate.quick)
         self.desk = RefereeDesk(self)
+        #: set after every group commit (the table's state moved): what wakes the web views
+        self.changed = asyncio.Event()
         self.link = BrokerLink(
             config.mqtt,
             config.client_id,
@@ -195,7 +197,7 @@ class Service:
         self,
         kind: str,
         source: str,
-        body: dict[str, Any],
+        body: Body,
         mono_ns: int | None = None,
     ) -> asyncio.Future[Applied]:
         """Queue an input (timestamped now, or at ``mono_ns`` when the driver saw it earlier)
@@ -203,7 +205,7 @@ class Service:
         return self.intake.put(kind, source, body, mono_ns)
 
     async def submit(
-        self, kind: str, source: str, body: dict[str, Any], *, mono_ns: int | None = None,
+        self, kind: str, source: str, body: Body, *, mono_ns: int | None = None,
         link: LinkPosition | None = None,
     ) -> Applied:
         """Queue an input (waiting for room: back-pressure) and wait until it is committed and
@@ -363,6 +365,7 @@ class Service:
             self.backfill.remember(applied)
             self.outbox.offer(applied)
             self.link.notify_outbox()
+        self.changed.set()  # after the outbox: its task runs first
 
     async def _applied(self, applied: list[Applied]) -> None:
         """After a group commit (the outbox has its events: :meth:`_committed`): let the outbox

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, ClassVar
@@ -24,8 +24,8 @@ from daemon.disclosure import Concealed
 from daemon.engine import Engine
 from daemon.eventlog import CommandRow, EventLog, LinkPosition, Record
 from daemon.topics import SCHEMA_EVENT, Topics
-from daemon.tracking.records import KIND_INPUT
-from rules.inputs import InputError, input_from_json
+from daemon.tracking.records import KIND_INPUT, Body, body_json
+from rules.inputs import DealDone, GameStart, Input, InputError, input_from_json
 from rules.table_state import TableState
 
 log = logging.getLogger("jantaku.table")
@@ -106,7 +106,7 @@ class Pending:
 
     kind: str
     source: str
-    body: dict[str, Any]
+    body: Body  # a typed input (kind ``input``, from the tracker), or a JSON object
     mono_ns: int
     wall_ns: int
     boot: str
@@ -161,16 +161,21 @@ class TableCore:
         self._warn = on_warning or log.warning
 
     # ------------------------------------------------------------------ fold
-    def _fold(self, cs: CoreState, rec: Record) -> tuple[CoreState, list[dict[str, Any]]]:
-        """One logged input applied to the state: the new state and the events' JSON."""
+    def _fold(
+        self, cs: CoreState, rec: Record, typed: Input | None = None
+    ) -> tuple[CoreState, list[dict[str, Any]]]:
+        """One logged input applied to the state: the new state and the events' JSON. ``typed``:
+        the input itself, when the caller has it (the live path); else it is read from the
+        record's JSON (a restart's replay of the log)."""
         out: list[dict[str, Any]] = []
         table, clocks, hand, game = cs.table, cs.clocks, cs.hand, rec.game
         if rec.kind == KIND_INPUT:
-            try:
-                inp = input_from_json(rec.body)
-            except InputError as exc:  # never logged by this daemon; a hand-edited log
-                out.append(DaemonBadInput(rec.seq, str(exc)).to_json())
-                inp = None
+            inp = typed
+            if inp is None:
+                try:
+                    inp = input_from_json(rec.body)
+                except InputError as exc:  # never logged by this daemon; a hand-edited log
+                    out.append(DaemonBadInput(rec.seq, str(exc)).to_json())
             if inp is not None:
                 try:
                     table, events = self.engine.reduce(table, inp)
@@ -185,9 +190,7 @@ class TableCore:
                     elif body.get("type") == "game_started":
                         hand = None
                     out.append(body)
-                dealer = None
-                if rec.body.get("type") == "deal_done":
-                    dealer = _dealer(self.engine.snapshot(table))
+                dealer = _dealer(table) if isinstance(inp, DealDone) else None
                 clocks, tevents = dc.follow(clocks, inp, rec.mono_ns, rec.source, dealer)
                 out.extend(dc.events_json(tevents))
         else:
@@ -304,16 +307,18 @@ class TableCore:
                     # a referee command the rules engine refuses is not logged: a refusal
                     # changes nothing, ``seq`` included; judged on the state this
                     # group has reached so far
-                    refused = self._refusal(cs, item.kind, item.body)
+                    refused = self._refusal(cs, _typed(item))
                     if refused is not None:
                         out.append(Refused(refused))
                         continue
-                starts = item.kind == KIND_INPUT and item.body.get("type") == "game_start"
+                typed = _typed(item)
+                starts = isinstance(typed, GameStart)
                 rec = writer.append(
                     game=cs.game + 1 if starts else cs.game, kind=item.kind, source=item.source,
-                    body=item.body, mono_ns=item.mono_ns, wall_ns=item.wall_ns, boot=item.boot,
+                    body=body_json(item.body), mono_ns=item.mono_ns, wall_ns=item.wall_ns,
+                    boot=item.boot,
                 )
-                after, bodies = self._fold(cs, rec)
+                after, bodies = self._fold(cs, rec, typed)
                 envs = self._envelopes(rec, cs.event_seq + 1, after.hand, bodies)
                 texts = tuple(_dumps(e) for e in envs)
                 writer.put_events(rec.seq, [(self.topics.events, t) for t in texts])
@@ -334,15 +339,13 @@ class TableCore:
             self.checkpoint()
         return out
 
-    def _refusal(
-        self, cs: CoreState, kind: str, body: dict[str, Any]
-    ) -> list[dict[str, Any]] | None:
+    def _refusal(self, cs: CoreState, inp: Input | None) -> list[dict[str, Any]] | None:
         """The rejecting violations ``body`` would get on ``cs`` (``None``: it would apply),
         computed without logging it: the reducer is pure, so this is exactly what the fold
         would do. The daemon does not log a referee command the engine refuses."""
-        if kind != KIND_INPUT:
+        if inp is None:
             return None
-        _, events = self.engine.reduce(cs.table, input_from_json(body))
+        _, events = self.engine.reduce(cs.table, inp)
         bodies = [e.to_json() for e in events]
         rejected = [b for b in bodies if b.get("type") == "violation"
                     and b.get("sanction") == "rejected"]
@@ -375,9 +378,26 @@ class TableCore:
         return self.state.game > 0
 
 
-def _dealer(snapshot: dict[str, Any]) -> int | None:
-    dealer = snapshot.get("dealer")
-    return dealer if isinstance(dealer, int) and 0 <= dealer <= 3 else None
+def _dealer(table: TableState) -> int | None:
+    """The dealer, as the view model shows it (rules/table_view.py): the hand's, else the
+    game's next hand's."""
+    h, p = table.hand, table.progress
+    dealer = h.dealer if h is not None else (p.dealer if p is not None else None)
+    return None if dealer is None else int(dealer)
+
+
+def _typed(item: Pending) -> Input | None:
+    """The input ``item`` carries (None: a marker, a clock record, or JSON the rules cannot
+    read -- the fold reports that one as ``daemon_bad_input``). A typed input from the tracker
+    is passed on as it is; a JSON body (a referee command, the console) is read here, once."""
+    if item.kind != KIND_INPUT:
+        return None
+    if not isinstance(item.body, Mapping):
+        return item.body
+    try:
+        return input_from_json(dict(item.body))
+    except InputError:
+        return None
 
 
 def _plays_aka(table: Any) -> bool:

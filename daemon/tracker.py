@@ -31,7 +31,7 @@ import asyncio
 import contextlib
 import logging
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Final
 
@@ -210,7 +210,7 @@ class SensorTracker:
 
     async def _commit(self, sink: InputSink, entry: Entry, link: LinkPosition | None) -> None:
         try:
-            await sink.submit(entry.kind, entry.source, dict(entry.body),
+            await sink.submit(entry.kind, entry.source, entry.body,
                               mono_ns=entry.mono_ns, link=link)
         except InputRefused as exc:  # not JSON: a bug here, never lose the position
             log.error("record refused: %s", exc)
@@ -223,6 +223,8 @@ class SensorTracker:
         body = entry.body
         if entry.kind == KIND_INPUT:
             self.inputs += 1
+        elif not isinstance(body, Mapping):
+            return
         elif entry.kind == KIND_MARKER and body.get("type") == "tile_rejected":
             self.rejected += 1
             self.reasons[str(body.get("reason"))] += 1

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Final, TypeAlias
 
-from daemon.tracking.records import KIND_INPUT, KIND_MARKER, is_tracked
+from daemon.tracking.records import KIND_INPUT, KIND_MARKER, Body, is_tracked
 from drivers.tiles.places import Place, Zone
 from rules.inputs import (
     Ankan,
@@ -30,6 +30,7 @@ from rules.inputs import (
     ExhaustiveDraw,
     HandStart,
     IndicatorShown,
+    Input,
     InputError,
     Kakan,
     UraRevealed,
@@ -76,13 +77,14 @@ class Held:
                        tuple((s, t) for s, t in self.melds if s != seat))
 
 
-def settle(held: Held, kind: str, source: str, body: Mapping[str, Any]) -> Held:
-    """``held`` after one logged record (records other than the tracker's change nothing)."""
+def settle(held: Held, kind: str, source: str, body: Body) -> Held:
+    """``held`` after one record (records other than the tracker's change nothing): the typed
+    input the fold just made, or a record read back from the log (its JSON, parsed here once)."""
     if not is_tracked(source):
         return held
     if kind == KIND_INPUT:
         return _settle_input(held, body)
-    if kind != KIND_MARKER:
+    if kind != KIND_MARKER or not isinstance(body, Mapping):
         return held
     match body.get("type"):
         case "table_wall_manifest":
@@ -96,11 +98,17 @@ def settle(held: Held, kind: str, source: str, body: Mapping[str, Any]) -> Held:
             return held
 
 
-def _settle_input(held: Held, body: Mapping[str, Any]) -> Held:
+def _settle_input(held: Held, body: Body) -> Held:
+    if not isinstance(body, Mapping):
+        return _settle_typed(held, body)
     try:
         inp = input_from_json(dict(body))
     except InputError:
         return held  # a hand-edited log: the rules skip it too
+    return _settle_typed(held, inp)
+
+
+def _settle_typed(held: Held, inp: Input) -> Held:
     match inp:
         case HandStart():
             return Held()
@@ -153,7 +161,7 @@ def _settle_hold(held: Held, body: Mapping[str, Any]) -> Held:
             return held
 
 
-def restore(records: Iterable[tuple[str, str, Mapping[str, Any]]]) -> Held:
+def restore(records: Iterable[tuple[str, str, Body]]) -> Held:
     """``Held`` after the logged records ``(kind, source, body)`` of the game, in log order: the
     same :func:`settle` the live path runs."""
     held = Held()

@@ -2,8 +2,11 @@
 
 An entry is a record of the event log as the intake takes it: ``kind`` (``input``, ``marker``,
 ``timer``), ``source`` (``table``, ``seat:N``, ``tracker``, ``button:N``, ``button:referee``) and
-the JSON ``body`` -- with the instant a device saw it, when the device says (a GPIO edge). The fold
-builds them and reads them back (:func:`daemon.tracking.held.settle`) through the same JSON, so
+the ``body`` -- the typed ``rules.inputs`` value for an input, the JSON object of a marker or a
+clock record -- with the instant a device saw it, when the device says (a GPIO edge). The input
+stays that value up to the reducer; its JSON (:func:`body_json`, :func:`compact`) is written once,
+by the event log, and read back once, when a restarted daemon folds the log. The fold reads its
+own entries back (:func:`daemon.tracking.held.settle`) by the same function a restart uses, so
 what it holds is a function of the log alone.
 
 The record kinds below are the event log's, defined here once (``daemon/table.py``, the service
@@ -12,11 +15,12 @@ and the console import them).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, TypeAlias
 
-from rules.inputs import Input, input_from_json, input_to_json
+from rules.inputs import Input, input_to_json
 from rules.seats import Seat
 
 KIND_INPUT: Final = "input"
@@ -47,26 +51,55 @@ def is_tracked(source: str) -> bool:
     return source in (TABLE, TRACKER) or source.startswith(SEAT_PREFIX)
 
 
+#: a record's body: the typed input (kind ``input``) or a marker's / clock record's JSON object
+Body: TypeAlias = Input | Mapping[str, Any]
+
+
 @dataclass(frozen=True, slots=True)
 class Entry:
-    """One record to log, in order."""
+    """One record to log, in order (``body`` is an :data:`Input` exactly when ``kind`` is
+    ``input``)."""
 
     kind: str
     source: str
-    body: Mapping[str, Any]
+    body: Body
     mono_ns: int | None = None  # when the device saw it (None: when the intake takes it)
+
+    def as_json(self) -> dict[str, Any]:
+        """The body as the log holds it (:func:`body_json`)."""
+        return body_json(self.body)
 
 
 def compact(inp: Input) -> dict[str, Any]:
     """The input's JSON without the ``null`` fields that are its defaults: what the log holds
-    (``{"type": "hand_start"}``), the same input when read back."""
+    (``{"type": "hand_start"}``), the same input when read back (``input_from_json`` fills a
+    missing field with its default). A ``null`` whose default is something else stays (then the
+    whole form is written, as before: the bytes of the log do not change)."""
     full = input_to_json(inp)
-    short = {k: v for k, v in full.items() if v is not None}
-    return short if input_from_json(short) == inp else full
+    if any(v is None and _defaults(type(inp)).get(k) is not None for k, v in full.items()):
+        return full
+    return {k: v for k, v in full.items() if v is not None}
+
+
+def body_json(body: Body) -> dict[str, Any]:
+    """What the log holds of ``body``: an input's :func:`compact` form, a marker as it is."""
+    return dict(body) if isinstance(body, Mapping) else compact(body)
+
+
+_DEFAULTS: dict[type[Any], dict[str, Any]] = {}
+
+
+def _defaults(cls: type[Any]) -> dict[str, Any]:
+    """The field defaults of an input class (``MISSING``, not None, for a required field or a
+    default factory)."""
+    found = _DEFAULTS.get(cls)
+    if found is None:
+        found = _DEFAULTS[cls] = {f.name: f.default for f in dataclasses.fields(cls)}
+    return found
 
 
 def input_entry(source: str, inp: Input) -> Entry:
-    return Entry(KIND_INPUT, source, compact(inp))
+    return Entry(KIND_INPUT, source, inp)
 
 
 def marker(source: str, body: Mapping[str, Any]) -> Entry:

@@ -32,5 +32,9 @@ class DelayLine:
             out = self._queue.popleft()[1]
         return out
 
+    def next_due_ns(self) -> int | None:
+        """When the oldest view waiting is due (monotonic; None: nothing waits)."""
+        return self._queue[0][0] + self.delay_ns if self._queue else None
+
     def __len__(self) -> int:
         return len(self._queue)

@@ -2,9 +2,11 @@
 from the service's table state.
 
 The publisher presents the table's view model as the overlay view (``daemon/web/view.py``)
-whenever the applied event sequence moves, and at least every ``CLOCK_TICK_S`` while clocks run,
-so WMC clocks tick on the overlay without an event. The view is complete each time: the hub
-drops identical ones.
+when a group commit moved the table's state (the service's ``changed`` event wakes it), and
+every ``CLOCK_TICK_S`` while a clock runs, so WMC clocks tick on the overlay without an event;
+otherwise it sleeps: an idle table builds no view. The view is complete each time: the hub
+drops identical ones. With a spectator delay, the delayed feed is released when its next view
+is due.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from daemon.web.delay import DelayLine
 from daemon.web.hub import ViewHub
 from daemon.web.server import serve
 from daemon.web.view import overlay_view
+from rules.timers.state import Phase
 
 if TYPE_CHECKING:
     from daemon.config import WebConfig
@@ -95,12 +98,43 @@ async def _serve(service: TablePort, cfg: WebConfig, table: str, hub: ViewHub, c
             "overlay": f"{scheme}://{cfg.host}:{port}/overlay/",
             "console": f"{scheme}://{cfg.host}:{port}/console/",
         }})
-        while True:
+        await _feed(service, table, hub, spectator, delay)
+
+
+async def _feed(service: TablePort, table: str, hub: ViewHub, spectator: ViewHub | None,
+                delay: DelayLine | None) -> None:
+    """Views built when the state moved (or a clock ticks), never on an idle table."""
+    rebuild = True
+    while True:
+        if rebuild:
+            service.changed.clear()  # before the build: a commit during it wakes us again
             await hub.publish(current_view(service, table))
-            if spectator is not None and delay is not None:
-                now = time.monotonic_ns()
-                delay.put(now, current_view(service, table, hands=True))
-                due = delay.due(now)
-                if due is not None:
-                    await spectator.publish(due)
-            await asyncio.sleep(CLOCK_TICK_S)
+            if delay is not None:
+                delay.put(time.monotonic_ns(), current_view(service, table, hands=True))
+        wait_s: float | None = CLOCK_TICK_S if _ticking(service) else None
+        if spectator is not None and delay is not None:
+            now = time.monotonic_ns()
+            due = delay.due(now)
+            if due is not None:
+                await spectator.publish(due)
+            next_ns = delay.next_due_ns()
+            if next_ns is not None:
+                left = max(0.0, (next_ns - now) / 1e9)
+                wait_s = left if wait_s is None else min(wait_s, left)
+        rebuild = await _woken(service.changed, wait_s) or _ticking(service)
+
+
+def _ticking(service: TablePort) -> bool:
+    """A clock runs: its view changes with time alone (rules/timers/view.py)."""
+    st = service.core.state.clocks.state
+    return st is not None and st.phase is Phase.PLAYING and not st.paused
+
+
+async def _woken(changed: asyncio.Event, timeout: float | None) -> bool:
+    """Whether ``changed`` was set (False: ``timeout`` seconds passed first)."""
+    try:
+        async with asyncio.timeout(timeout):
+            await changed.wait()
+    except TimeoutError:
+        return False
+    return True

@@ -417,7 +417,7 @@ class Endpoint:
             return
         self._rx_last = seq
         self._count("delivered")
-        self._out.append(Delivered(message, seq))
+        self._out.append(Delivered(message, RxPosition(self.peer_boot_id or 0, seq)))
         if self._defer_ack:
             self._awaiting = seq
         else:

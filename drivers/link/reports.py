@@ -43,11 +43,24 @@ class LinkCounters:
 
 
 @dataclass(frozen=True, slots=True)
+class RxPosition:
+    """A place in a peer's stream: the peer's boot id and the seq of a frame from it. As what a
+    receiver has made durable of that stream (the last frame delivered *and* kept -- the host:
+    committed to its log), a restarted host starts from it, so its ``hello`` tells the
+    controller what is already safe. The one (boot, seq) value: a :class:`Delivered` frame's,
+    the table driver's receipt (``drivers.table.link.Delivery``), the event log's link row."""
+
+    peer_boot_id: int
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
 class Delivered:
-    """A sequenced message from the peer, delivered once (then acknowledged)."""
+    """A sequenced message from the peer, delivered once (then acknowledged); ``at``: where it
+    stands in the peer's stream."""
 
     message: TableEvent | Command
-    seq: int
+    at: RxPosition
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,13 +103,3 @@ class Garbled:
 
 
 Output = Delivered | Acked | Rejected | Connected | Incompatible | Lost | Garbled
-
-
-@dataclass(frozen=True, slots=True)
-class RxPosition:
-    """What a receiver has made durable of its peer's stream: the peer's boot id and the seq of
-    the last frame from it that was delivered *and* kept (the host: committed to its log). A
-    restarted host starts from it, so its ``hello`` tells the controller what is already safe."""
-
-    peer_boot_id: int
-    seq: int

@@ -202,9 +202,7 @@ class LinkSession:
         for out in outputs:
             if isinstance(out, Delivered):
                 if not isinstance(out.message, Command):  # the endpoint refuses commands
-                    boot = self._endpoint.peer_boot_id or 0
-                    self._events.put_nowait(
-                        Delivery(out.message, RxPosition(boot, out.seq)))
+                    self._events.put_nowait(Delivery(out.message, out.at))
             elif isinstance(out, Acked | Rejected):
                 future = self._futures.pop(out.handle, None)
                 if future is None or future.done():

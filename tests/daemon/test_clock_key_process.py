@@ -57,7 +57,7 @@ async def test_the_link_clock_key_is_the_gpio_clock_press_in_the_real_daemon(
     finally:
         log.close()
     gpio = [track(Held(), None, SeatPress(0, s)).entries[0] for s in SEATS]
-    assert records[:4] == [(e.kind, e.source, dict(e.body)) for e in gpio]
+    assert records[:4] == [(e.kind, e.source, e.as_json()) for e in gpio]
     assert records[:4] == [("timer", f"button:{int(s)}", {"type": "button", "seat": int(s)})
                            for s in SEATS]
     kind, source, body = records[4]

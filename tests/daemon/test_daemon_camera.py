@@ -59,13 +59,13 @@ def test_a_camera_read_is_checked_against_where_the_tiles_are_and_moves_nothing(
     assert agree.entries == () and agree.held == t.held and not agree.more
     made = [track(t.held, t.state, _read("river0", river(0), k, n), t.setup).entries
             for k, n in ((Kind.M1, 2), (Kind.CHUN, 1), (Kind.M1, 0))]
-    assert [[(e.kind, e.source, dict(e.body)) for e in m] for m in made] == [
+    assert [[(e.kind, e.source, e.as_json()) for e in m] for m in made] == [
         [(KIND_MARKER, "tracker", {"type": "sensor_disagreement", "zone": "river0",
                                     "tile": tile, "camera": c, "rfid": r})]
         for tile, c, r in (("1m", 2, 1), ("C", 1, 0), ("1m", 0, 1))]
     # a marker changes nothing the tracker holds: restore over it is the same value
     entries = [e for m in made for e in m]
-    assert restore((e.kind, e.source, e.body) for e in entries) == Held()
+    assert restore((e.kind, e.source, e.as_json()) for e in entries) == Held()
 
 
 def test_a_camera_read_sees_held_meld_tiles_and_closes_no_meld_area() -> None:
@@ -77,7 +77,7 @@ def test_a_camera_read_sees_held_meld_tiles_and_closes_no_meld_area() -> None:
     out = track(t.held, t.state, _read("melds2", melds2, Kind.M1, 3), t.setup)
     assert out.entries == () and not out.more and out.held.melds_of(Seat.S2) is not None
     out = track(t.held, t.state, _read("melds2", melds2, Kind.M1, 2), t.setup)
-    assert [dict(e.body)["rfid"] for e in out.entries] == [3]
+    assert [e.as_json()["rfid"] for e in out.entries] == [3]
 
 
 # --- the daemon ----------------------------------------------------------------------------------

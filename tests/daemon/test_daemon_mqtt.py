@@ -15,6 +15,7 @@ from conftest import running_service
 from daemon import schema
 from daemon.config import Config
 from daemon.disclosure import public_snapshot
+from daemon.mqtt_paho import PahoSession
 from daemon.topics import Topics
 
 
@@ -206,9 +207,9 @@ async def test_v311_daemon_and_last_will(
 async def test_no_writer_is_left_behind_once_the_events_are_written(
     broker: daemon_kit.Broker, make_config: Callable[..., Config]
 ) -> None:
-    """The outbox writes each window itself (daemon/mqtt_paho.py ``Acks.publish_now``); aiomqtt adds
-    its socket writer a loop turn late, so a writer left registered after the write would fire
-    on the writable socket forever: the loop spinning at 100 % CPU while the table is idle."""
+    """The outbox writes each window itself (daemon/mqtt_paho.py ``PahoSession.publish_now``); a
+    socket writer left registered after the write would fire on the writable socket forever:
+    the loop spinning at 100 % CPU while the table is idle."""
     import selectors
     import time
 
@@ -235,38 +236,34 @@ async def test_a_window_of_events_is_written_without_a_socket_writer(
     broker: daemon_kit.Broker, make_config: Callable[..., Config],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The outbox writes each window in the step that publishes it (``Acks.publish_now``), so
-    paho never asks aiomqtt for a socket writer for it (a loop wake-up and two epoll changes per
-    input, issue 20) while the socket takes the bytes at once."""
-    import paho.mqtt.client as paho
-
-    from daemon.mqtt_paho import Acks
-
+    """The outbox writes each window in the step that publishes it
+    (``PahoSession.publish_now``): no socket writer is added to the loop for it (a loop wake-up
+    and two epoll changes per input) while the socket takes the bytes at once, and the events
+    are on the broker."""
     config = make_config(broker.port)
+    topics = Topics(config.table.id)
     script = daemon_kit.game_inputs(1)[:12]
-    inside: list[bool] = [False]
-    asked: list[str] = []
-    real_now, real_ask = Acks.publish_now, paho.Client._call_socket_register_write
+    loop = asyncio.get_running_loop()
+    added: list[object] = []
+    real_add = loop.add_writer
 
-    def publish_now(self: Acks, *args: Any, **kwargs: Any) -> Any:
-        inside[0] = True
-        try:
-            return real_now(self, *args, **kwargs)
-        finally:
-            inside[0] = False
+    def add_writer(fd: Any, callback: Any, *args: Any) -> None:
+        if isinstance(getattr(callback, "__self__", None), PahoSession):  # not the collector's
+            added.append(fd)
+        real_add(fd, callback, *args)
 
-    def ask(self: paho.Client) -> None:
-        if inside[0] and not self._registered_write:
-            asked.append("writer")  # paho would have aiomqtt add one (call_soon_threadsafe)
-        real_ask(self)
-
-    monkeypatch.setattr(Acks, "publish_now", publish_now)
-    monkeypatch.setattr(paho.Client, "_call_socket_register_write", ask)
-    async with running_service(config) as service:
+    monkeypatch.setattr(loop, "add_writer", add_writer)
+    async with (
+        daemon_kit.Collector(broker.port, [topics.events]) as sub,
+        running_service(config) as service,
+    ):
         await daemon_kit.until(lambda: service.link.connected, 10)
+        added.clear()  # the connect's own writes are not the outbox's
         for body in script:
             await service.submit("input", "table", body)
             await daemon_kit.until(
                 lambda: service.link.published >= service.core.state.event_seq, 10)
-        assert service.core.state.event_seq >= len(script)
-        assert asked == []
+        total = service.core.state.event_seq
+        assert total >= len(script)
+        await sub.wait_for(lambda: len(sub.payloads("/events")) >= total)
+        assert added == []

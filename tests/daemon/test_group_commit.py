@@ -18,6 +18,7 @@ from daemon.eventlog import EventLog, LinkPosition
 from daemon.intake import Intake
 from daemon.table import Applied, CommandStamp, Pending, Repeated, TableCore
 from daemon.tracking.records import KIND_MARKER
+from drivers.link.reports import RxPosition
 
 
 def _fault(code: int, **kw: Any) -> Pending:
@@ -31,11 +32,11 @@ def _core(path: Path) -> TableCore:
 
 def test_a_group_is_one_transaction_with_its_link_position(tmp_path: Path) -> None:
     core = _core(tmp_path / "g.sqlite")
-    out = core.submit_group([_fault(1), _fault(2, link=LinkPosition("table", 0xC0, 1)),
-                             LinkPosition("table", 0xC0, 2)])
+    out = core.submit_group([_fault(1), _fault(2, link=LinkPosition("table", RxPosition(0xC0, 1))),
+                             LinkPosition("table", RxPosition(0xC0, 2))])
     assert [type(o) for o in out] == [Applied, Applied, type(None)]
     assert [r.seq for r in core.log.records()] == [1, 2]
-    assert core.log.link_position("table") == LinkPosition("table", 0xC0, 2)
+    assert core.log.link_position("table") == LinkPosition("table", RxPosition(0xC0, 2))
 
 
 def test_a_group_that_fails_leaves_nothing_and_the_state_unchanged(tmp_path: Path) -> None:
@@ -48,7 +49,7 @@ def test_a_group_that_fails_leaves_nothing_and_the_state_unchanged(tmp_path: Pat
 
     stamp = CommandStamp("alice", "c1", time.time_ns(), broken)
     with pytest.raises(OSError):
-        core.submit_group([_fault(2, link=LinkPosition("table", 0xC0, 5)),
+        core.submit_group([_fault(2, link=LinkPosition("table", RxPosition(0xC0, 5))),
                            _fault(3, command=stamp)])
     assert core.state == before
     assert [r.seq for r in core.log.records()] == [1]
@@ -129,5 +130,38 @@ def test_the_outbox_hears_of_a_commit_before_its_submitter_is_answered(tmp_path:
         await asyncio.sleep(0)
         task.cancel()
         assert seen[0] == "committed 1" and "answered" in seen
+
+    asyncio.run(go())
+
+
+def test_one_bad_item_is_refused_alone_and_the_rest_of_its_group_commits(tmp_path: Path) -> None:
+    """A group with an item that raises (its command's reply cannot be built) rolls back whole;
+    the intake then commits its items one by one: the bad one is refused with its own error, the
+    others are logged and answered, in order."""
+    async def go() -> None:
+        core = _core(tmp_path / "g.sqlite")
+
+        async def db(fn: Callable[..., Any], *args: Any) -> Any:
+            return fn(*args)
+
+        def broken(applied: Applied) -> dict[str, Any]:
+            raise KeyError("no such field")
+
+        intake = Intake(core, db, "b")
+        items = [_fault(1), _fault(2, command=CommandStamp("alice", "c1", 0, broken)), _fault(3),
+                 LinkPosition("table", RxPosition(0xC0, 9))]
+        subs = [await intake.enqueue(i) for i in items]  # waiting together: one group
+        runner = asyncio.create_task(intake.run())
+        try:
+            results = await asyncio.gather(*(s.done for s in subs), return_exceptions=True)
+        finally:
+            runner.cancel()
+        assert isinstance(results[1], KeyError)
+        assert isinstance(results[0], Applied) and isinstance(results[2], Applied)
+        assert results[3] is None
+        assert [r.body["code"] for r in core.log.records()] == [1, 3]
+        assert core.log.link_position("table") == LinkPosition("table", RxPosition(0xC0, 9))
+        assert core.log.command_reply("alice", "c1") is None
+        assert intake.queue.qsize() == 0 and intake.waiting == 0
 
     asyncio.run(go())

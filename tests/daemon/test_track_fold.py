@@ -77,13 +77,13 @@ def _only(entries: list[Entry]) -> Entry:
 def _input(entries: list[Entry]) -> ri.Input:
     e = _only(entries)
     assert e.kind == KIND_INPUT, e
-    return ri.input_from_json(dict(e.body))
+    return ri.input_from_json(e.as_json())
 
 
 def _rejected(entries: list[Entry]) -> str:
     e = _only(entries)
-    assert e.kind == KIND_MARKER and e.body["type"] == "tile_rejected", e
-    return str(e.body["reason"])
+    assert e.kind == KIND_MARKER and e.as_json()["type"] == "tile_rejected", e
+    return str(e.as_json()["reason"])
 
 
 def _turn(t: Table, seat: int, wall: tuple[Tile, ...]) -> Tile:
@@ -101,10 +101,10 @@ def _turn(t: Table, seat: int, wall: tuple[Tile, ...]) -> Tile:
 @pytest.mark.parametrize("ruleset", ["mleague", "wmc"])
 def test_the_deal_is_held_tile_by_tile_then_one_input(ruleset: str) -> None:
     t, wall = _dealt(ruleset, {})
-    deals = [e for e in t.log if e.body.get("what") == "deal"]
+    deals = [e for e in t.log if e.as_json().get("what") == "deal"]
     jump = ruleset == "wmc"
     assert len(deals) == 52 + jump - 1  # the last tile read is the DealDone itself
-    done = [ri.input_from_json(dict(e.body)) for e in t.log if e.body.get("type") == "deal_done"]
+    done = [e.body for e in t.log if isinstance(e.body, ri.DealDone)]
     assert len(done) == 1 and isinstance(done[0], ri.DealDone) and done[0].hands is not None
     assert [len(x) for x in done[0].hands] == [13 + jump, 13, 13, 13]
     assert t.held.deal == ((), (), (), ())
@@ -134,7 +134,7 @@ def test_a_misread_draw_disagreeing_with_the_manifest_is_rejected() -> None:
     wrong = next(wall[i] for i in range(120, 130) if wall[i].kind != wall[h.next_live].kind)
     entries = t.feed(read(hand(0), wrong))
     assert _rejected(entries) == "manifest_mismatch"
-    assert entries[0].body["ring"] == h.next_live
+    assert entries[0].as_json()["ring"] == h.next_live
     assert t.state.hand is h  # no input reached the rules
     _turn(t, 0, wall)  # and the right tile is taken after it
 
@@ -149,7 +149,7 @@ def test_a_read_no_play_can_make_is_rejected_as_impossible() -> None:
     drawn = _turn(t, 0, wall)
     entries = t.feed(read(hand(1), drawn))  # a river tile back into another hand
     assert _rejected(entries) == "impossible"
-    assert "river" in str(entries[0].body["detail"])
+    assert "river" in str(entries[0].as_json()["detail"])
     dealt_to_2 = wall[Wall.deal_indices(Seat.S0)[Seat.S2][0]]
     assert _rejected(t.feed(read(hand(3), dealt_to_2))) == "impossible"  # a tile in two hands
 
@@ -169,7 +169,7 @@ def test_the_riichi_key_makes_the_next_discard_riichi() -> None:
     drawn = wall[h.next_live]
     t.feed(read(hand(0), drawn))
     held = _only(t.feed(m.SeatButton(0, SeatKey.RIICHI)))
-    assert held.body == {"type": "tracker_hold", "what": "riichi", "seat": 0}
+    assert held.as_json() == {"type": "tracker_hold", "what": "riichi", "seat": 0}
     assert t.held.riichi == {Seat.S0}
     got = _input(t.feed(read(river(0), drawn)))
     assert got == ri.Discard(seat=Seat.S0, tile=drawn, riichi=True, tsumogiri=True)
@@ -200,13 +200,13 @@ def test_a_call_from_meld_zone_reads_closes_at_the_next_read(seat: int, own: lis
     t, wall = _meld_wall("mleague", seat, own, discard=3)
     _turn(t, 0, wall)  # the dealer discards 1m (tile 3)
     for i in own:
-        assert _only(t.feed(read(melds(seat), Tile(i)))).body["what"] == "meld"
+        assert _only(t.feed(read(melds(seat), Tile(i)))).as_json()["what"] == "meld"
     t.feed(read(melds(seat), Tile(3)))
     assert t.held.melds_of(Seat(seat)) is not None
     # the next event closes the meld area: first the call, then the event's own record
     entries = t.feed(m.SeatButton(seat, SeatKey.CLOCK))
     assert [e.kind for e in entries] == [KIND_INPUT, KIND_TIMER]
-    call = ri.input_from_json(dict(entries[0].body))
+    call = ri.input_from_json(entries[0].as_json())
     assert call == ri.Call(seat=Seat(seat), kind=kind,  # type: ignore[arg-type]
                            tiles=tuple(Tile(i) for i in own))
     h = t.state.hand
@@ -218,12 +218,12 @@ def test_the_call_then_the_read_that_closed_it_on_the_state_after_the_call() -> 
     t, wall = _meld_wall("mleague", 2, [0, 1], discard=3)
     _turn(t, 0, wall)
     t.feed_all([read(melds(2), Tile(i)) for i in (0, 1, 3)])
-    assert t.log[-1].body["what"] == "meld"
+    assert t.log[-1].as_json()["what"] == "meld"
     h = t.state.hand
     assert h is not None
     discard = next(tl for tl in h.seats[2].concealed or () if tl.id not in (0, 1))
     entries = t.feed(read(river(2), discard))  # closes the pon, then is its discard
-    got = [ri.input_from_json(dict(e.body)) for e in entries]
+    got = [ri.input_from_json(e.as_json()) for e in entries]
     assert got == [ri.Call(seat=Seat.S2, kind="pon", tiles=(Tile(0), Tile(1))),
                    ri.Discard(seat=Seat.S2, tile=discard, riichi=False, tsumogiri=False)]
 
@@ -233,7 +233,7 @@ def test_not_a_meld_is_rejected_and_the_tiles_are_where_they_were() -> None:
     _turn(t, 0, wall)
     t.feed_all([read(melds(1), Tile(i)) for i in (4, 30, 3)])
     entries = t.feed(m.SeatButton(1, SeatKey.CLOCK))
-    assert entries[0].body["reason"] == "not_a_meld" and entries[0].body["seat"] == 1
+    assert entries[0].as_json()["reason"] == "not_a_meld" and entries[0].as_json()["seat"] == 1
     assert t.held.melds == ()
     from daemon.tracking.held import where
     assert where(t.state, t.held, Tile(4)) == hand(1)  # back on the rack
@@ -248,11 +248,11 @@ def test_ankan_and_kakan_from_meld_zone_reads() -> None:
     t.feed(read(hand(0), Tile(71)))
     t.feed_all([read(melds(0), Tile(i)) for i in (68, 69, 70, 71)])
     ankan = _input([e for e in t.feed(read(hand(0), wall[Wall.RINSHAN[0]]))
-                    if e.body.get("type") == "ankan"])
+                    if e.as_json().get("type") == "ankan"])
     assert ankan == ri.Ankan(seat=Seat.S0, tiles=(Tile(68), Tile(69), Tile(70), Tile(71)))
     h = t.state.hand
     assert h is not None and h.seats[0].melds[0].kind == "ankan"
-    assert [e.body["type"] for e in t.log[-1:]] == ["rinshan_draw"]
+    assert [e.as_json()["type"] for e in t.log[-1:]] == ["rinshan_draw"]
 
     # seat 2 pons 1m (tiles 0, 1 + the dealer's 3), then draws the fourth (tile 2): kakan
     t, wall = _meld_wall("mleague", 2, [0, 1], discard=3, later={4: 2})
@@ -265,14 +265,14 @@ def test_ankan_and_kakan_from_meld_zone_reads() -> None:
     assert isinstance(_input(t.feed(read(hand(2), Tile(2)))), ri.Draw)
     t.feed(read(melds(2), Tile(2)))
     entries = t.feed(m.SeatButton(2, SeatKey.CLOCK))
-    assert ri.input_from_json(dict(entries[0].body)) == ri.Kakan(seat=Seat.S2, tile=Tile(2))
+    assert ri.input_from_json(entries[0].as_json()) == ri.Kakan(seat=Seat.S2, tile=Tile(2))
 
 
 # --- dora and ura --------------------------------------------------------------------------------
 def test_the_indicator_face_read_before_its_position_is_held() -> None:
     t = Table()
     t.feed_all([game_start("mleague"), m.StartPressed(), m.Dice(DICE)])
-    assert _only(t.feed(read(DORA, Tile(77)))).body == {
+    assert _only(t.feed(read(DORA, Tile(77)))).as_json() == {
         "type": "tracker_hold", "what": "indicator_tile", "tile": 77}
     got = _input(t.feed(m.IndicatorTurned(1, 4, m.Layer.TOP)))
     assert isinstance(got, ri.IndicatorShown) and got.tile == Tile(77)
@@ -306,9 +306,9 @@ def test_seat_keys_mean_their_label_whatever_sensors_the_table_has(sensed: bool)
     assert [(e.kind, e.source) for e in got] == [
         (KIND_TIMER, "button:1"), (KIND_INPUT, "seat:2"), (KIND_INPUT, "seat:3"),
         (KIND_MARKER, "tracker"), (KIND_INPUT, "seat:0")]
-    assert got[0].body == {"type": "button", "seat": 1}
-    assert got[3].body["reason"] == "no_such_key"
-    assert ri.input_from_json(dict(got[4].body)) == ri.AbortiveDraw(kind="nine_terminals",
+    assert got[0].as_json() == {"type": "button", "seat": 1}
+    assert got[3].as_json()["reason"] == "no_such_key"
+    assert ri.input_from_json(got[4].as_json()) == ri.AbortiveDraw(kind="nine_terminals",
                                                                     seat=Seat.S0)
     dice = [i for i in t.inputs() if isinstance(i, ri.DiceRolled)]
     assert [d.seat for d in dice] == [Seat.S1, Seat.S3]  # W 开门-2: the breaker rolls second
@@ -344,12 +344,12 @@ def test_restored_held_equals_live_held_at_random_cut_points(ruleset: str, seed:
     live = _Recorder()
     items = list(simulated_items(ruleset, seed, hands=3))
     live.feed_all(items)
-    assert not [e for e in live.log if e.body.get("type") == "tile_rejected"]
+    assert not [e for e in live.log if e.as_json().get("type") == "tile_rejected"]
     rng = random.Random(seed)
     cuts = rng.sample(live.cuts, 150) + [c for c in live.cuts if c[1].melds][:20]
     interesting = 0
     for n, held in cuts:
-        restored = restore((e.kind, e.source, e.body) for e in live.log[:n])
+        restored = restore((e.kind, e.source, e.as_json()) for e in live.log[:n])
         assert restored == held, n
         interesting += held != Held(manifest=held.manifest, fourteenth=held.fourteenth)
     assert interesting > 10  # deals, melds, riichi keys, indicators held at the cuts
@@ -364,7 +364,7 @@ def test_a_restart_mid_deal_and_mid_meld_plays_on_as_if_nothing_happened() -> No
         first = Table()
         first.feed_all(items[:k])
         again = Table(state=first.state)  # the core's state: the fold of the logged inputs
-        again.held = restore((e.kind, e.source, e.body) for e in first.log)
+        again.held = restore((e.kind, e.source, e.as_json()) for e in first.log)
         again.feed_all(items[k:])
         assert first.log + again.log == whole.log, k
 

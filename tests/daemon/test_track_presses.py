@@ -24,7 +24,7 @@ from rules.tiles import Tile
 
 
 def _record(e: Entry) -> tuple[str, str, dict[str, object]]:
-    return e.kind, e.source, dict(e.body)
+    return e.kind, e.source, e.as_json()
 
 
 def _dealt() -> Table:
@@ -53,7 +53,7 @@ def test_a_gpio_press_closes_an_open_meld_area_first_like_the_link_key() -> None
     got_link = link.feed(m.SeatButton(2, SeatKey.CLOCK))
     assert [_record(e) for e in got_gpio] == [_record(e) for e in got_link]
     assert [e.kind for e in got_gpio] == [KIND_INPUT, KIND_TIMER]
-    assert ri.input_from_json(dict(got_gpio[0].body)) == ri.Call(
+    assert ri.input_from_json(got_gpio[0].as_json()) == ri.Call(
         seat=Seat.S2, kind="pon", tiles=(Tile(0), Tile(1)))
     assert gpio.held == link.held and gpio.held.melds == ()
     assert gpio.state == link.state
@@ -73,26 +73,26 @@ def test_the_referee_button_toggles_the_clocks_as_folded_from_the_log() -> None:
         out = track(Held(), None, RefereePress(t_ns), clocks=clocks.state)
         (entry,) = out.entries
         assert (entry.kind, entry.source, entry.mono_ns) == (KIND_TIMER, "button:referee", t_ns)
-        seen.append(entry.body["type"])
-        clocks, _ = dc.apply_record(clocks, dict(entry.body), t_ns)  # what the core folds
+        seen.append(entry.as_json()["type"])
+        clocks, _ = dc.apply_record(clocks, entry.as_json(), t_ns)  # what the core folds
         assert clocks.state is not None
-        assert clocks.state.paused == (entry.body["type"] == "pause")
+        assert clocks.state.paused == (entry.as_json()["type"] == "pause")
     assert seen == ["pause", "resume", "pause"]
     # no hand, no clocks: a pause (which the clocks ignore), never a guess at resume
     (entry,) = track(Held(), None, RefereePress(5)).entries
-    assert dict(entry.body) == {"type": "pause"}
+    assert entry.as_json() == {"type": "pause"}
 
 
 def test_the_referee_button_closes_no_meld_area() -> None:
     t = _pon_pending()
     out = track(t.held, t.state, RefereePress(9), t.setup, clocks=_clocks().state)
     assert not out.more and out.held == t.held and out.held.melds != ()
-    assert [e.body["type"] for e in out.entries] == ["pause"]
+    assert [e.as_json()["type"] for e in out.entries] == ["pause"]
 
 
 async def test_the_shell_commits_a_press_with_its_instant_and_the_link_key_without() -> None:
     t = _dealt()
-    sink = FakeSink(t.state, [(e.kind, e.source, dict(e.body)) for e in t.log])
+    sink = FakeSink(t.state, [(e.kind, e.source, e.as_json()) for e in t.log])
     tracker = SensorTracker()
     task = asyncio.create_task(tracker.run(sink))  # type: ignore[arg-type]
     try:

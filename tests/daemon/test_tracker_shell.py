@@ -15,9 +15,10 @@ from track_kit import Table, melds, read
 from daemon.clocks import Clocks
 from daemon.eventlog import LinkPosition
 from daemon.tracker import SensorTracker
-from daemon.tracking.records import KIND_INPUT
+from daemon.tracking.records import KIND_INPUT, Body, body_json
 from drivers.link import messages as m
 from drivers.link.messages import SeatKey
+from drivers.link.reports import RxPosition
 from drivers.tiles.registry import TagRegistry
 from drivers.tiles.sensor import TileSensor
 from rules import inputs as ri
@@ -39,8 +40,9 @@ class FakeSink:
 
     stamps: list[int | None] = field(default_factory=list)  # each commit's mono_ns
 
-    async def submit(self, kind: str, source: str, body: dict[str, Any], *,
+    async def submit(self, kind: str, source: str, typed: Body, *,
                      mono_ns: int | None = None, link: LinkPosition | None = None) -> None:
+        body = body_json(typed)  # what the log writes, and a restart reads
         self.commits.append((kind, source, body, link))
         self.stamps.append(mono_ns)
         self.records.append((kind, source, body))
@@ -81,8 +83,8 @@ async def _take(sink: FakeSink, event: m.TableEvent, position: LinkPosition) -> 
 
 async def test_a_meld_closed_by_a_table_event_is_logged_and_the_event_with_its_position() -> None:
     t = _pon_pending()
-    sink = FakeSink(t.state, [(e.kind, e.source, dict(e.body)) for e in t.log])
-    pos = LinkPosition("table", 7, 42)
+    sink = FakeSink(t.state, [(e.kind, e.source, e.as_json()) for e in t.log])
+    pos = LinkPosition("table", RxPosition(7, 42))
     tracker = await _take(sink, m.SeatButton(2, SeatKey.CLOCK), pos)
     assert tracker.held.melds == ()  # restored from the log, then closed
     (k1, s1, b1, l1), (k2, s2, b2, l2) = sink.commits
@@ -93,8 +95,8 @@ async def test_a_meld_closed_by_a_table_event_is_logged_and_the_event_with_its_p
 
 async def test_killed_between_the_meld_and_the_event_the_resent_event_is_taken_once() -> None:
     t = _pon_pending()
-    sink = FakeSink(t.state, [(e.kind, e.source, dict(e.body)) for e in t.log])
-    event, pos = m.SeatButton(2, SeatKey.CLOCK), LinkPosition("table", 7, 42)
+    sink = FakeSink(t.state, [(e.kind, e.source, e.as_json()) for e in t.log])
+    event, pos = m.SeatButton(2, SeatKey.CLOCK), LinkPosition("table", RxPosition(7, 42))
     await _take(sink, event, pos)
     # the log as a kill after the meld's commit left it: the pon, not the event, no position
     log = sink.records[:-1]

@@ -72,7 +72,7 @@ class Table:
             out = track(self.held, self.state, item, self.setup)
             for e in out.entries:
                 if e.kind == KIND_INPUT:
-                    self.referee(ri.input_from_json(dict(e.body)))
+                    self.referee(ri.input_from_json(e.as_json()))
             made.extend(out.entries)
             self.log.extend(out.entries)
             self.held = out.held
@@ -87,7 +87,7 @@ class Table:
         return [e for item in items for e in self.feed(item)]
 
     def inputs(self) -> list[ri.Input]:
-        return [ri.input_from_json(dict(e.body)) for e in self.log if e.kind == KIND_INPUT]
+        return [ri.input_from_json(e.as_json()) for e in self.log if e.kind == KIND_INPUT]
 
 
 def game_start(ruleset: str = "mleague", dealer: int = 0) -> ri.GameStart:

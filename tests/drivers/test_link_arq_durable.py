@@ -73,7 +73,7 @@ def test_a_restarted_host_resumes_and_the_controller_settles_what_was_logged() -
     assert w.ctl.pending == 0 and _delivered(w) == []  # settled by hello, not delivered again
     w.ctl.send(WallRaised(), w.now)
     w.settle()
-    assert [(d.message, d.seq) for d in _delivered(w)] == [(WallRaised(), 1)]
+    assert [(d.message, d.at.seq) for d in _delivered(w)] == [(WallRaised(), 1)]
 
 
 def test_a_resend_of_the_logged_seq_after_restart_is_acknowledged_not_delivered() -> None:
@@ -98,4 +98,4 @@ def test_a_rebooted_controller_starts_afresh_and_a_late_confirm_changes_nothing(
     w.host.confirm(0xBEEF, 41, w.now)  # stale: nothing is awaited
     w.ctl.send(Dice((2, 2)), w.now)
     w.settle()
-    assert [(d.message, d.seq) for d in _delivered(w)] == [(Dice((2, 2)), 0)]
+    assert [(d.message, d.at.seq) for d in _delivered(w)] == [(Dice((2, 2)), 0)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 from gpiozero.pins.mock import MockFactory
@@ -62,3 +63,27 @@ def test_open_table_link_builds_each_kind_from_a_url() -> None:
     for bad in ("", "tcp://x", "usb://zz", "gpio://?relay=1"):
         with pytest.raises(ValueError, match="bad table link URL"):
             open_table_link(bad)
+
+
+def test_a_link_is_a_value_the_url_parses_to() -> None:
+    from drivers.table import GpioLink, SerialLink, UsbLink, open_table_link, parse_table_link
+    from drivers.table.session import LinkSession
+
+    assert parse_table_link("serial:///dev/ttyUSB0?baud=57600") == SerialLink("/dev/ttyUSB0", 57600)
+    assert parse_table_link("serial:///dev/ttyACM1") == SerialLink("/dev/ttyACM1", 115200)
+    assert parse_table_link("usb://1209:4a54") == UsbLink(0x1209, 0x4A54)
+    assert parse_table_link("gpio://?relay=17&wall=27") == GpioLink(17, 27)
+    assert isinstance(open_table_link(UsbLink(0x1209, 0x4A54)), LinkSession)
+    assert isinstance(open_table_link(GpioLink(17, 27)), GpioTableLink)
+
+
+def test_the_daemon_config_names_its_link_as_a_value() -> None:
+    from daemon.config import TableLinkConfig
+    from daemon.devices import _link_spec
+    from drivers.table import GpioLink, SerialLink, UsbLink
+
+    assert _link_spec(TableLinkConfig("serial", path=Path("/dev/ttyUSB0"), baud=57600)) == \
+        SerialLink("/dev/ttyUSB0", 57600)
+    assert _link_spec(TableLinkConfig("usb", vid=0x1209, pid=0x4A54)) == UsbLink(0x1209, 0x4A54)
+    assert _link_spec(TableLinkConfig("gpio", pins={"relay": 17, "wall": 27})) == GpioLink(17, 27)
+    assert _link_spec(TableLinkConfig("none")) is None

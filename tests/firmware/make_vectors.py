@@ -251,7 +251,7 @@ def run_reference(steps: list[Step]) -> list[Step]:
         if "rx" in step:
             ctl.receive(step["rx"], now)
         data, outputs = ctl.drain()
-        delivered = [[int(o.message.TYPE), o.seq] for o in outputs
+        delivered = [[int(o.message.TYPE), o.at.seq] for o in outputs
                      if type(o).__name__ == "Delivered"]  # type: ignore[attr-defined]
         row = {k: (v.hex() if isinstance(v, bytes) else v) for k, v in step.items()}
         if "event" in step:

@@ -110,7 +110,8 @@ def test_arq_scripts_host_endpoint_as_controller() -> None:
             if "rx" in step:
                 ep.receive(bytes.fromhex(step["rx"]), now)
             data, outputs = ep.drain()
-            delivered = [[int(o.message.TYPE), o.seq] for o in outputs if isinstance(o, Delivered)]
+            delivered = [[int(o.message.TYPE), o.at.seq] for o in outputs
+                         if isinstance(o, Delivered)]
             assert (data.hex(), delivered) == (step["tx"], step["delivered"]), \
                 f"{script['name']} at {step['at']} ms"
 
