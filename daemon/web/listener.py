@@ -41,6 +41,8 @@ log = logging.getLogger("jantaku.web")
 RESERVE_FDS = 128
 #: how long the accept loop rests after an accept failed for want of resources
 ACCEPT_PAUSE_S = 0.1
+#: connections accepted in one go before the loop runs the others
+ACCEPT_BATCH = 256
 #: at most one log line about refused connections per this many seconds
 REPORT_EVERY_S = 1.0
 _LINGER_RESET = struct.pack("ii", 1, 0)  # SO_LINGER on, 0 s: close() sends RST, no TIME_WAIT
@@ -80,7 +82,7 @@ class WebStats:
 
 
 #: the backlog of a web listener (connections the kernel holds until they are accepted)
-BACKLOG = 128
+BACKLOG = 1024
 
 
 def bind(host: str, port: int) -> list[socket.socket]:
@@ -273,25 +275,45 @@ class Listener:
             self.gate.reporter.close()
 
     async def _accept(self, sock: socket.socket) -> None:
+        """Drain the backlog in batches: a refusal costs one accept and one close, so a
+        reconnecting crowd cannot fill the kernel's backlog ahead of other clients (a SYN
+        dropped on a full backlog is retried only a second later)."""
         loop = asyncio.get_running_loop()
-        while True:
+        readable = asyncio.Event()
+        loop.add_reader(sock.fileno(), readable.set)
+        try:
+            while True:
+                await readable.wait()
+                readable.clear()
+                while await self._drain(sock):
+                    await asyncio.sleep(0)  # a full batch: let the connections run, go on
+        finally:
+            loop.remove_reader(sock.fileno())
+
+    async def _drain(self, sock: socket.socket) -> bool:
+        """Accept up to :data:`ACCEPT_BATCH` waiting connections; True if there may be more."""
+        for _ in range(ACCEPT_BATCH):
             try:
-                conn, peer = await loop.sock_accept(sock)
-            except (BlockingIOError, InterruptedError, ConnectionAbortedError):
+                conn, peer = sock.accept()
+            except (BlockingIOError, InterruptedError):
+                return False
+            except ConnectionAbortedError:
                 continue
             except OSError as exc:  # EMFILE, ENFILE, ENOBUFS, ENOMEM: rest, do not spin
                 self.gate.accept_failed(exc)
                 await asyncio.sleep(ACCEPT_PAUSE_S)
-                continue
+                return True
             address = str(peer[0]) if isinstance(peer, tuple) else str(peer)
             if not self.gate.admit(address):
                 with contextlib.suppress(OSError):
                     conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, _LINGER_RESET)
                 conn.close()
                 continue
+            conn.setblocking(False)
             task = asyncio.create_task(self._connect(conn, address))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
+        return True
 
     async def _connect(self, conn: socket.socket, address: str) -> None:
         guarded = Guarded(self.factory(), self.gate, address)
