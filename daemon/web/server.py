@@ -39,6 +39,8 @@ LIMITS_KEY: web.AppKey[WebLimits] = web.AppKey("limits", WebLimits)
 STATS_KEY: web.AppKey[WebStats] = web.AppKey("web_stats", WebStats)
 DEFAULT_LIMITS = WebLimits()
 KEEPALIVE_S = 15.0
+#: how often a quiet stream checks that its client is still there
+GONE_CHECK_S = 1.0
 #: an SSE client over ``max_sse_clients`` is told (SSE ``retry:``) to come back this much later
 SSE_BUSY_RETRY_MS = 5000
 
@@ -90,11 +92,20 @@ async def _stream(request: web.Request) -> web.StreamResponse:
     if stats is not None:
         stats.sse_open = len(streams)
     try:
+        quiet = 0.0
         while True:
-            newer = await hub.wait_newer(version, KEEPALIVE_S)
+            newer = await hub.wait_newer(version, GONE_CHECK_S)
             if newer is None:
-                await resp.write(b": keepalive\n\n")
+                # a client that left gives its SSE slot back within GONE_CHECK_S (aiohttp
+                # does not cancel the handler, and the keep-alive write is 15 s away)
+                if request.transport is None or request.transport.is_closing():
+                    break
+                quiet += GONE_CHECK_S
+                if quiet >= KEEPALIVE_S:
+                    quiet = 0.0
+                    await resp.write(b": keepalive\n\n")
                 continue
+            quiet = 0.0
             version, text = newer
             await resp.write(f"id: {version}\nevent: view\ndata: {text}\n\n".encode())
     except (ConnectionResetError, asyncio.CancelledError):
