@@ -331,3 +331,40 @@ class Listener:
             guarded.release()
             conn.close()
             raise
+
+
+class LineBudget(logging.Filter):
+    """At most ``rate`` lines a second (bursts of ``burst``) from a logger the network can make
+    talk: aiohttp's access log and its "Error handling request" lines, one per bad request, came
+    to hundreds of kB a minute from one crowd. The next line that passes says how many were
+    dropped (field ``suppressed``)."""
+
+    def __init__(self, rate: float = 5.0, burst: float = 20.0) -> None:
+        super().__init__()
+        self.rate, self.burst = rate, burst
+        self.tokens = burst
+        self.stamp = time.monotonic()
+        self.suppressed = 0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens < 1.0:
+            self.suppressed += 1
+            return False
+        self.tokens -= 1.0
+        if self.suppressed:
+            fields = getattr(record, "fields", None)
+            record.fields = {**(fields if isinstance(fields, dict) else {}),
+                             "suppressed": self.suppressed}
+            self.suppressed = 0
+        return True
+
+
+def budget_aiohttp_logs() -> None:
+    """Install one :class:`LineBudget` on each of aiohttp's request loggers (once)."""
+    for name in ("aiohttp.access", "aiohttp.server"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, LineBudget) for f in logger.filters):
+            logger.addFilter(LineBudget())

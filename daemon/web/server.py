@@ -21,7 +21,7 @@ from aiohttp import web
 
 from daemon.config.values import WebLimits
 from daemon.web.hub import ViewHub
-from daemon.web.listener import Gate, Listener, WebStats, bind
+from daemon.web.listener import Gate, Listener, WebStats, bind, budget_aiohttp_logs
 
 if TYPE_CHECKING:
     from daemon.web.console import Console
@@ -190,6 +190,7 @@ async def serve(
     already (``jantaku run`` binds them before READY: daemon/preflight.py), left open at the
     end; without them ``host``:``port`` is bound here and closed at the end."""
     stats = WebStats() if stats is None else stats
+    budget_aiohttp_logs()
     app = make_app(hub, console, spectator, tables)
     app[LIMITS_KEY] = limits
     app[STATS_KEY] = stats

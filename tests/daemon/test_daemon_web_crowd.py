@@ -39,8 +39,9 @@ ATTACKER, VICTIM = "127.0.0.1", "127.0.0.2"
 
 @dataclass
 class Crowd:
-    """``CROWD`` connections from ``ATTACKER``, reopened when closed: even ones idle, odd ones
-    sending one header byte every half second (slowloris)."""
+    """``CROWD`` connections from ``ATTACKER``, reopened when closed: odd ones send one header
+    byte every half second (slowloris), one in four a bad request at once (each answered 400,
+    a line in aiohttp's logs), the rest stay idle."""
 
     port: int
     stop: threading.Event = field(default_factory=threading.Event)
@@ -55,6 +56,9 @@ class Crowd:
             s.connect((ATTACKER, self.port))
         sel.register(s, selectors.EVENT_READ, i)
         self.opened += 1
+        if i % 4 == 2:
+            with contextlib.suppress(OSError):
+                s.send(b"NOT\x01HTTP\r\n\r\n")
 
     def run(self) -> None:
         sel = selectors.DefaultSelector()

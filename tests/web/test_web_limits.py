@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import socket
 import time
 
 import aiohttp
+import pytest
 
 from daemon.config import WebLimits
 from daemon.web.hub import ViewHub
@@ -135,3 +137,28 @@ async def test_the_caps_refuse_at_once_and_other_addresses_are_served() -> None:
             assert r.status == 200
         for s in (*held, extra, full):
             s.close()
+
+
+async def test_bad_requests_do_not_flood_the_log(caplog: pytest.LogCaptureFixture) -> None:
+    """Each bad request is a line in aiohttp's logs (and its traceback): a budget of 5 lines a
+    second, bursts of 20, and the next line says how many were dropped."""
+    caplog.set_level(logging.INFO)
+    loop = asyncio.get_running_loop()
+    async with serve(ViewHub(), "127.0.0.1", 0) as port:
+        start = time.monotonic()
+        for _ in range(150):
+            s = _connect(port)
+            s.setblocking(False)
+            await loop.sock_sendall(s, b"NOT\x01HTTP\r\n\r\n")
+            with contextlib.suppress(OSError):
+                while await asyncio.wait_for(loop.sock_recv(s, 4096), 2):
+                    pass
+            s.close()
+        await asyncio.sleep(1.0)
+        async with aiohttp.ClientSession() as http, \
+                http.get(f"http://127.0.0.1:{port}/api/view") as r:
+            assert r.status == 200
+        elapsed = time.monotonic() - start
+    lines = [r for r in caplog.records if r.name.startswith("aiohttp.")]
+    assert 0 < len(lines) <= 2 * 20 + 2 * 5 * elapsed + 2, (len(lines), elapsed)
+    assert any(getattr(r, "fields", {}).get("suppressed") for r in lines)
