@@ -26,12 +26,13 @@ and ``JANTAKU_TIMESYNC_DIR`` (default ``/run/systemd/timesync``).
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import enum
+import functools
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 TIMESYNC_DIR = Path("/run/systemd/timesync")
 TIME_ERROR = 5  # adjtimex(2): the clock is not synchronised (STA_UNSYNC and friends)
@@ -69,12 +70,23 @@ def timesync_dir(directory: Path) -> ClockSync | None:
     return ClockSync.UNSYNCHRONIZED if directory.is_dir() else None
 
 
-def kernel() -> ClockSync | None:
-    name = ctypes.util.find_library("c")
+@functools.cache
+def _adjtimex() -> Callable[[Any], int] | None:
+    """libc's ``adjtimex``, looked up once. The health path calls :func:`kernel` on every
+    build: ``ctypes.util.find_library`` runs ``ldconfig``/``gcc`` in a child process, so it
+    failed (EMFILE) and killed the health task when a crowd of connections had used every
+    descriptor. The process's own symbol table (``CDLL(None)``) holds libc's
+    symbols already: no search, no file opened."""
     try:
-        libc = ctypes.CDLL(name, use_errno=True)
-        adjtimex = libc.adjtimex
+        fn: Callable[[Any], int] = ctypes.CDLL(None, use_errno=True).adjtimex
     except (OSError, AttributeError):
+        return None
+    return fn
+
+
+def kernel() -> ClockSync | None:
+    adjtimex = _adjtimex()
+    if adjtimex is None:
         return None
     buf = ctypes.create_string_buffer(_TIMEX_BYTES)  # zeroed: modes = 0 reads, changes nothing
     result = int(adjtimex(buf))

@@ -34,7 +34,9 @@ class Notifier:
             return False
         data = "\n".join(fields).encode()
         try:
-            self._sock.sendto(data, self._target())
+            # never waits: a manager slow to read its socket must not stall the daemon's loop
+            # (a datagram socket's queue holds only net.unix.max_dgram_qlen messages)
+            self._sock.sendto(data, socket.MSG_DONTWAIT, self._target())
         except OSError:
             return False
         return True

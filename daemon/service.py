@@ -23,6 +23,7 @@ import asyncio
 import logging
 import os
 import signal
+import socket
 import time
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
@@ -47,6 +48,7 @@ from daemon.table import Applied, TableCore, iso
 from daemon.topics import SCHEMA_HEALTH, SCHEMA_LINKS, Topics
 from daemon.tracking.records import KIND_MARKER, Body
 from daemon.wal_checkpoint import BACKSTOP_PAGES, WalCheckpointer
+from daemon.web.listener import WebStats
 from rules.table_state import TableState
 from rules.timers import Phase
 
@@ -125,8 +127,13 @@ class Service:
         mqtt_backoff: tuple[float, float] = (0.2, 5.0),
         wall_ns: Callable[[], int] = time.time_ns,
         mono_ns: Callable[[], int] = time.monotonic_ns,
+        web_sockets: list[socket.socket] | None = None,
     ) -> None:
         self.config = config
+        #: the web listeners ``jantaku run`` bound before READY (daemon/preflight.py); None:
+        #: the web task binds ``[web]``'s port itself
+        self.web_sockets = web_sockets
+        self.web_stats = WebStats()
         self.table_id = config.table.id
         self.topics = Topics(self.table_id)
         self.engine = engine
@@ -175,7 +182,8 @@ class Service:
         )
         self._stop = asyncio.Event()
         self.command_stats = dcmd.CommandStats()
-        self.supervisor = Supervisor(fatal=self._fatal, stopping=self._stop.is_set)
+        self.supervisor = Supervisor(fatal=self._fatal, stopping=self._stop.is_set,
+                                     optional=frozenset({"web"}))
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self.ready = asyncio.Event()
         self._ready_task: asyncio.Task[None] | None = None
@@ -276,7 +284,8 @@ class Service:
             from daemon.web.runtime import run_web
 
             web = self.config.web
-            self._spawn("web", lambda: run_web(self, web, self.table_id))
+            self._spawn("web", lambda: run_web(self, web, self.table_id, stats=self.web_stats,
+                                               sockets=self.web_sockets))
         self._ready_task = asyncio.create_task(self._ready_when_up(), name="ready")
         stop = asyncio.create_task(self._stop.wait(), name="stop")
         try:
@@ -412,6 +421,7 @@ class Service:
             "commands": {**self.command_stats.to_json(), **self.link.command_health()},
             "tasks": self.supervisor.health(),
             "clock": read_clock().as_json(),  # a warning while NTP has not synced (no RTC)
+            **({} if self.config.web is None else {"web": self.web_stats.to_json()}),
         }
 
     def log_health(self) -> dict[str, Any]:
@@ -433,6 +443,9 @@ class Service:
         problem = self._stuck()
         if problem is not None:
             return False, problem
+        degraded = self.supervisor.degraded()
+        if degraded is not None:  # the web server: the table plays on, the watchdog is fed
+            return False, degraded
         fault = self.intake.fault
         if fault is not None:
             return False, (f"event log not writable ({fault.error}): {self.intake.waiting} inputs"

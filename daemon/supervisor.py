@@ -41,8 +41,13 @@ class Supervisor:
         fatal: Callable[[str, BaseException], bool],
         stopping: Callable[[], bool],
         backoff: tuple[float, float] = (0.5, 30.0),
+        optional: frozenset[str] = frozenset(),
     ) -> None:
         self.fatal = fatal
+        #: tasks the table plays on without (the web server): their restart is reported but
+        #: never withholds the watchdog (a restart of the daemon would not bring them back
+        #: sooner, and would stop the table)
+        self.optional = optional
         self.stopping = stopping
         self.backoff = backoff
         self.records: dict[str, TaskRecord] = {}
@@ -77,8 +82,16 @@ class Supervisor:
             delay = min(delay * 2, self.backoff[1])
 
     def problem(self) -> str | None:
-        """A task waiting to be restarted (the watchdog is not fed meanwhile)."""
-        waiting = sorted(n for n, r in self.records.items() if r.restarting)
+        """A task waiting to be restarted (the watchdog is not fed meanwhile); not an
+        ``optional`` one (:meth:`degraded`)."""
+        waiting = sorted(n for n, r in self.records.items()
+                         if r.restarting and n not in self.optional)
+        return f"task {waiting[0]} restarting" if waiting else None
+
+    def degraded(self) -> str | None:
+        """An ``optional`` task waiting to be restarted (unhealthy, the watchdog still fed)."""
+        waiting = sorted(n for n, r in self.records.items()
+                         if r.restarting and n in self.optional)
         return f"task {waiting[0]} restarting" if waiting else None
 
     def health(self) -> dict[str, Any]:

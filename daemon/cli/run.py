@@ -1,7 +1,9 @@
 """``jantaku run --config FILE``: the table daemon (systemd runs this, systemd/jantaku.service).
 
 The config is validated completely first (keys, types, devices, and for a ``[tiles.camera]`` the
-``camera`` extra): any problem is one line on stderr and exit status 2, with nothing started.
+``camera`` extra; the event log's and the log file's directories can be written and the web port
+is free: daemon/preflight.py): any problem is one line on stderr and exit status 2, with nothing
+started.
 ``--check`` stops there (exit 0 when valid).
 """
 
@@ -11,6 +13,7 @@ import argparse
 import asyncio
 import gc
 import logging
+import socket
 import sys
 
 from daemon.errors import DaemonError
@@ -35,13 +38,18 @@ def main(argv: list[str]) -> int:
         except camera_stack.CameraStackMissing as exc:
             print(f"jantaku run: {config.source}: {exc}", file=sys.stderr)
             return 2
+    from daemon import preflight
+
+    preflight.check(config)  # writable log directories (daemon/preflight.py)
     if args.check:
+        preflight.check_web(config)
         print(f"jantaku run: {args.config}: ok (table {config.table.id})")
         return 0
-    return asyncio.run(_run(config))
+    # bound before READY, kept by the web task across its restarts
+    return asyncio.run(_run(config, preflight.bind_web(config)))
 
 
-async def _run(config: object) -> int:
+async def _run(config: object, web_sockets: list[socket.socket]) -> int:
     from daemon import jsonlog
     from daemon.config import Config
     from daemon.devices import build_drivers
@@ -58,7 +66,7 @@ async def _run(config: object) -> int:
     except ModuleNotFoundError as exc:
         print(f"jantaku run: the rules engine is not installed: {exc}", file=sys.stderr)
         return 2
-    service = Service(config, engine, drivers=build_drivers(config))
+    service = Service(config, engine, drivers=build_drivers(config), web_sockets=web_sockets)
     jsonlog.setup(config.logging.level, file=config.logging.file, context=service.context)
     service.install_signals()
     logging.getLogger("jantaku.daemon").info(

@@ -30,6 +30,7 @@ from daemon.config.values import (
     TableLinkConfig,
     TlsConfig,
     WebConfig,
+    WebLimits,
 )
 
 __all__ = [
@@ -53,6 +54,7 @@ __all__ = [
     "TableLinkConfig",
     "TlsConfig",
     "WebConfig",
+    "WebLimits",
     "check_devices",
     "load_config",
     "parse_config",

@@ -30,6 +30,7 @@ from daemon.config.values import (
     TlsConfig,
     WebConfig,
 )
+from daemon.config.web_limits import read_web_limits
 from daemon.errors import ConfigError
 
 
@@ -347,6 +348,7 @@ def _web(sec: Section | None) -> WebConfig | None:
         spectator_delay_seconds=sec.float_("spectator_delay_seconds", 0.0, 3600.0, 0.0),
         scoreboard=sec.bool_("scoreboard", False),
         scoreboard_tables=_table_ids(sec, "scoreboard_tables"),
+        limits=read_web_limits(sec),
     )
     sec.done()
     if (cfg.tls_cert is None) != (cfg.tls_key is None):

@@ -169,6 +169,23 @@ class LoggingConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class WebLimits:
+    """``[web]``'s bounds on what the network may hold of the web server (docs/daemon.md
+    "Web limits"): connections, header and idle time, SSE clients."""
+
+    #: connections open at once, in total (bounded again by the process's descriptor limit)
+    max_connections: int = 512
+    #: connections open at once from one client address
+    max_connections_per_address: int = 32
+    #: a new connection's request headers must be complete within this
+    header_timeout_seconds: float = 10.0
+    #: an idle keep-alive connection (and a next request's headers) is given this long
+    keepalive_timeout_seconds: float = 30.0
+    #: SSE clients (overlay streams) at once; one more is told to retry later
+    max_sse_clients: int = 100
+
+
+@dataclass(frozen=True, slots=True)
 class WebConfig:
     """``[web]``: the overlay and the referee console, served by the daemon (docs/overlay.md,
     docs/console.md). With ``tls_cert``/``tls_key`` both are served over HTTPS."""
@@ -187,6 +204,7 @@ class WebConfig:
     scoreboard: bool = False
     #: the tables on it, in this order (empty: every table on the broker, by id)
     scoreboard_tables: tuple[str, ...] = ()
+    limits: WebLimits = WebLimits()
 
 
 @dataclass(frozen=True, slots=True)

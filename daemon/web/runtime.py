@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 import ssl
 import time
 from typing import TYPE_CHECKING, Any
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from daemon.config import WebConfig
     from daemon.port import TablePort
     from daemon.web.console import Console
+    from daemon.web.listener import WebStats
 
 log = logging.getLogger("jantaku.web")
 CLOCK_TICK_S = 0.2
@@ -49,8 +51,11 @@ def _ssl_context(cfg: WebConfig) -> ssl.SSLContext | None:
     return ctx
 
 
-async def run_web(service: TablePort, cfg: WebConfig, table: str) -> None:
-    """Serve the overlay and the console until cancelled."""
+async def run_web(service: TablePort, cfg: WebConfig, table: str, *,
+                  stats: WebStats | None = None, sockets: list[socket.socket] | None = None,
+                  ) -> None:
+    """Serve the overlay and the console until cancelled (``stats``, ``sockets``: see
+    :func:`daemon.web.server.serve`)."""
     from daemon.web.console import Console
     from daemon.web.console_auth import ConsoleSettings
 
@@ -82,7 +87,8 @@ async def run_web(service: TablePort, cfg: WebConfig, table: str) -> None:
             name="scoreboard",
         )
     try:
-        await _serve(service, cfg, table, hub, console, spectator, delay, tables)
+        await _serve(service, cfg, table, hub, console, spectator, delay, tables,
+                     stats=stats, sockets=sockets)
     finally:
         if board_task is not None:
             board_task.cancel()
@@ -90,9 +96,10 @@ async def run_web(service: TablePort, cfg: WebConfig, table: str) -> None:
 
 async def _serve(service: TablePort, cfg: WebConfig, table: str, hub: ViewHub, console: Console,
                  spectator: ViewHub | None, delay: DelayLine | None,
-                 tables: ViewHub | None) -> None:
+                 tables: ViewHub | None, **listening: Any) -> None:
     async with serve(hub, cfg.host, cfg.port, console=console, ssl_context=_ssl_context(cfg),
-                     spectator=spectator, tables=tables) as port:
+                     spectator=spectator, tables=tables, limits=cfg.limits,
+                     **listening) as port:
         scheme = "https" if cfg.tls_cert is not None else "http"
         log.info("web server up", extra={"fields": {
             "overlay": f"{scheme}://{cfg.host}:{port}/overlay/",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
 import ssl
 from collections.abc import AsyncIterator
 from importlib import resources
@@ -18,7 +19,9 @@ from typing import TYPE_CHECKING
 
 from aiohttp import web
 
+from daemon.config.values import WebLimits
 from daemon.web.hub import ViewHub
+from daemon.web.listener import Gate, Listener, WebStats, bind, budget_aiohttp_logs
 
 if TYPE_CHECKING:
     from daemon.web.console import Console
@@ -31,7 +34,15 @@ SPECTATOR_KEY: web.AppKey[ViewHub] = web.AppKey("spectator", ViewHub)
 TABLES_KEY: web.AppKey[ViewHub] = web.AppKey("tables", ViewHub)
 #: the open SSE streams, ended at shutdown (a stream otherwise waits on the hub for ever)
 STREAMS_KEY: web.AppKey[set[asyncio.Task[object]]] = web.AppKey("streams")
+#: the web limits and their tally (daemon/web/listener.py)
+LIMITS_KEY: web.AppKey[WebLimits] = web.AppKey("limits", WebLimits)
+STATS_KEY: web.AppKey[WebStats] = web.AppKey("web_stats", WebStats)
+DEFAULT_LIMITS = WebLimits()
 KEEPALIVE_S = 15.0
+#: how often a quiet stream checks that its client is still there
+GONE_CHECK_S = 1.0
+#: an SSE client over ``max_sse_clients`` is told (SSE ``retry:``) to come back this much later
+SSE_BUSY_RETRY_MS = 5000
 
 
 async def _index(request: web.Request) -> web.StreamResponse:
@@ -60,6 +71,11 @@ async def _view(request: web.Request) -> web.Response:
 async def _stream(request: web.Request) -> web.StreamResponse:
     """Server-Sent Events: the current view at once, then every newer one."""
     hub = _hub(request)
+    streams = request.app[STREAMS_KEY]
+    stats = request.app.get(STATS_KEY)
+    limits = request.app.get(LIMITS_KEY, DEFAULT_LIMITS)
+    if len(streams) >= limits.max_sse_clients:
+        return await _busy(request, stats)
     resp = web.StreamResponse(
         headers={
             "Content-Type": "text/event-stream",
@@ -70,23 +86,49 @@ async def _stream(request: web.Request) -> web.StreamResponse:
     await resp.prepare(request)
     version, text = hub.version, hub.text
     await resp.write(f"retry: 1000\nid: {version}\nevent: view\ndata: {text}\n\n".encode())
-    streams = request.app[STREAMS_KEY]
     task = asyncio.current_task()
     if task is not None:
         streams.add(task)
+    if stats is not None:
+        stats.sse_open = len(streams)
     try:
+        quiet = 0.0
         while True:
-            newer = await hub.wait_newer(version, KEEPALIVE_S)
+            newer = await hub.wait_newer(version, GONE_CHECK_S)
             if newer is None:
-                await resp.write(b": keepalive\n\n")
+                # a client that left gives its SSE slot back within GONE_CHECK_S (aiohttp
+                # does not cancel the handler, and the keep-alive write is 15 s away)
+                if request.transport is None or request.transport.is_closing():
+                    break
+                quiet += GONE_CHECK_S
+                if quiet >= KEEPALIVE_S:
+                    quiet = 0.0
+                    await resp.write(b": keepalive\n\n")
                 continue
+            quiet = 0.0
             version, text = newer
             await resp.write(f"id: {version}\nevent: view\ndata: {text}\n\n".encode())
     except (ConnectionResetError, asyncio.CancelledError):
         pass
     finally:
         streams.discard(task)
+        if stats is not None:
+            stats.sse_open = len(streams)
     return resp
+
+
+async def _busy(request: web.Request, stats: WebStats | None) -> web.StreamResponse:
+    """Over ``max_sse_clients``: a stream that only says when to come back and ends; an
+    EventSource reconnects by itself after ``retry`` (the overlay needs no code for it), and
+    the event names why (``busy``) for other clients."""
+    if stats is not None:
+        stats.sse_refused += 1
+    return web.Response(
+        text=f"retry: {SSE_BUSY_RETRY_MS}\nevent: busy\ndata: {{\"retry_ms\": "
+             f"{SSE_BUSY_RETRY_MS}}}\n\n",
+        headers={"Content-Type": "text/event-stream", "Cache-Control": "no-store",
+                 "Retry-After": str(SSE_BUSY_RETRY_MS // 1000)},
+    )
 
 
 async def _end_streams(app: web.Application) -> None:
@@ -137,21 +179,38 @@ async def serve(
     ssl_context: ssl.SSLContext | None = None,
     spectator: ViewHub | None = None,
     tables: ViewHub | None = None,
+    limits: WebLimits = DEFAULT_LIMITS,
+    stats: WebStats | None = None,
+    sockets: list[socket.socket] | None = None,
 ) -> AsyncIterator[int]:
     """Run the web server; yields the bound port (``port=0`` picks a free one). ``console``: also
     serve the referee console; ``ssl_context``: serve HTTPS (the venue's certificate);
-    ``spectator``: the delayed feed with hands."""
-    runner = web.AppRunner(make_app(hub, console, spectator, tables), handle_signals=False,
-                           shutdown_timeout=1.0)
+    ``spectator``: the delayed feed with hands; ``limits``: the connection caps and timeouts
+    (daemon/web/listener.py), counted in ``stats``; ``sockets``: listening sockets bound
+    already (``jantaku run`` binds them before READY: daemon/preflight.py), left open at the
+    end; without them ``host``:``port`` is bound here and closed at the end."""
+    stats = WebStats() if stats is None else stats
+    budget_aiohttp_logs()
+    app = make_app(hub, console, spectator, tables)
+    app[LIMITS_KEY] = limits
+    app[STATS_KEY] = stats
+    runner = web.AppRunner(app, handle_signals=False, shutdown_timeout=1.0,
+                           keepalive_timeout=limits.keepalive_timeout_seconds)
     await runner.setup()
-    site = web.TCPSite(runner, host, port, ssl_context=ssl_context)
-    await site.start()
-    bound = port
-    for address in runner.addresses:
-        if isinstance(address, tuple) and len(address) >= 2:
-            bound = int(address[1])
-            break
+    owned = sockets is None
+    listening = bind(host, port) if sockets is None else sockets
+    server = runner.server
+    assert server is not None
+    listener = Listener(listening, server, Gate(limits, stats), ssl_context)
+    accepting = asyncio.create_task(listener.run(), name="web-listener")
+    stats.serving = True
     try:
-        yield bound
+        yield int(listening[0].getsockname()[1])
     finally:
+        stats.serving = False
+        accepting.cancel()
+        await asyncio.gather(accepting, return_exceptions=True)
         await runner.cleanup()
+        if owned:
+            for sock in listening:
+                sock.close()

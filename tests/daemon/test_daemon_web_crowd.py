@@ -1,0 +1,192 @@
+"""Issue 27 item 1: a crowd of idle and slowloris connections does not take the web down.
+
+The real ``jantaku run`` with ``[web]``, its descriptor limit lowered to 512 (as a unit's
+``LimitNOFILE`` would): 2,000 connections from 127.0.0.1, half idle and half trickling header
+bytes, reopened as soon as the daemon closes them. Meanwhile a client from 127.0.0.2 (all of
+127.0.0.0/8 is this host) asks for ``/console/`` and ``/overlay/`` and must be answered within
+2 s each time; the daemon's open descriptors stay below its limit; its log grows by less than
+1 MB a minute; ``health.web`` counts the refusals (and validates against the schema).
+
+Bounded: the crowd stays ``CROWD_S`` seconds (``JANTAKU_SLOW=1``: a minute).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import json
+import os
+import resource
+import selectors
+import socket
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import daemon_kit
+import paho.mqtt.client as paho
+
+from daemon import schema
+from hil.kit import SLOW
+
+LIMIT = 512
+CROWD = 2000
+CROWD_S = 60.0 if SLOW else 12.0
+ATTACKER, VICTIM = "127.0.0.1", "127.0.0.2"
+
+
+@dataclass
+class Crowd:
+    """``CROWD`` connections from ``ATTACKER``, reopened when closed: odd ones send one header
+    byte every half second (slowloris), one in four a bad request at once (each answered 400,
+    a line in aiohttp's logs), the rest stay idle."""
+
+    port: int
+    stop: threading.Event = field(default_factory=threading.Event)
+    opened: int = 0
+    closed_by_server: int = 0
+
+    def _open(self, sel: selectors.DefaultSelector, i: int) -> None:
+        s = socket.socket()
+        s.setblocking(False)
+        s.bind((ATTACKER, 0))
+        with contextlib.suppress(BlockingIOError):
+            s.connect((ATTACKER, self.port))
+        sel.register(s, selectors.EVENT_READ, i)
+        self.opened += 1
+        if i % 4 == 2:
+            with contextlib.suppress(OSError):
+                s.send(b"NOT\x01HTTP\r\n\r\n")
+
+    def run(self) -> None:
+        sel = selectors.DefaultSelector()
+        for i in range(CROWD):
+            self._open(sel, i)
+        next_trickle = time.monotonic()
+        while not self.stop.is_set():
+            for key, _ in sel.select(0.05):
+                s = key.fileobj
+                assert isinstance(s, socket.socket)
+                try:
+                    data = s.recv(4096)
+                except OSError:
+                    data = b""
+                if not data:  # reset or closed by the daemon: come back at once
+                    self.closed_by_server += 1
+                    sel.unregister(s)
+                    s.close()
+                    self._open(sel, key.data)
+            if time.monotonic() >= next_trickle:
+                next_trickle += 0.5
+                for key in list(sel.get_map().values()):
+                    if key.data % 2:
+                        s = key.fileobj
+                        assert isinstance(s, socket.socket)
+                        with contextlib.suppress(OSError):
+                            s.send(b"GET /console/ HTTP/1.1\r\nHost: x\r\n" if s.fileno() % 7
+                                   == 0 else b"X")
+        for key in list(sel.get_map().values()):
+            key.fileobj.close()  # type: ignore[union-attr]
+
+
+def _get(port: int, path: str) -> float:
+    """One request from ``VICTIM``; the seconds it took (a 2 s timeout bounds it)."""
+    start = time.monotonic()
+    conn = http.client.HTTPConnection(ATTACKER, port, timeout=2.0, source_address=(VICTIM, 0))
+    try:
+        conn.request("GET", path)
+        resp = conn.getresponse()
+        assert resp.status == 200, (path, resp.status)
+        resp.read()
+    finally:
+        conn.close()
+    return time.monotonic() - start
+
+
+def _open_fds(pid: int) -> int:
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+def _health(port: int, table: str) -> dict[str, object]:
+    got: list[bytes] = []
+    client = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id=f"{table}-crowd-health")
+    client.on_message = lambda c, u, m: got.append(m.payload)
+    client.connect("127.0.0.1", port)
+    client.subscribe(f"jantaku/v1/{table}/health", qos=1)
+    client.loop_start()
+    try:
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            if got and "web" in json.loads(got[-1]):
+                body: dict[str, object] = json.loads(got[-1])
+                return body
+            time.sleep(0.1)
+        raise AssertionError("no health with a 'web' object")
+    finally:
+        client.loop_stop()
+        client.disconnect()
+
+
+def _limit_nofile() -> None:
+    resource.setrlimit(resource.RLIMIT_NOFILE, (LIMIT, LIMIT))
+
+
+def test_a_crowd_of_idle_and_slowloris_connections(tmp_path: Path) -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < CROWD + 200:  # this test process holds the crowd
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, CROWD + 1000), hard))
+    table = daemon_kit.unique_table("crowd")
+    web_port = daemon_kit.free_port()
+    cfg = tmp_path / "t.toml"
+    cfg.write_text(daemon_kit.config_text(table=table, db=tmp_path / "t.sqlite", port=1883)
+                   + f'\n[web]\nhost = "{ATTACKER}"\nport = {web_port}\n')
+    log = tmp_path / "daemon.log"
+    proc = subprocess.Popen(
+        [sys.executable, str(daemon_kit.RUN_DAEMON), "run", "--config", str(cfg)],
+        stdout=subprocess.DEVNULL, stderr=open(log, "wb"),  # noqa: SIM115 (the child's)
+        preexec_fn=_limit_nofile,
+    )
+    with daemon_kit.running(proc):
+        # the port is bound before READY, so it accepts before the server is up: wait for that
+        deadline = time.monotonic() + 60
+        while b"web server up" not in log.read_bytes():
+            assert time.monotonic() < deadline and proc.poll() is None, log.read_text()
+            time.sleep(0.1)
+        assert _get(web_port, "/console/") < 2.0
+        crowd = Crowd(web_port)
+        attack = threading.Thread(target=crowd.run, daemon=True)
+        log_before = log.stat().st_size
+        started = time.monotonic()
+        attack.start()
+        took: list[float] = []
+        fds: list[int] = []
+        try:
+            time.sleep(1.0)  # the crowd is in
+            while time.monotonic() - started < CROWD_S:
+                for path in ("/console/", "/overlay/"):
+                    took.append(_get(web_port, path))
+                fds.append(_open_fds(proc.pid))
+                assert proc.poll() is None
+                time.sleep(0.25)
+        finally:
+            crowd.stop.set()
+            attack.join(10)
+        elapsed = time.monotonic() - started
+        grown = log.stat().st_size - log_before
+        body = _health(1883, table)
+    assert crowd.opened >= CROWD
+    assert took and max(took) < 2.0, took
+    assert max(fds) < LIMIT, max(fds)
+    assert grown / elapsed * 60 < 1_000_000, (grown, elapsed)
+    assert schema.errors("health", body) == []
+    web = body["web"]
+    assert isinstance(web, dict)
+    assert web["max_connections"] == LIMIT - 128
+    assert web["refused"]["per_address"] > CROWD - 32, web
+    assert web["header_timeouts"] > 0 or crowd.closed_by_server > 0
+    print(f"\ncrowd: {crowd.opened} opened, victim max {max(took):.3f} s over {len(took)} "
+          f"requests, daemon fds max {max(fds)}/{LIMIT}, log {grown} B in {elapsed:.1f} s, "
+          f"web {web}")
