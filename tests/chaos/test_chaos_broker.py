@@ -25,10 +25,11 @@ import daemon_kit
 import pytest
 
 from daemon.cli.follow import Follower, Options
+from hil.kit import SLOW
 
 logdir = chaos_kit.logdir  # the fixture: event logs on tmpfs
 
-KILLS = 3 if chaos_kit.SLOW else 1
+KILLS = 3 if SLOW else 1
 
 
 @pytest.mark.asyncio

@@ -30,11 +30,13 @@ import kill9_child
 import pytest
 import test_daemon_kill9 as harness
 
+from hil.kit import SLOW
+
 logdir = chaos_kit.logdir  # the fixture: event logs on tmpfs
 
 REPO = Path(__file__).resolve().parents[2]
-FORK_KILLS = 1000 if chaos_kit.SLOW else 200
-DAEMON_KILLS = 30 if chaos_kit.SLOW else 3
+FORK_KILLS = 1000 if SLOW else 200
+DAEMON_KILLS = 30 if SLOW else 3
 
 
 def _fork_child(db: Path, script_file: Path, every: int) -> tuple[int, int]:

@@ -14,9 +14,11 @@ import chaos_kit
 import daemon_kit
 import pytest
 
+from hil.kit import SLOW
+
 logdir = chaos_kit.logdir  # the fixture: event logs on tmpfs
 
-CUTS = 3 if chaos_kit.SLOW else 1
+CUTS = 3 if SLOW else 1
 
 
 @pytest.mark.asyncio

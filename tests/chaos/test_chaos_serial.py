@@ -22,11 +22,12 @@ import pytest
 from daemon.config import parse_config
 from daemon.devices import build_drivers
 from daemon.tracking.records import KIND_INPUT
+from hil.kit import SLOW
 from hil.table_controller import PtyTableController
 
 logdir = chaos_kit.logdir  # the fixture: event logs on tmpfs
 
-PULLS = 5 if chaos_kit.SLOW else 1
+PULLS = 5 if SLOW else 1
 
 
 @pytest.mark.asyncio

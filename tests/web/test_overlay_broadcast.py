@@ -21,9 +21,10 @@ from typing import Any
 
 import pytest
 from overlay_moments import Moment, first_moments
-from test_overlay_browser import ServerThread, _free_port, _wait
+from test_overlay_browser import ServerThread, _wait
 
 from hil.browser import chromium, save_screenshot
+from hil.kit import free_port
 
 GEOMETRY_JS = """
 const rect = (e) => { const r = e.getBoundingClientRect();
@@ -60,7 +61,7 @@ def moments() -> list[Moment]:
 
 @pytest.fixture()
 def server() -> Iterator[ServerThread]:
-    srv = ServerThread(_free_port())
+    srv = ServerThread(free_port())
     yield srv
     srv.close()
 

@@ -17,11 +17,12 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "daemon"))
 
 import daemon_kit
-from test_web_runtime import _config, _free_port
+from test_web_runtime import _config
 
 from daemon.service import Service
 from daemon.tracking.records import KIND_INPUT
 from daemon.web import runtime
+from hil.kit import free_port
 from hil.simulator import GameSimulator
 from rules.inputs import input_to_json
 
@@ -50,7 +51,7 @@ async def test_an_idle_table_builds_no_view_and_an_event_is_streamed_at_once(
         return real(*args, **kwargs)
 
     monkeypatch.setattr(runtime, "overlay_view", counted)
-    port = _free_port()
+    port = free_port()
     service = Service(_config(tmp_path, port), daemon_kit.engine(), drivers=[],
                       mqtt_backoff=(0.05, 0.5))
     task = asyncio.create_task(service.run())
