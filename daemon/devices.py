@@ -346,10 +346,12 @@ class ClockDisplayDriver:
         return {"kind": "clock_display", "status": self._status, "failures": self.failures}
 
 
-def _open(url: str, resume: RxPosition | None) -> TableLink:
+def _open(url: str, resume: RxPosition | None, scale: float = 1.0) -> TableLink:
+    from drivers.link.timings import LinkTimings
     from drivers.table import open_table_link
 
-    return open_table_link(url, resume=resume)
+    timings = None if scale == 1.0 else LinkTimings().scaled(scale)
+    return open_table_link(url, timings=timings, resume=resume)
 
 
 def build_drivers(config: Config, *, pin_factory: Any = None) -> list[Driver]:
@@ -373,10 +375,12 @@ def build_drivers(config: Config, *, pin_factory: Any = None) -> list[Driver]:
         tracker = SensorTracker()
     if link.kind == "serial":
         url = f"serial://{link.path}?baud={link.baud}"
-        drivers.append(TableLinkDriver(partial(_open, url), displays, tracker=tracker))
+        drivers.append(TableLinkDriver(partial(_open, url, scale=link.timing_scale), displays,
+                                       tracker=tracker))
     elif link.kind == "usb":
         url = f"usb://{link.vid:04x}:{link.pid:04x}"
-        drivers.append(TableLinkDriver(partial(_open, url), displays, tracker=tracker))
+        drivers.append(TableLinkDriver(partial(_open, url, scale=link.timing_scale), displays,
+                                       tracker=tracker))
     elif link.kind == "gpio":
         url = f"gpio://?relay={link.pins['relay']}&wall={link.pins['wall']}"
         drivers.append(TableLinkDriver(partial(_open, url), displays, tracker=tracker))

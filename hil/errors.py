@@ -16,3 +16,7 @@ class SimulationError(HilError, RuntimeError):
 
 class ScenarioError(HilError, ValueError):
     """A scenario file that cannot be run: the message names the file, the key and why."""
+
+
+class BoardError(HilError, RuntimeError):
+    """The emulated RP2040 board (hil/rp2040_board.py) did not do what was awaited."""
