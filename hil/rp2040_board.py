@@ -177,6 +177,38 @@ class Rp2040Board:
         """Bytes into the board's USB CDC port (as the host would write them)."""
         self._send({"cdc": data.hex()})
 
+    def run_script(self, script: Path, timeout: float = 300) -> str:
+        """Run ``script`` (its ``main()``) in the board's raw REPL (the maintenance jumper must be
+        set: the firmware is not running) and return what it printed."""
+        got = bytearray()
+        seen = threading.Event()
+
+        def take(data: bytes) -> None:
+            got.extend(data)
+            seen.set()
+
+        def until(marker: bytes) -> None:
+            deadline = time.monotonic() + timeout
+            while marker not in got:
+                if time.monotonic() > deadline:
+                    raise BoardError(f"board: no {marker!r} in {bytes(got[-400:])!r}")
+                seen.wait(0.2)
+                seen.clear()
+
+        self.on_cdc = take
+        until(b">>> ")
+        self.send_usb(b"\r\x01")  # Ctrl-A: raw REPL
+        until(b"raw REPL")
+        del got[:]
+        name = script.stem
+        code = script.read_bytes().replace(b"\r\n", b"\n")
+        self.send_usb(code + f"\n\n# {name}\nmain()\n".encode() + b"\x04")
+        until(b"\x04>")
+        text = bytes(got).decode(errors="replace")
+        if "Traceback" in text:
+            raise BoardError(f"board: {script.name} failed: {text}")
+        return text
+
     # --- what the board does -----------------------------------------------------------------
 
     def _read_node(self) -> None:
