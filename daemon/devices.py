@@ -345,10 +345,12 @@ class ClockDisplayDriver:
         return {"kind": "clock_display", "status": self._status, "failures": self.failures}
 
 
-def _open(spec: LinkSpec, resume: RxPosition | None) -> TableLink:
+def _open(spec: LinkSpec, resume: RxPosition | None, scale: float = 1.0) -> TableLink:
+    from drivers.link.timings import LinkTimings
     from drivers.table import open_table_link
 
-    return open_table_link(spec, resume=resume)
+    timings = None if scale == 1.0 else LinkTimings().scaled(scale)
+    return open_table_link(spec, timings=timings, resume=resume)
 
 
 def _link_spec(link: TableLinkConfig) -> LinkSpec | None:
@@ -387,7 +389,10 @@ def build_drivers(config: Config, *, pin_factory: Any = None) -> list[Driver]:
         tracker = SensorTracker()
     spec = _link_spec(link)
     if spec is not None:
-        drivers.append(TableLinkDriver(partial(_open, spec), displays, tracker=tracker))
+        # the link's timings stretched for a slow peer (the emulated chip: docs/daemon.md)
+        scale = 1.0 if link.kind == "gpio" else link.timing_scale
+        drivers.append(TableLinkDriver(partial(_open, spec, scale=scale), displays,
+                                       tracker=tracker))
     else:
         drivers.append(NoTable())
     if tracker is not None:

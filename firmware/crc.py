@@ -1,8 +1,11 @@
 """CRC-32C (Castagnoli), the check of every frame (docs/protocol/table-link.md §3).
 
 Polynomial 0x1EDC6F41 (reflected 0x82F63B78), init and final XOR 0xFFFFFFFF, reflected; check
-value of b"123456789" = 0xE3069283. Table-driven: 256 words, one lookup per byte. The table is
-an ``array("I")`` so that on the RP2040 its entries are not 256 boxed integers.
+value of b"123456789" = 0xE3069283. Table-driven, one lookup per byte, computed in two 16-bit
+halves: MicroPython's small ints have 31 bits on the RP2040, so a 32-bit ``crc`` (table entries
+>= 2**30, ``^``, ``>>``) would box a long int at every byte (measured on the emulated chip: 8 KB
+of garbage per 64 bytes). The halves stay small ints: :func:`check` and :func:`put`
+allocate nothing; :func:`crc32c` allocates only the int it returns.
 """
 
 from array import array
@@ -10,23 +13,58 @@ from array import array
 _POLY = 0x82F63B78
 
 
-def _make_table() -> "array[int]":
-    table = array("I", [0] * 256)
+def _make_tables() -> "tuple[array[int], array[int]]":
+    lo = array("H", [0] * 256)
+    hi = array("H", [0] * 256)
     for byte in range(256):
         crc = byte
         for _ in range(8):
             crc = (crc >> 1) ^ _POLY if crc & 1 else crc >> 1
-        table[byte] = crc
-    return table
+        lo[byte] = crc & 0xFFFF
+        hi[byte] = crc >> 16
+    return lo, hi
 
 
-_TABLE = _make_table()
+_LO, _HI = _make_tables()
+_OUT = array("H", [0, 0])  # the last result's halves (low, high), preallocated
 
 
-def crc32c(data: bytes | bytearray | memoryview, crc: int = 0) -> int:
+def _run(data: "bytes | bytearray | memoryview", end: int, lo: int, hi: int) -> None:
+    """CRC of ``data[:end]`` from the (already inverted) halves ``lo``/``hi`` into ``_OUT``."""
+    tlo = _LO
+    thi = _HI
+    i = 0
+    while i < end:
+        idx = (lo ^ data[i]) & 0xFF
+        lo = tlo[idx] ^ (lo >> 8) ^ ((hi & 0xFF) << 8)
+        hi = thi[idx] ^ (hi >> 8)
+        i += 1
+    _OUT[0] = lo ^ 0xFFFF
+    _OUT[1] = hi ^ 0xFFFF
+
+
+def crc32c(data: "bytes | bytearray | memoryview", crc: int = 0) -> int:
     """CRC-32C of ``data``; pass a previous result as ``crc`` to continue over more data."""
-    value = crc ^ 0xFFFFFFFF
-    table = _TABLE
-    for byte in data:
-        value = table[(value ^ byte) & 0xFF] ^ (value >> 8)
-    return value ^ 0xFFFFFFFF
+    _run(data, len(data), (crc & 0xFFFF) ^ 0xFFFF, (crc >> 16) ^ 0xFFFF)
+    return (_OUT[1] << 16) | _OUT[0]
+
+
+def put(data: "bytes | bytearray | memoryview", end: int, out: "bytearray | memoryview",
+        at: int) -> None:
+    """Write the CRC of ``data[:end]`` as 4 bytes little-endian at ``out[at:]``."""
+    _run(data, end, 0xFFFF, 0xFFFF)
+    lo = _OUT[0]
+    hi = _OUT[1]
+    out[at] = lo & 0xFF
+    out[at + 1] = lo >> 8
+    out[at + 2] = hi & 0xFF
+    out[at + 3] = hi >> 8
+
+
+def check(body: "bytes | bytearray | memoryview", end: int) -> bool:
+    """True when ``body[end:end + 4]`` is the CRC (little-endian) of ``body[:end]``."""
+    _run(body, end, 0xFFFF, 0xFFFF)
+    lo = _OUT[0]
+    hi = _OUT[1]
+    return (body[end] == lo & 0xFF and body[end + 1] == lo >> 8
+            and body[end + 2] == hi & 0xFF and body[end + 3] == hi >> 8)

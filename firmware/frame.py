@@ -9,8 +9,8 @@ most ``MAX_ENCODED`` bytes.
 
 import struct
 
+from firmware import crc
 from firmware.cobs import cobs_decode, cobs_encode
-from firmware.crc import crc32c
 from firmware.messages import KNOWN_TYPES, payload_error
 
 FRAME_VERSION = 1
@@ -39,9 +39,12 @@ INTACT = (UNKNOWN_TYPE, PAYLOAD)
 def encode_frame(kind: int, payload: bytes, seq: int = 0, retransmit: bool = False) -> bytes:
     if len(payload) > MAX_PAYLOAD or not 0 <= seq <= 255:
         raise ValueError("payload over 1024 bytes or seq outside 0..255")
-    body = struct.pack("<BBBBH", FRAME_VERSION, FLAG_RETRANSMIT if retransmit else 0, seq, kind,
-                       len(payload)) + payload
-    body += struct.pack("<I", crc32c(body))
+    end = HEADER_SIZE + len(payload)
+    body = bytearray(end + CRC_SIZE)
+    struct.pack_into("<BBBBH", body, 0, FRAME_VERSION, FLAG_RETRANSMIT if retransmit else 0, seq,
+                     kind, len(payload))
+    body[HEADER_SIZE:end] = payload
+    crc.put(body, end, body, end)
     return b"\x00" + cobs_encode(body) + b"\x00"
 
 
@@ -76,7 +79,7 @@ def parse_body(body: bytes) -> "Frame | str":
     if len(body) < HEADER_SIZE + CRC_SIZE:
         return SHORT
     end = len(body) - CRC_SIZE
-    if crc32c(body[:end]) != struct.unpack("<I", body[end:])[0]:
+    if not crc.check(body, end):
         return CRC
     version, flags, seq, kind, size = struct.unpack("<BBBBH", body[:HEADER_SIZE])
     if version != FRAME_VERSION:

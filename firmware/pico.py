@@ -2,7 +2,7 @@
 
 Every millisecond or so: read the link, poll the table's signals and the timed outputs, run
 the link's timers, write what the link produced, feed the watchdog. Nothing blocks: the TM1637
-writes are the longest step (~0.5 ms per display).
+writes are the longest step (16 ms per display measured on the emulated RP2040).
 """
 
 import os
@@ -10,6 +10,13 @@ import sys
 import time
 
 import machine
+
+try:
+    from typing import TYPE_CHECKING
+except ImportError:  # MicroPython has no typing module
+    TYPE_CHECKING = False  # type: ignore[misc,unused-ignore]
+if TYPE_CHECKING:
+    from typing import Any
 
 from firmware import firmware_string
 from firmware.board import Board, Config
@@ -34,14 +41,14 @@ class Clock:
 
 
 def platform() -> str:
-    """"rp2040" or "rp2350" (else the interpreter's platform: the host harness), for the
-    firmware string in ``welcome``."""
+    """"rp2040" or "rp2350" on a Pico, "sim" anywhere else (the host harness hil/pico_host.py
+    runs this module under CPython), for the firmware string in ``welcome``."""
     name = getattr(sys.implementation, "_machine", "")  # "Raspberry Pi Pico with RP2040"
     if "RP2350" in name:
         return "rp2350"
     if "RP2040" in name:
         return "rp2040"
-    return sys.platform
+    return "sim"
 
 
 def load_config(path: str = "/config.json") -> Config:
@@ -62,18 +69,15 @@ def boot_id() -> int:
     return int.from_bytes(os.urandom(4), "little") or 1
 
 
-def main(config_path: str = "/config.json") -> None:
-    """Run the table, unless the maintenance jumper (``Config.maintenance_pin`` to GND) is set at
-    power-up: then return and leave the USB REPL to ``mpremote`` (docs/firmware.md)."""
+def main(watchdog: "Any" = None, cause: int | None = None,
+         config_path: str = "/config.json") -> None:
+    """Run the table (``main.py`` has turned Ctrl-C off, checked the maintenance jumper and armed
+    ``watchdog``; ``cause`` is ``machine.reset_cause()``, read before anything else)."""
     cfg = load_config(config_path)
-    pin = cfg.maintenance_pin
-    if pin is not None and machine.Pin(pin, machine.Pin.IN, machine.Pin.PULL_UP).value() == 0:
-        print(firmware_string(platform()) + ": maintenance jumper set, not running")
-        return
-    run(cfg)
+    run(cfg, watchdog, cause)
 
 
-def run(cfg: Config) -> None:
+def run(cfg: Config, watchdog: "Any" = None, cause: int | None = None) -> None:
     from neopixel import NeoPixel
 
     board = Board(machine, cfg, NeoPixel, time.sleep_us)
@@ -88,7 +92,8 @@ def run(cfg: Config) -> None:
         transport = UsbCdcTransport()
     clock = Clock()
     table.attach(clock.now())
-    watchdog = machine.WDT(timeout=5000)  # a hung loop reboots the board (a new boot id)
+    if watchdog is None:
+        watchdog = machine.WDT(timeout=5000)  # a hung loop reboots the board (a new boot id)
     while True:
         now = clock.now()
         data = transport.read()

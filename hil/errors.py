@@ -40,3 +40,7 @@ class EmulatorTimeout(HilError, TimeoutError):
 
 class MissingToolError(HilError, FileNotFoundError):
     """A program or package the kit needs (mosquitto, the tile artwork) is not installed."""
+
+
+class BoardError(HilError, RuntimeError):
+    """The emulated RP2040 board (hil/rp2040_board.py) did not do what was awaited."""

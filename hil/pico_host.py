@@ -151,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     threading.Thread(target=_control, args=(args.control, sim, chips, made, cfg),
                      daemon=True, name="pico-host control").start()
     pico = importlib.import_module("firmware.pico")  # imported late: it needs the modules above
-    pico.main(str(config_path))
+    pico.main(config_path=str(config_path))
     return 0
 
 

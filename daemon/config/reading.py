@@ -204,12 +204,14 @@ def _table_link(sec: Section) -> TableLinkConfig:
     if kind == "serial":
         path = sec.path("path")
         baud = sec.int_("baud", 1200, 4_000_000, 115200)
+        scale = sec.float_("timing_scale", 1.0, 100.0, 1.0)
         sec.done()
-        return TableLinkConfig(kind="serial", path=path, baud=baud)
+        return TableLinkConfig(kind="serial", path=path, baud=baud, timing_scale=scale)
     if kind == "usb":
         vid, pid = _hex16(sec, "vid"), _hex16(sec, "pid")
+        scale = sec.float_("timing_scale", 1.0, 100.0, 1.0)
         sec.done()
-        return TableLinkConfig(kind="usb", vid=vid, pid=pid)
+        return TableLinkConfig(kind="usb", vid=vid, pid=pid, timing_scale=scale)
     if kind == "gpio":
         psec = sec.sub("pins")
         assert psec is not None

@@ -113,6 +113,9 @@ class TableLinkConfig:
     vid: int | None = None  # usb
     pid: int | None = None  # usb
     pins: Mapping[str, int] = field(default_factory=dict)  # gpio: signal name -> BCM pin
+    #: serial/usb: every link timing (docs/protocol/table-link.md §7) times this, for a controller
+    #: slower than real time (the emulated RP2040 of tests/firmware/test_chip.py runs ~5-20x slow)
+    timing_scale: float = 1.0
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,7 @@ checked when it is made, so that tests pass shorter timings instead of patching 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 from drivers.link.errors import LinkConfigError
 
@@ -33,6 +33,15 @@ class LinkTimings:
         if self.backoff_max < self.backoff_initial:
             raise LinkConfigError(f"backoff_max ({self.backoff_max}) < backoff_initial "
                              f"({self.backoff_initial})")
+
+    def scaled(self, factor: float) -> LinkTimings:
+        """The waits for the peer ``factor`` times longer (``hello_interval`` and the reopen
+        backoffs unchanged: a host still says hello every 0.2 s): for a controller slower than
+        real time, such as the emulated RP2040 (docs/firmware.md "On the emulated chip")."""
+        return replace(self, heartbeat_interval=self.heartbeat_interval * factor,
+                       link_timeout=self.link_timeout * factor,
+                       ack_timeout=self.ack_timeout * factor,
+                       nak_holdoff=self.nak_holdoff * factor)
 
     def backoff(self, attempt: int) -> float:
         """Delay before reopening the transport after ``attempt`` failed opens (0-based)."""
