@@ -2,7 +2,9 @@
 
 The config is validated completely first (keys, types, devices, and for a ``[tiles.camera]`` the
 ``camera`` extra): any problem is one line on stderr and exit status 2, with nothing started.
-``--check`` stops there (exit 0 when valid).
+Then the event log is checked against its chain and its mark (daemon/log_integrity.py): a
+missing, damaged or rolled-back log is refused the same way. ``--check`` stops there (exit 0 when
+valid).
 """
 
 from __future__ import annotations
@@ -35,6 +37,10 @@ def main(argv: list[str]) -> int:
         except camera_stack.CameraStackMissing as exc:
             print(f"jantaku run: {config.source}: {exc}", file=sys.stderr)
             return 2
+    from daemon.log_integrity import check_at_start
+
+    # a missing, damaged or rolled-back log: one line, exit 2, nothing started (LogDamaged)
+    check_at_start(config.eventlog.path, f"--config {args.config}")
     if args.check:
         print(f"jantaku run: {args.config}: ok (table {config.table.id})")
         return 0
