@@ -218,7 +218,8 @@ class EventLog:
         self._mark_lock = threading.Lock()
         if not readonly:
             self._migrate_chain()
-            self._mark = MarkFile(mark_path(self.path), Mark(*self.last_chain()))
+            if str(path) != ":memory:":  # a log in memory (a replay, a test) has no mark
+                self._mark = MarkFile(mark_path(self.path), Mark(*self.last_chain()))
 
     # ------------------------------------------------------------------ setup
     def _check_meta(self, readonly: bool) -> None:

@@ -55,7 +55,7 @@ class LazyFS(Operations):  # type: ignore[misc]
         self.root = os.path.realpath(root)
         self.trash = self.root + ".lazyfs-trash"
         os.makedirs(self.trash, exist_ok=True)
-        self.lock = threading.RLock()
+        self.mutex = threading.RLock()
         self.pending: dict[str, Pending] = {}
         self.journal: list[Entry] = []
         self.serial = 0
@@ -111,7 +111,7 @@ class LazyFS(Operations):  # type: ignore[misc]
 
     # ------------------------------------------------------------------ the switch
     def cut(self) -> str:
-        with self.lock:
+        with self.mutex:
             dropped = sum(len(p.pages) for p in self.pending.values())
             self.pending.clear()
             undone = len(self.journal)
@@ -131,7 +131,7 @@ class LazyFS(Operations):  # type: ignore[misc]
 
     # ------------------------------------------------------------------ files
     def getattr(self, path: str, fh: Any = None) -> dict[str, Any]:
-        with self.lock:
+        with self.mutex:
             try:
                 st = os.lstat(self._full(path))
             except OSError as exc:
@@ -144,14 +144,14 @@ class LazyFS(Operations):  # type: ignore[misc]
             return attrs
 
     def open(self, path: str, flags: int) -> int:
-        with self.lock:
+        with self.mutex:
             fd = os.open(self._full(path), flags & ~(os.O_TRUNC | os.O_APPEND))
             if flags & os.O_TRUNC:
                 self.truncate(path, 0)
             return fd
 
     def create(self, path: str, mode: int, fi: Any = None) -> int:
-        with self.lock:
+        with self.mutex:
             full = self._full(path)
             existed = os.path.lexists(full)
             fd = os.open(full, os.O_RDWR | os.O_CREAT, mode)
@@ -162,7 +162,7 @@ class LazyFS(Operations):  # type: ignore[misc]
             return fd
 
     def read(self, path: str, size: int, offset: int, fh: int) -> bytes:
-        with self.lock:
+        with self.mutex:
             p = self.pending.get(path)
             if p is None:
                 return os.pread(fh, size, offset)
@@ -183,7 +183,7 @@ class LazyFS(Operations):  # type: ignore[misc]
             return bytes(out)
 
     def write(self, path: str, data: bytes, offset: int, fh: int) -> int:
-        with self.lock:
+        with self.mutex:
             p = self._pending(path)
             at, view = offset, memoryview(data)
             while view:
@@ -195,7 +195,7 @@ class LazyFS(Operations):  # type: ignore[misc]
             return len(data)
 
     def truncate(self, path: str, length: int, fh: Any = None) -> None:
-        with self.lock:
+        with self.mutex:
             p = self._pending(path)
             for n in [n for n in p.pages if n * PAGE >= length]:
                 del p.pages[n]
@@ -206,12 +206,12 @@ class LazyFS(Operations):  # type: ignore[misc]
             p.floor = min(p.floor, length)
 
     def fsync(self, path: str, datasync: int, fh: int) -> int:
-        with self.lock:
+        with self.mutex:
             self._sync(path)
         return 0
 
     def fsyncdir(self, path: str, datasync: int, fh: int) -> int:
-        with self.lock:
+        with self.mutex:
             for e in self.journal:
                 e.dirs.discard(path)
             self.journal = [e for e in self.journal if e.dirs]
@@ -231,13 +231,13 @@ class LazyFS(Operations):  # type: ignore[misc]
 
     # ------------------------------------------------------------------ names
     def unlink(self, path: str) -> None:
-        with self.lock:
+        with self.mutex:
             self.pending.pop(path, None)
             trash = self._to_trash(self._full(path))
             self.journal.append(Entry("unlink", path, trash=trash, dirs={self._parent(path)}))
 
     def rename(self, old: str, new: str) -> None:
-        with self.lock:
+        with self.mutex:
             trash = ""
             if os.path.lexists(self._full(new)):
                 self.pending.pop(new, None)
@@ -283,7 +283,7 @@ def _commands(fs: LazyFS) -> None:
         if cmd == "cut":
             answer = fs.cut()
         elif cmd == "stats":
-            with fs.lock:
+            with fs.mutex:
                 answer = f"stats {len(fs.pending)} {len(fs.journal)}"
         else:
             answer = f"unknown {cmd!r}"
