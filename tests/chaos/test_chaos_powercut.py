@@ -9,6 +9,7 @@ those of the uninterrupted game, and the log passes its chain and its mark
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import random
@@ -108,3 +109,101 @@ def test_power_cuts_lose_nothing_acknowledged(tmp_path: Path) -> None:
     took = time.monotonic() - start
     print(f"{cuts} power cuts over {games} games, {dropped} unsynced pages dropped, {took:.0f} s")
     assert dropped > 0  # the cuts did drop writes: the test can see a missing fsync
+
+
+DAEMON_CUTS = 100 if chaos_kit.SLOW else 8
+
+
+@pytest.mark.slow
+async def test_power_cuts_of_the_whole_daemon_during_link_bursts_and_commands(
+        tmp_path: Path) -> None:
+    """The real ``jantaku run``, its log and mark on lazyfs, a table controller on a pty sending
+    bursts (tests/daemon/link_peer.py) and a referee's penalty in flight: SIGKILL and the power
+    cut at random moments. Every event the controller saw ACKed and every command answered is in
+    the log exactly once, the log passes its chain and mark at every restart."""
+    import link_peer
+    import outside
+    import test_input_path_kill9 as k9
+
+    from daemon.cli.referee import build_command, send
+    from daemon.eventlog import EventLog
+    from daemon.topics import Topics
+
+    rng = random.Random(int(os.environ.get("JANTAKU_SEED", "30")))
+    broker = daemon_kit.Broker(tmp_path / "broker").start()
+    peer, tty = link_peer.LinkPeer.on_pty()
+    table = daemon_kit.unique_table("pc")
+    backing = Path("/dev/shm") if os.access("/dev/shm", os.W_OK) else tmp_path
+    fs = lazyfs.Mount(backing / f"pcd-{os.getpid()}", tmp_path / "mnt")
+    sent: list[link_peer.Event] = []
+    code = 1
+    referee = k9.Referee(broker.port, table, rng)
+    try:
+        with fs:
+            db = Path(fs.mount) / "table.sqlite"
+            cfg = tmp_path / "table.toml"
+            cfg.write_text(outside.serial_config(table=table, db=db, port=broker.port, tty=tty))
+            daemon = outside.Daemon(cfg, tmp_path / "daemon.log")
+            async with daemon_kit.Collector(broker.port, [Topics(table).status],
+                                            identifier=f"sub-{table}") as sub:
+                daemon.start()
+                game = {"ruleset": "mleague", "first_dealer": 0, "names": ["a", "b", "c", "d"]}
+                topic, payload = build_command(table, "new_game", "alice", k9.ALICE, game,
+                                               cid="g1")
+                for _ in range(60):
+                    if await send("127.0.0.1", broker.port, table, topic, payload, timeout=1.0):
+                        break
+                for k in range(DAEMON_CUTS):
+                    if k:
+                        hellos, onlines = len(peer.hellos), k9._onlines(sub)
+                        daemon.start()
+                        await peer.wait(lambda n=hellos: len(peer.hellos) > n and peer.connected,
+                                        60)
+                        await sub.wait_for(lambda n=onlines: k9._onlines(sub) > n, 60)
+                        await referee.retry_unanswered()
+                    burst = k9._burst(rng, code, rng.randint(30, 150))
+                    code += len(burst)
+                    sent.extend(burst)
+                    peer.send(burst)
+                    in_flight = asyncio.create_task(referee.send(referee.new(k), 2.0))
+                    await asyncio.sleep(rng.uniform(0.05, 0.6))
+                    daemon.kill9()
+                    in_flight.cancel()
+                    fs.cut()
+                    assert daemon.log.exists()
+                    found = inspect(db)
+                    assert isinstance(found, Checked), found
+                    logged = outside.table_events(db)
+                    acked = len(peer.acked)
+                    assert logged == outside.expected(sent[: len(logged)])
+                    assert acked <= len(logged), (acked, len(logged))
+                # the last run: everything the controller still holds arrives
+                onlines = k9._onlines(sub)
+                daemon.start()
+                await peer.wait(lambda: peer.pending == 0 and peer.connected, 120)
+                await sub.wait_for(lambda: k9._onlines(sub) > onlines, 60)
+                for _ in range(20):
+                    await referee.retry_unanswered()
+                    if not referee.unanswered:
+                        break
+                assert daemon.terminate() == 0
+            assert outside.table_events(db) == outside.expected(sent)
+            log = EventLog(db, "", readonly=True)
+            try:
+                penalties = [r.body["args"]["reason"] for r in log.records()
+                             if r.body.get("type") == "referee"
+                             and r.body.get("action") == "penalty"]
+            finally:
+                log.close()
+            assert len(penalties) == len(set(penalties)), "a command applied twice"
+            answered = {cid for cid, replies in referee.replies.items()
+                        if any("input_seq" in r for r in replies)}
+            assert answered <= set(penalties), "an answered command is not in the log"
+            assert isinstance(inspect(db), Checked)
+    finally:
+        if "daemon" in locals() and daemon.alive:
+            daemon.kill9()
+        await peer.close()
+        broker.stop()
+    print(f"{DAEMON_CUTS} daemon power cuts, {len(sent)} link events, "
+          f"{len(referee.commands)} referee commands")
