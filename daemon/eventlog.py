@@ -219,7 +219,11 @@ class EventLog:
         if not readonly:
             self._migrate_chain()
             if str(path) != ":memory:":  # a log in memory (a replay, a test) has no mark
-                self._mark = MarkFile(mark_path(self.path), Mark(*self.last_chain()))
+                try:
+                    self._mark = MarkFile(mark_path(self.path), Mark(*self.last_chain()))
+                except OSError as exc:
+                    raise EventLogError(f"{mark_path(self.path)}: cannot write the event "
+                                        f"log's mark: {exc}") from None
 
     # ------------------------------------------------------------------ setup
     def _check_meta(self, readonly: bool) -> None:

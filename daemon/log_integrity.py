@@ -43,6 +43,7 @@ class Finding:
     what: str  # for the operator: what was found
     seq: int = 0  # CHAIN: the first record that fails; SHORT/DIVERGED: the log's last seq
     chain: int = 0  # CHAIN: the chain of the record before ``seq``
+    gap: bool = False  # CHAIN: record ``seq`` is missing (not changed)
 
 
 class LogDamaged(EventLogError):
@@ -99,7 +100,8 @@ def _walk_rows(db: sqlite3.Connection, lo: int, chain: int) -> tuple[Mark, int, 
         expect += 1
         if seq != expect:
             return Mark(expect - 1, chain), expect - 1, Finding(
-                Problem.CHAIN, f"input {expect} is missing (the next is {seq})", expect, chain)
+                Problem.CHAIN, f"input {expect} is missing (the next is {seq})", expect, chain,
+                gap=True)
         now = chained(chain, blob)
         if now != stored:
             return Mark(expect - 1, chain), expect - 1, Finding(
@@ -211,6 +213,10 @@ def accept(path: Path | str) -> str:
             mark.unlink(missing_ok=True)
             return (f"event log {path}: {', '.join(moved)} set aside as *.damaged-{stamp}; "
                     "the table starts a new log")
+        case Problem.CHAIN if found.gap:
+            raise LogDamaged(f"event log {path}: {found.what}: a missing input cannot be "
+                             "accepted (the replay needs every input); restore the log from a "
+                             "backup, or set it aside and start a new one")
         case Problem.CHAIN:
             last = _rechain(path, found)
             write_new(mark, last)
