@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -64,10 +65,31 @@ def table(tmp_path: Path) -> tuple[Path, Path]:
     return db, config
 
 
-def _cli(*args: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "NOTIFY_SOCKET": ""}
+def _cli(*args: str, timeout: float = 30,
+         notify: str = "") -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NOTIFY_SOCKET": notify}
     return subprocess.run([jantaku(), *args], capture_output=True, text=True, timeout=timeout,
                           env=env)
+
+
+def _run_never_ready(config: Path, *words: str) -> None:
+    """``jantaku run`` under a systemd-style notify socket: refused, and no READY=1 sent."""
+    path = config.with_name("notify.sock")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(str(path))
+    sock.setblocking(False)
+    try:
+        _refused(_cli("run", "--config", str(config), notify=str(path)), *words)
+        got = b""
+        while True:
+            try:
+                got += sock.recv(4096)
+            except BlockingIOError:
+                break
+        assert b"READY=1" not in got, got
+    finally:
+        sock.close()
+        path.unlink()
 
 
 def _refused(out: subprocess.CompletedProcess[str], *words: str) -> str:
@@ -83,7 +105,7 @@ def _refused(out: subprocess.CompletedProcess[str], *words: str) -> str:
 def _all_refuse(db: Path, config: Path, *words: str) -> None:
     _refused(_cli("run", "--check", "--config", str(config)), *words, "jantaku log accept",
              f"--config {config}")
-    _refused(_cli("run", "--config", str(config)), *words, "jantaku log accept")
+    _run_never_ready(config, *words, "jantaku log accept")
     _refused(_cli("log", "verify", "--db", str(db)), *words, "jantaku log accept", f"--db {db}")
     _refused(_cli("status", "--db", str(db)), *words, "jantaku log accept")
 
@@ -141,7 +163,8 @@ def test_a_removed_log_with_its_mark_present_is_refused(table: tuple[Path, Path]
     line = _refused(_cli("run", "--check", "--config", str(config)), "missing",
                     "its mark says 20", "jantaku log accept")
     assert "Traceback" not in line
-    _refused(_cli("run", "--config", str(config)), "missing")
+    _run_never_ready(config, "missing")
+    _refused(_cli("status", "--config", str(config)), "missing", "jantaku log accept")
     _accept_then_ok(config)
 
 
