@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import shutil
 import sqlite3
 import statistics
 import sys
@@ -66,6 +67,7 @@ def check(n: int, where: str) -> None:
     size = path.stat().st_size / 1e6
     print(f"{n} inputs ({size:.0f} MB): quick_check {qc:.2f} s, chain {walk:.2f} s, "
           f"the whole start-up check {total:.2f} s ({found})")
+    shutil.rmtree(path.parent)
 
 
 def _load(name: str, path: str) -> ModuleType:
@@ -79,7 +81,8 @@ def _load(name: str, path: str) -> ModuleType:
 
 def ab(old_path: str, where: str, rounds: int = 60) -> None:
     old = _load("old_eventlog", old_path)
-    logs = {name: mod.EventLog(Path(tempfile.mkdtemp(dir=where)) / "t.sqlite", "ab")
+    work = Path(tempfile.mkdtemp(dir=where))
+    logs = {name: mod.EventLog(Path(tempfile.mkdtemp(dir=work)) / "t.sqlite", "ab")
             for name, mod in (("before", old), ("chain+mark", sys.modules["daemon.eventlog"]),
                               ("chain only", sys.modules["daemon.eventlog"]))}
     logs["chain only"]._mark = None
@@ -94,6 +97,9 @@ def ab(old_path: str, where: str, rounds: int = 60) -> None:
             took[name].append((time.perf_counter() - t) / 50 * 1e6)
     for name, values in took.items():
         print(f"{name}: median {statistics.median(values):.1f} µs per group commit ({where})")
+    for log in logs.values():
+        log.close()
+    shutil.rmtree(work)
 
 
 def main() -> None:

@@ -339,12 +339,17 @@ class Mount:
     def __exit__(self, *exc: object) -> None:
         import subprocess
 
+        import shutil
+
         subprocess.run(["umount", "-l", self.mount], check=False, capture_output=True)
         try:
             self._proc.wait(10)
         except subprocess.TimeoutExpired:
             self._proc.kill()
             self._proc.wait()
+        # the disk below (often on /dev/shm) and the unlinked files kept for a cut to restore
+        shutil.rmtree(self.backing, ignore_errors=True)
+        shutil.rmtree(os.path.realpath(self.backing) + ".lazyfs-trash", ignore_errors=True)
 
 
 def available() -> str | None:
