@@ -337,9 +337,8 @@ class Mount:
         return int(pages), int(entries)
 
     def __exit__(self, *exc: object) -> None:
-        import subprocess
-
         import shutil
+        import subprocess
 
         subprocess.run(["umount", "-l", self.mount], check=False, capture_output=True)
         try:
