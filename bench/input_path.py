@@ -61,7 +61,7 @@ def throughput(workdir: Path, n: int, group: int) -> float:
                                        time.time_ns(), "bench") for b in bodies[i:i + group]])
     elapsed = time.perf_counter() - t0
     log.close()
-    for suffix in ("", "-wal", "-shm"):
+    for suffix in ("", "-wal", "-shm", ".mark"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
     return n / elapsed
 

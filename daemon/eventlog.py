@@ -28,19 +28,43 @@ from __future__ import annotations
 import contextlib
 import copyreg
 import json
+import logging
 import pickle
 import sqlite3
 import threading
 import types
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 from daemon.errors import EventLogError
+from daemon.log_mark import Mark, MarkFile, mark_path
 from drivers.link.reports import RxPosition
 
 FORMAT: Final = 1
+
+log = logging.getLogger("jantaku.eventlog")
+
+#: the columns a record's chain covers, as stored (SQL text of :func:`canonical`, for the checks)
+CANONICAL_SQL: Final = (
+    "CAST(seq || '|' || game || '|' || kind || '|' || source || '|' || mono_ns || '|'"
+    " || wall_ns || '|' || boot || '|' || body AS BLOB)"
+)
+
+
+def canonical(seq: int, game: int, kind: str, source: str, mono_ns: int, wall_ns: int,
+              boot: str, body: str) -> bytes:
+    """A record's bytes as stored (``body`` is the stored JSON text): what its chain covers."""
+    return f"{seq}|{game}|{kind}|{source}|{mono_ns}|{wall_ns}|{boot}|{body}".encode()
+
+
+def chained(previous: int, record: bytes) -> int:
+    """The chain of a record: CRC-32 of every record's canonical bytes up to it, i.e. CRC-32
+    continued from the previous record's chain (0 before the first). A changed byte, a missing
+    or a reordered record changes every chain from there on (docs/daemon.md, "A damaged log")."""
+    return zlib.crc32(record, previous)
 
 
 def _mapping_proxy(items: dict[Any, Any]) -> types.MappingProxyType[Any, Any]:
@@ -63,7 +87,8 @@ CREATE TABLE IF NOT EXISTS inputs (
     mono_ns INTEGER NOT NULL,
     wall_ns INTEGER NOT NULL,
     boot TEXT NOT NULL,
-    body TEXT NOT NULL
+    body TEXT NOT NULL,
+    chain INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS inputs_game ON inputs (game, seq);
 CREATE TABLE IF NOT EXISTS applied (
@@ -189,6 +214,17 @@ class EventLog:
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.executescript(_SCHEMA)
         self._check_meta(readonly)
+        self._last_chain: tuple[int, int] | None = None  # (seq, chain) of the last group
+        self._mark: MarkFile | None = None
+        self._mark_lock = threading.Lock()
+        if not readonly:
+            self._migrate_chain()
+            if str(path) != ":memory:":  # a log in memory (a replay, a test) has no mark
+                try:
+                    self._mark = MarkFile(mark_path(self.path), Mark(*self.last_chain()))
+                except OSError as exc:
+                    raise EventLogError(f"{mark_path(self.path)}: cannot write the event "
+                                        f"log's mark: {exc}") from None
 
     # ------------------------------------------------------------------ setup
     def _check_meta(self, readonly: bool) -> None:
@@ -215,6 +251,22 @@ class EventLog:
                 f"not {self.table_id!r}"
             )
         self.table_id = meta["table"]
+
+    def _migrate_chain(self) -> None:
+        """A log written before the chain (no ``chain`` column): chain its records, once."""
+        columns = {r[1] for r in self._db.execute("PRAGMA table_info(inputs)")}
+        if "chain" in columns:
+            return
+        with self._tx("FULL") as db:
+            db.execute("ALTER TABLE inputs ADD COLUMN chain INTEGER NOT NULL DEFAULT 0")
+            chain, rows = 0, []
+            for seq, blob in db.execute(f"SELECT seq, {CANONICAL_SQL} FROM inputs ORDER BY seq"):
+                chain = chained(chain, blob)
+                rows.append((chain, seq))
+            db.executemany("UPDATE inputs SET chain = ? WHERE seq = ?", rows)
+        log.warning("event log migrated: %d inputs chained", len(rows), extra={"fields": {
+            "event": "event_log_migrated", "table": self.table_id, "db": str(self.path),
+            "inputs": len(rows)}})
 
     class _Tx:
         def __init__(self, log: EventLog, sync: str) -> None:
@@ -244,7 +296,26 @@ class EventLog:
         committed, fsync'ed, when the block ends, or nothing of it is (an exception rolls it back
         and is re-raised: ``sqlite3.OperationalError`` "database or disk is full" on ENOSPC)."""
         with self._tx("FULL") as db:
-            yield GroupWriter(db)
+            writer = GroupWriter(db)
+            yield writer
+        if writer.last is not None:
+            self._last_chain = writer.last
+            if self._mark is not None:  # durable now: the mark may say so (daemon/log_mark.py)
+                self._mark.note(Mark(*writer.last))
+
+    def sync_mark(self) -> None:
+        """fsync the high-water mark (the WAL checkpointer, after each checkpoint)."""
+        with self._mark_lock:
+            if self._mark is not None:
+                self._mark.sync()
+
+    def last_chain(self) -> tuple[int, int]:
+        """``(seq, chain)`` of the last input (``(0, 0)``: none), as of the last group commit."""
+        if self._last_chain is None:
+            row = self._db.execute(
+                "SELECT seq, chain FROM inputs ORDER BY seq DESC LIMIT 1").fetchone()
+            self._last_chain = (0, 0) if row is None else (int(row[0]), int(row[1]))
+        return self._last_chain
 
     def checkpoint_pages(self, pages: int) -> None:
         """A commit copies the WAL back into the database file itself once it holds ``pages``
@@ -258,6 +329,10 @@ class EventLog:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+        with self._mark_lock:
+            if self._mark is not None:
+                self._mark.close()
+                self._mark = None
 
     def backup(self, path: Path | str) -> None:
         """A consistent copy of the whole log (WAL included) to ``path``."""
@@ -415,6 +490,8 @@ class GroupWriter:
     def __init__(self, db: sqlite3.Connection) -> None:
         self._db = db
         self._next_seq: int | None = None
+        self._chain = 0
+        self.last: tuple[int, int] | None = None  # (seq, chain) of the last input written
 
     def append(
         self, *, game: int, kind: str, source: str, body: dict[str, Any], mono_ns: int,
@@ -424,15 +501,21 @@ class GroupWriter:
         record returned holds the same object: it is not read back)."""
         text = json.dumps(body, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
         if self._next_seq is None:
-            row = self._db.execute("SELECT MAX(seq) FROM inputs").fetchone()
-            self._next_seq = int(row[0] or 0) + 1
+            row = self._db.execute(
+                "SELECT seq, chain FROM inputs ORDER BY seq DESC LIMIT 1").fetchone()
+            self._next_seq, self._chain = (1, 0) if row is None else (row[0] + 1, row[1])
         seq = self._next_seq
+        # chained from the stored bytes (the JSON text as written), so what is checked is what
+        # is on disk, whatever produced it
+        self._chain = chained(self._chain,
+                              canonical(seq, game, kind, source, mono_ns, wall_ns, boot, text))
         self._db.execute(
-            "INSERT INTO inputs (seq, game, kind, source, mono_ns, wall_ns, boot, body)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (seq, game, kind, source, mono_ns, wall_ns, boot, text),
+            "INSERT INTO inputs (seq, game, kind, source, mono_ns, wall_ns, boot, body, chain)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (seq, game, kind, source, mono_ns, wall_ns, boot, text, self._chain),
         )
         self._next_seq = seq + 1
+        self.last = (seq, self._chain)
         return Record(seq, game, kind, source, mono_ns, wall_ns, boot, body)
 
     def put_events(self, input_seq: int, rows: list[tuple[str, str]]) -> int:

@@ -160,7 +160,8 @@ class Service:
         )
         self.queue = self.intake.queue
         self.wal = WalCheckpointer(config.eventlog.path, self.table_id,
-                                   lambda: self.intake.counters.groups)
+                                   lambda: self.intake.counters.groups,
+                                   after=self.eventlog.sync_mark)
         self.outbox = LogOutbox(self.db, self.eventlog, self.topics.events, quick=self.gate.quick)
         self.desk = RefereeDesk(self)
         #: set after every group commit (the table's state moved): what wakes the web views

@@ -53,11 +53,12 @@ class WalCheckpointer:
     def __init__(
         self, path: Path | str, table_id: str, commits: Callable[[], int], *,
         poll_s: float = POLL_S, quiet: int = QUIET_COMMITS, busy: int = BUSY_COMMITS,
-        stale_s: float = STALE_S,
+        stale_s: float = STALE_S, after: Callable[[], None] = lambda: None,
     ) -> None:
         self._path = Path(path)
         self._table = table_id
         self._commits = commits
+        self._after = after  # after each checkpoint: the log's mark is fsync'ed (log_mark.py)
         self._poll_s, self._quiet, self._busy, self._stale_s = poll_s, quiet, busy, stale_s
         self._executor = ThreadPoolExecutor(1, thread_name_prefix="jantaku-wal")
         self._db: sqlite3.Connection | None = None
@@ -90,7 +91,8 @@ class WalCheckpointer:
             if self._db is None:
                 self._db = sqlite3.connect(self._path, check_same_thread=False)
             busy, _, copied = self._db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-        except sqlite3.Error as exc:
+            self._after()
+        except (sqlite3.Error, OSError) as exc:
             self.failures += 1
             if time.monotonic() - self._warned >= WARN_EVERY_S:
                 self._warned = time.monotonic()

@@ -3,7 +3,8 @@
     jantaku log export --db FILE [--game N] [--out FILE]   # inputs as JSON lines
     jantaku log export --db FILE --game N --format mjai|tenhou6 [--out FILE]  # for review tools
     jantaku log games --db FILE                             # games in the log
-    jantaku log verify --db FILE                            # replay: state, events, outbox
+    jantaku log verify --db FILE                            # chain, mark, replay
+    jantaku log accept --config FILE | --db FILE            # accept a log the check refuses
 
 ``export`` writes one JSON object per input, in order: ``seq``, ``game``, ``kind`` (``input``:
 a rules input; ``timer``: a clock button, pause or resume; ``marker``: a daemon restart or a table
@@ -15,12 +16,17 @@ message the rules engine has no input for), ``source`` (``table``, ``button:<sea
 or tenhou.net/6 JSON, rules/records/table_game.py): a sensor table's game with every draw,
 discard and call, a sensorless one with its results. A hand that has not ended is left out, with
 a note on standard error. Exit 1 when the game is not in the log or cannot be written.
+
+``verify`` first checks the log against its chain and its mark (daemon/log_integrity.py): a
+damaged, missing or rolled-back log is one line and exit 2. ``accept`` is the operator's decision
+on such a log, with the daemon stopped (docs/daemon.md, "A damaged log").
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import sys
 from typing import TextIO
 
@@ -94,6 +100,10 @@ def main(argv: list[str]) -> int:
     p_games.add_argument("--db", required=True)
     p_ver = sub.add_parser("verify", help="replay the log through the rules engine")
     p_ver.add_argument("--db", required=True)
+    p_acc = sub.add_parser("accept", help="accept a log the start-up check refuses")
+    where = p_acc.add_mutually_exclusive_group(required=True)
+    where.add_argument("--config")
+    where.add_argument("--db")
     args = parser.parse_args(argv)
     try:
         if args.cmd == "export" and args.format:
@@ -126,10 +136,28 @@ def main(argv: list[str]) -> int:
             finally:
                 log.close()
             return 0
+        if args.cmd == "accept":
+            return _accept(args.config, args.db)
         return _verify(args.db)
-    except OSError as exc:  # a DaemonError: one line, exit 2 (daemon.cli)
-        print(f"jantaku log: {exc}", file=sys.stderr)
+    except (OSError, sqlite3.Error, ValueError) as exc:  # one line, exit 2 (daemon.cli)
+        print(f"jantaku log: {args.db}: {exc}", file=sys.stderr)
         return 2
+
+
+def _accept(config_file: str | None, db: str | None) -> int:
+    import logging
+
+    from daemon.log_integrity import accept
+
+    if config_file is not None:
+        from daemon.config import load_config
+
+        db = str(load_config(config_file).eventlog.path)
+    assert db is not None
+    done = accept(db)
+    logging.getLogger("jantaku.eventlog").warning(done)
+    print(f"jantaku log: {done}")
+    return 0
 
 
 def _verify(db: str) -> int:
@@ -139,8 +167,14 @@ def _verify(db: str) -> int:
 
     from daemon.engine import load_engine
     from daemon.eventlog import EventLog
+    from daemon.log_integrity import Finding, inspect, message
     from daemon.table import TableCore
 
+    found = inspect(db, readonly=True)
+    if isinstance(found, Finding):
+        print(f"jantaku log: {message(db, found, f'--db {db}')}", file=sys.stderr)
+        return 2
+    print(f"chain: {found.records} inputs match their chain and the mark")
     with tempfile.TemporaryDirectory() as tmp:
         copy = Path(tmp) / "copy.sqlite"
         src = EventLog(db, "", readonly=True)

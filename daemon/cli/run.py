@@ -3,8 +3,9 @@
 The config is validated completely first (keys, types, devices, and for a ``[tiles.camera]`` the
 ``camera`` extra; the event log's and the log file's directories can be written and the web port
 is free: daemon/preflight.py): any problem is one line on stderr and exit status 2, with nothing
-started.
-``--check`` stops there (exit 0 when valid).
+started. Then the event log is checked against its chain and its mark (daemon/log_integrity.py):
+a missing, damaged or rolled-back log is refused the same way. ``--check`` stops there (exit 0
+when valid).
 """
 
 from __future__ import annotations
@@ -41,6 +42,11 @@ def main(argv: list[str]) -> int:
     from daemon import preflight
 
     preflight.check(config)  # writable log directories (daemon/preflight.py)
+
+    from daemon.log_integrity import check_at_start
+
+    # a missing, damaged or rolled-back log: one line, exit 2, nothing started (LogDamaged)
+    check_at_start(config.eventlog.path, f"--config {args.config}")
     if args.check:
         preflight.check_web(config)
         print(f"jantaku run: {args.config}: ok (table {config.table.id})")

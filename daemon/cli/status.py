@@ -6,7 +6,9 @@
 
 With ``--config`` it also reads the table's retained ``status`` and ``health`` from the broker
 (what the running daemon last published). Exit status: 0 healthy (or log only and readable),
-1 the daemon reports a problem or is offline, 2 the log or config cannot be read.
+1 the daemon reports a problem or is offline, 2 the log or config cannot be read, or the log is
+missing, damaged or behind its mark (daemon/log_integrity.py: one line naming what and the
+command that accepts it).
 """
 
 from __future__ import annotations
@@ -14,14 +16,19 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import sqlite3
 import sys
 from typing import Any
 
 
-def log_status(db: str) -> dict[str, Any]:
+def log_status(db: str, accept: str) -> dict[str, Any]:
     from daemon.eventlog import EventLog
+    from daemon.log_integrity import Finding, LogDamaged, inspect, message
     from daemon.table import iso
 
+    found = inspect(db, readonly=True)
+    if isinstance(found, Finding):  # one line, exit 2
+        raise LogDamaged(message(db, found, accept))
     log = EventLog(db, "", readonly=True)
     try:
         last = log.last_record()
@@ -145,15 +152,15 @@ def main(argv: list[str]) -> int:
 
             config = load_config(args.config)
             db = str(config.eventlog.path)
-            report["log"] = log_status(db)
+            report["log"] = log_status(db, f"--config {args.config}")
             report["broker"] = asyncio.run(broker_status(config, args.timeout))
             br = report["broker"]
             online = (br.get("status") or {}).get("state") == "online"
             healthy = bool((br.get("health") or {}).get("healthy"))
             code = 0 if online and healthy else 1
         else:
-            report["log"] = log_status(args.db)
-    except OSError as exc:  # a DaemonError: one line, exit 2 (daemon.cli)
+            report["log"] = log_status(args.db, f"--db {args.db}")
+    except (OSError, RuntimeError, sqlite3.Error) as exc:  # one line, exit 2 (daemon.cli)
         print(f"jantaku status: {exc}", file=sys.stderr)
         return 2
     if args.json:

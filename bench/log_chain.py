@@ -1,0 +1,119 @@
+"""The event log's chain and mark (docs/performance.md, "The chain and the mark"):
+
+1. ``--check N``: a log of N inputs (written straight with their chains, as the daemon writes
+   them), then the start-up check of ``jantaku run`` timed: SQLite's ``quick_check`` and the
+   chain walk (daemon/log_integrity.py);
+2. ``--ab OLD_EVENTLOG_PY``: one group commit of one input (``EventLog.append``) with this
+   code, without its mark, and with another version of daemon/eventlog.py (e.g. the one before
+   the chain: ``git show 7fbd6c2:daemon/eventlog.py > /tmp/old.py``), interleaved rounds in one
+   process so that a loaded machine weighs on all three alike.
+
+    .venv/bin/python bench/log_chain.py --check 1000000 [--dir DIR]
+    .venv/bin/python bench/log_chain.py --ab /tmp/old.py [--dir /dev/shm]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import shutil
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from types import ModuleType
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from daemon.eventlog import EventLog, canonical, chained
+from daemon.log_integrity import _walk, inspect
+
+BODY = '{"riichi":false,"seat":2,"tile":"5m","tsumogiri":false,"type":"discard"}'
+BOOT = "5c7e3f6a-1c2b-4d5e-9f00-0123456789ab"
+
+
+def build(path: Path, n: int) -> None:
+    EventLog(path, "bench").close()
+    db = sqlite3.connect(path)
+    chain, rows = 0, []
+    for seq in range(1, n + 1):
+        fields = (seq, 1 + seq // 1000, "input", "table", 10**12 + seq * 10**6,
+                  1_700_000_000_000_000_000 + seq, BOOT, BODY)
+        chain = chained(chain, canonical(*fields))
+        rows.append((*fields, chain))
+    db.executemany("INSERT INTO inputs (seq, game, kind, source, mono_ns, wall_ns, boot, body,"
+                   " chain) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    db.commit()
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
+
+
+def check(n: int, where: str) -> None:
+    path = Path(tempfile.mkdtemp(dir=where)) / "t.sqlite"
+    build(path, n)
+    db = sqlite3.connect(path)
+    t = time.perf_counter()
+    db.execute("PRAGMA quick_check(3)").fetchall()
+    qc = time.perf_counter() - t
+    t = time.perf_counter()
+    _walk(db)
+    walk = time.perf_counter() - t
+    db.close()
+    t = time.perf_counter()
+    found = inspect(path)
+    total = time.perf_counter() - t
+    size = path.stat().st_size / 1e6
+    print(f"{n} inputs ({size:.0f} MB): quick_check {qc:.2f} s, chain {walk:.2f} s, "
+          f"the whole start-up check {total:.2f} s ({found})")
+    shutil.rmtree(path.parent)
+
+
+def _load(name: str, path: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def ab(old_path: str, where: str, rounds: int = 60) -> None:
+    old = _load("old_eventlog", old_path)
+    work = Path(tempfile.mkdtemp(dir=where))
+    logs = {name: mod.EventLog(Path(tempfile.mkdtemp(dir=work)) / "t.sqlite", "ab")
+            for name, mod in (("before", old), ("chain+mark", sys.modules["daemon.eventlog"]),
+                              ("chain only", sys.modules["daemon.eventlog"]))}
+    logs["chain only"]._mark = None
+    took: dict[str, list[float]] = {k: [] for k in logs}
+    body = {"type": "discard", "seat": 2, "tile": "5m", "tsumogiri": False, "riichi": False}
+    for _ in range(rounds):
+        for name, log in logs.items():
+            t = time.perf_counter()
+            for i in range(50):
+                log.append(game=1, kind="input", source="table", body=body, mono_ns=i,
+                           wall_ns=i, boot="b")
+            took[name].append((time.perf_counter() - t) / 50 * 1e6)
+    for name, values in took.items():
+        print(f"{name}: median {statistics.median(values):.1f} µs per group commit ({where})")
+    for log in logs.values():
+        log.close()
+    shutil.rmtree(work)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--check", type=int)
+    parser.add_argument("--ab")
+    parser.add_argument("--dir", default="/dev/shm" if Path("/dev/shm").is_dir() else None)
+    args = parser.parse_args()
+    if args.check:
+        check(args.check, args.dir)
+    if args.ab:
+        ab(args.ab, args.dir)
+
+
+if __name__ == "__main__":
+    main()

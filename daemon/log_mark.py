@@ -1,0 +1,146 @@
+"""The event log's high-water mark: a small file beside the log (``<log>.mark``) that says how far
+the log has come, so that a log that went back (a torn WAL, a restored old copy, a replaced SD
+card) is seen at start instead of restarting the table's seqs silently (docs/daemon.md, "A damaged
+log").
+
+The file holds two 64-byte slots, each ``<seq> <chain> <crc>``: the seq and chain
+(daemon/eventlog.py) of an input that is committed, and a CRC-32 of the slot itself. A write
+goes to the slot that does not hold the newest mark, so a write torn by a power cut leaves the
+other one readable; the reader takes the valid slot with the highest seq.
+
+When it is written: after every group commit that logged inputs (64 bytes into a shared mapping
+of the file: the page cache, no system call, a few µs on the input path; the commit's own fsync
+has already made those inputs durable, so the mark never claims more than the disk holds), and
+it is fsync'ed by the WAL checkpointer after each checkpoint and when the log is closed
+(daemon/wal_checkpoint.py). After a power cut the mark is
+therefore at most a checkpoint behind, never ahead. It is created whole (a temporary file,
+fsync'ed, renamed, the directory fsync'ed), so a cut never leaves an empty mark.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from daemon.errors import EventLogError
+
+SLOT: Final = 64
+
+
+@dataclass(frozen=True, slots=True)
+class Mark:
+    """The log held input ``seq`` with chain ``chain`` (and every input before it)."""
+
+    seq: int
+    chain: int
+
+
+def mark_path(log_path: Path | str) -> Path:
+    path = Path(log_path)
+    return path.with_name(path.name + ".mark")
+
+
+def _slot(mark: Mark) -> bytes:
+    text = f"{mark.seq} {mark.chain}"
+    line = f"{text} {zlib.crc32(text.encode()):08x}\n".encode()
+    return line.ljust(SLOT, b" ")
+
+
+def _parse(raw: bytes) -> Mark | None:
+    try:
+        seq, chain, crc = raw.decode("ascii").split()
+        if int(crc, 16) != zlib.crc32(f"{seq} {chain}".encode()):
+            return None
+        return Mark(int(seq), int(chain))
+    except ValueError:  # torn, empty or not ours
+        return None
+
+
+def read_mark(path: Path) -> Mark | None:
+    """The newest valid mark in ``path`` (None: no file). A file without a valid slot raises."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise EventLogError(f"{path}: cannot read the event log's mark: {exc}") from None
+    marks = [m for m in (_parse(raw[i:i + SLOT]) for i in (0, SLOT)) if m is not None]
+    if not marks:
+        raise EventLogError(f"{path}: the event log's mark is unreadable")
+    return max(marks, key=lambda m: m.seq)
+
+
+def fsync_dir(directory: Path) -> None:
+    """Make a directory entry (a created or renamed file) durable."""
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_new(path: Path, mark: Mark) -> None:
+    """Create (or replace) the mark file whole, durably: temp file, fsync, rename, dir fsync."""
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        os.write(fd, _slot(mark) * 2)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+    fsync_dir(path.parent)
+
+
+class MarkFile:
+    """The mark of a log being written (one writer: the daemon's event log)."""
+
+    def __init__(self, path: Path, current: Mark) -> None:
+        self.path = path
+        found = read_mark_or_none(path)
+        if found is None:
+            write_new(path, current)
+        self._fd = os.open(path, os.O_RDWR)
+        # written through a shared mapping: no system call on the input path (the page is
+        # the page cache's; fsync of the file writes it like any other dirty page)
+        self._map = mmap.mmap(self._fd, 2 * SLOT)
+        # a mark ahead of the log stays as it is (the start-up check refuses such a log,
+        # daemon/log_integrity.py; here it is never moved back)
+        self._last = current if found is None or found.seq < current.seq else found
+        self._slot = 0  # the slot the next write goes to
+        self.dirty = False  # written since the last fsync
+
+    def note(self, mark: Mark) -> None:
+        """The log now holds ``mark`` durably (after a commit): into the page cache, no fsync."""
+        if mark.seq <= self._last.seq:
+            return
+        at = self._slot * SLOT
+        self._map[at:at + SLOT] = _slot(mark)
+        self._slot ^= 1
+        self._last = mark
+        self.dirty = True
+
+    def sync(self) -> None:
+        """fsync the mark (after a WAL checkpoint, at close)."""
+        if self.dirty:
+            self.dirty = False
+            os.fsync(self._fd)
+
+    def close(self) -> None:
+        try:
+            self.sync()
+        finally:
+            self._map.close()
+            os.close(self._fd)
+
+
+def read_mark_or_none(path: Path) -> Mark | None:
+    """Like :func:`read_mark`, but an unreadable file counts as none (it is then rewritten)."""
+    try:
+        return read_mark(path)
+    except EventLogError:
+        return None

@@ -1,0 +1,33 @@
+"""Child of test_chaos_powercut: recover a table's log (on the lazyfs mount), then play the
+scripted game on, with the WAL checkpointed and the log's mark fsync'ed as the daemon does
+(daemon/wal_checkpoint.py). Prints ``R <input_seq> <event_seq>`` after recovery and ``A <input_seq>
+<event_seq>`` once each input is committed and applied: what the table acknowledges."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from pathlib import Path
+
+import daemon_kit
+
+from daemon.eventlog import EventLog
+from daemon.table import TableCore
+from daemon.wal_checkpoint import WalCheckpointer
+
+
+def main(db: str, script_file: str, seed: int) -> None:
+    script = json.loads(Path(script_file).read_text())
+    rng = random.Random(seed)
+    log = EventLog(db, "kill9")
+    core = TableCore(log, daemon_kit.engine(), "kill9", checkpoint_every=7)
+    core.recover()
+    wal = WalCheckpointer(db, "kill9", lambda: 0, after=log.sync_mark)
+    print("R", core.state.input_seq, core.state.event_seq, flush=True)
+    for body in script[core.state.input_seq:]:
+        applied = core.submit("input", "table", body, time.monotonic_ns(), time.time_ns(), "b")
+        print("A", applied.record.seq, core.state.event_seq, flush=True)
+        if rng.random() < 0.2:  # a checkpoint and the mark's fsync, at random moments
+            wal.checkpoint()
+    print("DONE", flush=True)
