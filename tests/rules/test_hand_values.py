@@ -73,6 +73,10 @@ def test_the_table_differs_where_the_rulesets_do() -> None:
     ("tsumo", 1, 110), ("ron", 1, 110), ("ron", 2, 120), ("ron", 2, 35),
 ])
 def test_an_impossible_value_is_refused_with_its_article(kind: str, han: int, fu: int) -> None:
+    """M 6-3, 9-1-5; S §30, §33-3; μ §56: the fu and han of a hand are those its shape gives, so
+    no ruleset pays a value no hand has."""
+    for name in ("saikouisen", "mu"):
+        assert impossible(load_ruleset(name), kind, han, fu) is not None  # type: ignore[arg-type]
     m = load_ruleset("mleague")
     win = {"winner": 0, "han": han, "fu": fu, **({"loser": 1} if kind == "ron" else {})}
     with pytest.raises(manual_result.ManualResultError) as err:
