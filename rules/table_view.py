@@ -79,8 +79,8 @@ def table_view(t: TableState) -> dict[str, Any]:
 def scoreboard(t: TableState) -> dict[str, Any]:
     """What the score and honba displays show, built without the whole view (the daemon needs
     it after every input, the view only when a retained ``state`` is due): the same values as
-    ``table_view(t)``'s seats' names and scores, ``dealer``, ``round_wind``, ``honba`` and
-    ``deposits`` (``None`` where the view has no such key), from the same helpers."""
+    ``table_view(t)``'s seats' names and scores, ``dealer``, ``round_wind``, ``hand_in_round``,
+    ``honba`` and ``deposits`` (``None`` where the view has no such key), from the same helpers."""
     g, dealer, scores = t.game, _dealer(t), _scores(t)
     sticks = _round(t) if dealer is not None else None
     return {
@@ -88,6 +88,8 @@ def scoreboard(t: TableState) -> dict[str, Any]:
         "scores": [(None if scores is None else scores[s]) for s in SEATS],
         "dealer": None if dealer is None else int(dealer),
         "round_wind": None if sticks is None else sticks[0].mjai,
+        # the hand within the round, from 0 (E1 and E4 differ only here on a board)
+        "hand_in_round": None if sticks is None else sticks[1],
         "honba": None if sticks is None else sticks[2],
         "deposits": None if sticks is None else sticks[3],
     }

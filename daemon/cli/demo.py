@@ -8,6 +8,8 @@ panels, the clock buttons on gpiozero mock pins. Nothing external is needed:
   exists; otherwise the daemon runs without a broker (it plays on and queues every event), and the
   screen says so;
 * the overlay is served by the daemon side (``daemon/web``): the URL is printed at start;
+  ``?layout=tables`` shows the multi-table scoreboard of the demo's table, followed on the broker
+  as a venue's is (daemon/web/scoreboard.py), or built from the daemon's own scores without one;
 * ``--headless``: no terminal view, JSON lines only (logs on stderr, progress on stdout);
 * stdout not a terminal (``make demo | tee log``): no live view, one progress line per hand.
 
@@ -105,8 +107,11 @@ class _Out:
 async def _demo(args: argparse.Namespace) -> int:
     from daemon import clocks as dc
     from daemon import jsonlog
+    from daemon.config import MqttConfig
     from daemon.demo_view import DemoView, hand_line
     from daemon.web.hub import ViewHub
+    from daemon.web.scoreboard import SCHEMA as SCOREBOARD
+    from daemon.web.scoreboard import follow
     from daemon.web.server import serve
     from daemon.web.view import overlay_view
     from hil.broker import PrivateBroker, mosquitto_binary
@@ -136,8 +141,9 @@ async def _demo(args: argparse.Namespace) -> int:
             mqtt = ("127.0.0.1", free_port())  # nothing listens: the daemon queues its events
             broker_note = "none (no mosquitto here): the daemon plays on and queues every event"
         hub = ViewHub()
+        tables = ViewHub({"schema": SCOREBOARD, "tables": []})
         try:
-            server = serve(hub, "127.0.0.1", args.http_port)
+            server = serve(hub, "127.0.0.1", args.http_port, tables=tables)
             port = await server.__aenter__()
         except OSError:
             raise _PortBusy(str(args.http_port)) from None
@@ -172,17 +178,25 @@ async def _demo(args: argparse.Namespace) -> int:
                     pending, view.pending = view.pending, []
                     view.update(v, pending)
                     await hub.publish(v)
+                    if board_task is None:  # no broker to follow: the board from the daemon
+                        await tables.publish(_own_board(args.table_id, service))
 
             out.emit("demo_started", overlay=url, broker=broker_note, table=args.table_id,
                      ruleset=args.ruleset, seed=args.seed, hands=args.hands, speed=args.speed)
             out.say(f"jantaku demo: overlay {url}   broker {broker_note}")
+            # the board follows the broker as a venue's does (the demo's own table only)
+            board_task = None if broker is None and not args.mqtt_host else asyncio.create_task(
+                follow(MqttConfig(host=mqtt[0], port=mqtt[1]), tables, (args.table_id,),
+                       f"jantaku-demo-{args.table_id}-scoreboard"), name="scoreboard")
             pub = asyncio.create_task(publisher(), name="overlay publisher")
             try:
                 status = await _play(args, work, mqtt, on_events, session_ref, stop, out, view)
             finally:
-                pub.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await pub
+                for task in (pub, board_task):
+                    if task is not None:
+                        task.cancel()
+                        with contextlib.suppress(asyncio.CancelledError):
+                            await task
         finally:
             await server.__aexit__(None, None, None)
     finally:
@@ -191,6 +205,19 @@ async def _demo(args: argparse.Namespace) -> int:
         logging.shutdown()
         shutil.rmtree(work, ignore_errors=True)
     return status
+
+
+def _own_board(table: str, service: Any) -> dict[str, Any]:
+    """The multi-table scoreboard of the demo's one table when there is no broker to follow
+    (``?layout=tables`` then still shows the table): the board built from what the daemon
+    would publish on its retained ``state/scores``."""
+    from daemon.topics import ROOT
+    from daemon.web.scoreboard import board
+
+    cs = service.core.state
+    scores = {"game": cs.game or None, "hand": cs.hand, **service.retained.scoreboard()}
+    return board({f"{ROOT}/{table}/state/scores": scores,
+                  f"{ROOT}/{table}/status": {"state": "online"}}, (table,))
 
 
 async def _play(args: argparse.Namespace, work: Path, mqtt: tuple[str, int], on_events: Any,

@@ -42,13 +42,13 @@ def board(latest: Mapping[str, Mapping[str, Any]], tables: tuple[str, ...] = ())
             continue
         row = rows.setdefault(parts[2], {"table": parts[2], "online": None, "names": None,
                                          "scores": None, "dealer": None, "round_wind": None,
-                                         "honba": None, "deposits": None, "game": None,
-                                         "hand": None})
+                                         "hand_in_round": None, "honba": None,
+                                         "deposits": None, "game": None, "hand": None})
         if topic.endswith("/status"):
             row["online"] = body.get("state") == "online"
         else:
-            for key in ("names", "scores", "dealer", "round_wind", "honba", "deposits", "game",
-                        "hand"):
+            for key in ("names", "scores", "dealer", "round_wind", "hand_in_round", "honba",
+                        "deposits", "game", "hand"):
                 row[key] = body.get(key)
     order = list(tables) if tables else sorted(rows)
     return {"schema": SCHEMA, "tables": [rows[t] for t in order if t in rows]}

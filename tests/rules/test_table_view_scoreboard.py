@@ -21,6 +21,7 @@ def _from_view(view: dict[str, Any]) -> dict[str, Any]:
         "scores": [s.get("score") for s in seats],
         "dealer": view.get("dealer"),
         "round_wind": view.get("round_wind"),
+        "hand_in_round": view.get("hand_in_round"),
         "honba": view.get("honba"),
         "deposits": view.get("deposits"),
     }

@@ -27,10 +27,12 @@ import daemon_kit
 JANTAKU = str(Path(sys.executable).with_name("jantaku"))
 
 
-def _scores(table: str, names: list[str], scores: list[int], wind: str = "S") -> bytes:
+def _scores(table: str, names: list[str], scores: list[int], wind: str = "S",
+            hand_in_round: int = 1) -> bytes:
     return json.dumps({"schema": "jantaku/scores/1", "table": table, "seq": 10, "game": 1,
-                       "hand": 5, "names": names, "scores": scores, "dealer": 1,
-                       "round_wind": wind, "honba": 2, "deposits": 0}).encode()
+                       "hand": 5, "names": names, "scores": scores, "dealer": hand_in_round,
+                       "round_wind": wind, "hand_in_round": hand_in_round, "honba": 2,
+                       "deposits": 0}).encode()
 
 
 def _status(table: str, state: str) -> bytes:
@@ -62,7 +64,7 @@ def _wait(cond: Callable[[], Any], what: str, timeout: float = 30.0) -> Any:
 
 
 ROWS_JS = """return [...document.querySelectorAll('[data-role="table"]')].map((r) => ({
-  table: r.dataset.table, online: r.dataset.online,
+  table: r.dataset.table, online: r.dataset.online, round: r.querySelector('.round').innerText,
   seats: [...r.querySelectorAll('[data-seat]')].map((p) =>
     [p.querySelector('.name').innerText, p.querySelector('.score').innerText])}));"""
 
@@ -78,9 +80,11 @@ def test_a_daemon_follows_several_tables_from_the_venue_broker(tmp_path: Path) -
     others = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id=f"others-{table}")
     others.connect("127.0.0.1", broker.port)
     others.loop_start()
-    for tid, names, scores in (("final-a", ["Ai", "Bo", "Cy", "Di"], [41000, 22000, 19000, 18000]),
-                               ("final-b", ["Ed", "Fu", "Gi", "Ha"], [25000, 30500, 24500, 20000])):
-        others.publish(f"jantaku/v1/{tid}/state/scores", _scores(tid, names, scores), 1,
+    for tid, names, scores, hand in (
+            ("final-a", ["Ai", "Bo", "Cy", "Di"], [41000, 22000, 19000, 18000], 0),
+            ("final-b", ["Ed", "Fu", "Gi", "Ha"], [25000, 30500, 24500, 20000], 3)):
+        others.publish(f"jantaku/v1/{tid}/state/scores",
+                       _scores(tid, names, scores, hand_in_round=hand), 1,
                        retain=True).wait_for_publish(5)
         others.publish(f"jantaku/v1/{tid}/status", _status(tid, "online"), 1,
                        retain=True).wait_for_publish(5)
@@ -100,6 +104,9 @@ def test_a_daemon_follows_several_tables_from_the_venue_broker(tmp_path: Path) -
             assert by["final-a"]["seats"] == [
                 ["Ai", "41,000"], ["Bo", "22,000"], ["Cy", "19,000"], ["Di", "18,000"]]
             assert by["final-b"]["seats"][1] == ["Fu", "30,500"]
+            # the hand within the round (issue 28 item 7): S1 and S4 differ
+            assert by["final-a"]["round"] == "South 1 · Honba 2"
+            assert by["final-b"]["round"] == "South 4 · Honba 2"
             save_screenshot(driver, "overlay-tables.png")
             # a table goes down: its Last Will arrives, the row greys out
             others.publish("jantaku/v1/final-b/status", _status("final-b", "offline"), 1,

@@ -1,6 +1,6 @@
 // The transport: every call to /console/api/, with the CSRF token on a POST, and the link light.
 import { $ } from "./dom.js";
-import { csrf, showLogin } from "./session.js";
+import { emit, store } from "./store.js";
 
 export const API = "/console/api/";
 export const newCid = () => {
@@ -13,7 +13,7 @@ export async function api(path, body) {
   const opts = { method: body === undefined ? "GET" : "POST", credentials: "same-origin", headers: {} };
   if (body !== undefined) {
     opts.headers["Content-Type"] = "application/json";
-    opts.headers["X-CSRF-Token"] = csrf;
+    opts.headers["X-CSRF-Token"] = store.csrf;
     opts.body = JSON.stringify(body);
   }
   let resp;
@@ -26,7 +26,7 @@ export async function api(path, body) {
   link(true);
   let data;
   try { data = await resp.json(); } catch (err) { data = { status: "error", error: { code: "http", message: `HTTP ${resp.status}` } }; }
-  if (resp.status === 401) showLogin(data.error ? data.error.message : "log in");
+  if (resp.status === 401) emit("unauthorized", data.error ? data.error.message : "log in");
   return { status: resp.status, body: data };
 }
 export function link(ok) {

@@ -7,7 +7,10 @@ import { buildPlayers } from "./forms.js";
 import { openTab } from "./tabs.js";
 import { api } from "./api.js";
 import { loggedIn, showLogin } from "./session.js";
+import { on } from "./store.js";
+import { render } from "./table.js";
 
+on("state", render);  // every /api/state the session polls is drawn (store.js)
 buildPalette();
 buildPlayers();
 openTab("result");

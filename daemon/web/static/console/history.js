@@ -2,7 +2,7 @@
 import { ABORT_WORDS, SEATS } from "./vocabulary.js";
 import { $, el } from "./dom.js";
 import { plainName } from "./names.js";
-import { state } from "./session.js";
+import { store } from "./store.js";
 import { pickerSig } from "./seatpick.js";
 import { openTab, tabAllowed } from "./tabs.js";
 import { startPreview } from "./preview.js";
@@ -26,7 +26,7 @@ function resultText(h) {
 }
 export function renderHistory() {
   const t = $("history");
-  const rows = state.history || [];
+  const rows = store.state.history || [];
   const sig = JSON.stringify(rows) + pickerSig;
   if (t.dataset.sig === sig) return;
   t.dataset.sig = sig;
@@ -49,7 +49,7 @@ export function renderHistory() {
       el("td", {}), el("td", { class: "hint", text: "scores after" }),
       ...SEATS.map((s) => el("td", { "data-seat": String(s), text: String(h.scores_after[s]) }))));
   }
-  const last = state.referee_log.length ? state.referee_log[state.referee_log.length - 1] : null;
+  const last = store.state.referee_log.length ? store.state.referee_log[store.state.referee_log.length - 1] : null;
   $("h-undo").disabled = !last || !["manual_result", "chombo"].includes(last.action) || !tabAllowed("undo");
 }
 $("h-undo").addEventListener("click", () => startPreview("Undo the last result", "undo", { reason: "result entered wrongly" }));

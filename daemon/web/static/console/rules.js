@@ -1,12 +1,12 @@
 // What the forms offer follows the game's ruleset (abortive draws, riichi, pao, multiple ron).
 import { ABORT_WORDS } from "./vocabulary.js";
 import { $, el } from "./dom.js";
-import { state } from "./session.js";
+import { store } from "./store.js";
 import { setFuTable } from "./tilepick.js";
 
 let rulesSig = "";
 export function renderRules() {
-  const info = state.ruleset_info;
+  const info = store.state.ruleset_info;
   const sig = JSON.stringify(info);
   if (sig === rulesSig) return;
   rulesSig = sig;
@@ -20,7 +20,7 @@ export function renderRules() {
     document.querySelector(`input[name="r-mode"][value="${mode}"]`).checked = true;
     for (const m of document.querySelectorAll("#panel-result .mode")) m.hidden = m.dataset.mode !== mode;
   }
-  if (!$("g-auto-hands").dataset.set) { $("g-auto-hands").checked = !!state.sensorless; $("g-auto-hands").dataset.set = "1"; }
+  if (!$("g-auto-hands").dataset.set) { $("g-auto-hands").checked = !!store.state.sensorless; $("g-auto-hands").dataset.set = "1"; }
   const sel = $("d-abort");
   sel.replaceChildren();
   const kinds = info ? info.abortive : [];

@@ -1,17 +1,15 @@
 // Login, logout and the polled table state (/api/state) every view renders from.
 import { $ } from "./dom.js";
 import { api } from "./api.js";
-import { render } from "./table.js";
+import { emit, on, store } from "./store.js";
 
 const POLL_MS = 1500;
 
-export let csrf = "";
-export let state = null;         // the last /api/state
 let pollTimer = null;
 
 export function showLogin(message) {
-  csrf = "";
-  state = null;
+  store.csrf = "";
+  store.state = null;
   if (pollTimer) { clearInterval(pollTimer); pollTimer = null; }
   $("main").hidden = true;
   $("logout").hidden = true;
@@ -21,7 +19,7 @@ export function showLogin(message) {
   $("login-password").value = "";
 }
 export function loggedIn(info) {
-  csrf = info.csrf;
+  store.csrf = info.csrf;
   $("login").hidden = true;
   $("main").hidden = false;
   $("logout").hidden = false;
@@ -30,6 +28,7 @@ export function loggedIn(info) {
   refresh();
   if (!pollTimer) pollTimer = setInterval(refresh, POLL_MS);
 }
+on("unauthorized", showLogin);
 $("login-form").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   $("login-msg").textContent = "checking…";
@@ -50,8 +49,8 @@ $("logout").addEventListener("click", async () => {
 export async function refresh() {
   const r = await api("state");
   if (r.status !== 200) return;
-  state = r.body;
-  const min = Math.ceil(state.expires_in / 60);
-  $("bar-user").textContent = `${state.user} (${state.role}) · logs out in ${min} min`;
-  render();
+  store.state = r.body;
+  const min = Math.ceil(store.state.expires_in / 60);
+  $("bar-user").textContent = `${store.state.user} (${store.state.role}) · logs out in ${min} min`;
+  emit("state");
 }

@@ -3,7 +3,7 @@ import { POS, WIND_NAMES } from "./vocabulary.js";
 import { $, el } from "./dom.js";
 import { tileImg, tileName } from "./tiles.js";
 import { seatName, splitName } from "./names.js";
-import { state } from "./session.js";
+import { store } from "./store.js";
 import { followHand, renderSeatPickers } from "./seatpick.js";
 import { renderRules } from "./rules.js";
 import { renderHistory } from "./history.js";
@@ -16,8 +16,8 @@ function fmtClock(ns) {
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
 export function render() {
-  const snap = state.snapshot;
-  const clocks = state.clocks || {};
+  const snap = store.state.snapshot;
+  const clocks = store.state.clocks || {};
   renderSeats(snap, clocks);
   const round = snap.round_wind ? `${WIND_NAMES[snap.round_wind] || snap.round_wind} ${(snap.hand_in_round || 0) + 1}` : "no game";
   $("round").textContent = snap.game_over ? `${round} — game over` : round;
@@ -25,7 +25,7 @@ export function render() {
   const dora = $("dora");
   dora.replaceChildren();
   for (const t of snap.dora_indicators || []) if (Number.isInteger(t)) dora.append(tileImg(tileName(t)));
-  $("step").textContent = snap.step ? `step: ${snap.step}` : (state.game ? "between hands" : "");
+  $("step").textContent = snap.step ? `step: ${snap.step}` : (store.state.game ? "between hands" : "");
   const k = clocks.phase && clocks.phase !== "none" ? `clocks: ${clocks.phase}${clocks.paused ? " (paused)" : ""}` : "clocks: —";
   $("clock").textContent = k;
   $("k-text").textContent = k;
@@ -37,7 +37,7 @@ export function render() {
   $("pending-win-text").textContent = won ? "A declared win waits for the referee." : "";
   $("w-text").textContent = won ? "A declared win waits: confirm it (it is settled) or reject it." : "No win is waiting for the referee.";
   renderViolations(snap);
-  const last = state.referee_log.length ? state.referee_log[state.referee_log.length - 1] : null;
+  const last = store.state.referee_log.length ? store.state.referee_log[store.state.referee_log.length - 1] : null;
   $("u-text").textContent = last ? `Last referee action: ${last.action} by ${last.by} (input ${last.seq}).` : "No referee action to undo.";
   renderRecent();
   followHand(snap);
@@ -46,18 +46,18 @@ export function render() {
   renderHistory();
   renderFinal();
   if (!$("g-ruleset").options.length) {
-    for (const r of state.rulesets) $("g-ruleset").append(el("option", { value: r, text: r }));
-    $("g-ruleset").value = state.default_ruleset;
+    for (const r of store.state.rulesets) $("g-ruleset").append(el("option", { value: r, text: r }));
+    $("g-ruleset").value = store.state.default_ruleset;
   }
   const cs = $("c-scores");
   // refilled from the table when it changes, unless the referee is editing the numbers
-  if (!cs.dataset.dirty && (!cs.dataset.filled || cs.dataset.seq !== String(state.input_seq))) {
+  if (!cs.dataset.dirty && (!cs.dataset.filled || cs.dataset.seq !== String(store.state.input_seq))) {
     cs.replaceChildren();
     for (const seat of snap.seats || []) {
       cs.append(el("label", {}, seatName(seat.seat), el("input", { type: "number", step: "100", inputmode: "numeric", id: `c-score-${seat.seat}`, value: seat.score == null ? "" : String(seat.score) })));
     }
     cs.dataset.filled = "1";
-    cs.dataset.seq = String(state.input_seq);
+    cs.dataset.seq = String(store.state.input_seq);
   }
   for (const b of document.querySelectorAll("#tabs button")) {
     b.disabled = !tabAllowed(b.dataset.tab);
@@ -88,7 +88,7 @@ function renderViolations(snap) {
     const who = v.seat == null ? "" : ` — ${seatName(v.seat)}`;
     vio.append(el("div", { class: "violation", "data-violation": String(v.id) },
       el("span", { text: `Violation #${v.id}: ${v.code}${who} (expected ${JSON.stringify(v.expected)}, got ${JSON.stringify(v.actual)})` }),
-      state.allowed.includes("accept_violation") ? el("button", { type: "button", text: "Accept…", onclick: () => startPreview("Accept violation", "accept_violation", { id: v.id, reason: "accepted by the referee" }) }) : null));
+      store.state.allowed.includes("accept_violation") ? el("button", { type: "button", text: "Accept…", onclick: () => startPreview("Accept violation", "accept_violation", { id: v.id, reason: "accepted by the referee" }) }) : null));
   }
 }
 
@@ -105,7 +105,7 @@ function describe(rec) {
 function renderRecent() {
   const ol = $("recent");
   ol.replaceChildren();
-  for (const rec of state.recent) {
+  for (const rec of store.state.recent) {
     ol.append(el("li", { "data-seq": String(rec.seq) },
       el("span", { text: `#${rec.seq} ${rec.ts.slice(11, 19)} ` }),
       el("span", { class: "who", text: rec.source }),
@@ -116,8 +116,8 @@ function renderRecent() {
 // Game over: the final standings with pt (rules/standings.py via /api/state "final"), and the
 // result forms and the riichi picker closed (the engine would refuse with game_over).
 function renderFinal() {
-  const f = state.final;
-  const over = !!state.snapshot.game_over;
+  const f = store.state.final;
+  const over = !!store.state.snapshot.game_over;
   for (const id of ["r-fields", "d-fields", "h-fields"]) $(id).disabled = over;
   $("final-box").hidden = !f;
   if (!f) return;

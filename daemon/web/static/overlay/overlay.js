@@ -22,25 +22,25 @@ const I18N = {
         han: "han", fu: "fu", pts: "pts", standings: "Final standings", turn: "Turn",
         hand: "Hand", tenpai: "Tenpai", noten: "Noten", yakuman: "Yakuman", pt: "pt",
         chombo: "Chombo", from: "from", waits: "Waits", left: "left", up: "to", dead: "Dead hand",
-        direct: "direct", round: "Round", nagashi: "Nagashi mangan", offline: "offline" },
+        direct: "direct", round: "Round", seat: "Seat", nagashi: "Nagashi mangan", offline: "offline" },
   ja: { winds: ["東", "南", "西", "北"], w: ["東", "南", "西", "北"], honba: "本場",
         deposits: "供託", dora: "ドラ", ura: "裏ドラ", wall: "残り", riichi: "リーチ", dealer: "親",
         tsumo: "ツモ", ron: "ロン", draw: "流局", abort: "途中流局",
         han: "翻", fu: "符", pts: "点", standings: "最終結果", turn: "持ち時間",
         hand: "合計", tenpai: "聴牌", noten: "不聴", yakuman: "役満", pt: "pt",
         chombo: "チョンボ", from: "放銃", waits: "待ち", left: "残", up: "条件", dead: "和了放棄",
-        direct: "直撃", round: "局", nagashi: "流し満貫", offline: "オフライン" },
+        direct: "直撃", round: "局", seat: "席", nagashi: "流し満貫", offline: "オフライン" },
   zh: { winds: ["东", "南", "西", "北"], w: ["东", "南", "西", "北"], honba: "本场",
         deposits: "供托", dora: "宝牌", ura: "里宝牌", wall: "余牌", riichi: "立直", dealer: "庄",
         tsumo: "自摸", ron: "荣和", draw: "荒牌流局", abort: "途中流局",
         han: "番", fu: "符", pts: "点", standings: "最终排名", turn: "单步",
         hand: "本局", tenpai: "听牌", noten: "未听", yakuman: "役满", pt: "pt",
         chombo: "错和", from: "放铳", waits: "听", left: "余", up: "条件", dead: "死手",
-        direct: "直击", round: "局", nagashi: "流局满贯", offline: "离线" },
+        direct: "直击", round: "局", seat: "座位", nagashi: "流局满贯", offline: "离线" },
 };
 const T = I18N[LANG];
 const POS = ["bottom", "right", "top", "left"];
-const ORD = ["1st", "2nd", "3rd", "4th"];
+const ORD = RANK_WORDS[LANG];  // words.js, loaded before this file
 
 const HONOR = { E: "1z", S: "2z", W: "3z", N: "4z", P: "5z", F: "6z", C: "7z" };
 function tileFile(name) {
@@ -103,9 +103,9 @@ function roundLabel(r) {
 function condText(c) {
   // c: {target, target_rank, ron, tsumo, direct}: each {han, fu, limit, points, label} or null
   const parts = [];
-  if (c.ron) parts.push(`${T.ron} ${c.ron.label}`);
-  if (c.tsumo) parts.push(`${T.tsumo} ${c.tsumo.label}`);
-  if (c.direct) parts.push(`${T.direct} ${c.direct.label}`);
+  if (c.ron) parts.push(`${T.ron} ${needLabel(LANG, c.ron.label)}`);
+  if (c.tsumo) parts.push(`${T.tsumo} ${needLabel(LANG, c.tsumo.label)}`);
+  if (c.direct) parts.push(`${T.direct} ${needLabel(LANG, c.direct.label)}`);
   return parts.length ? `${T.up} ${ORD[c.target_rank - 1] || c.target_rank}: ${parts.join(" · ")}` : "";
 }
 
@@ -117,7 +117,7 @@ function renderSeat(box, s, view) {
   const head = el("div", "head");
   head.appendChild(el("span", "wind", T.w[s.wind_index] ?? s.wind));
   if (s.dealer) head.appendChild(el("span", "dealer", T.dealer));
-  head.appendChild(el("span", "name", s.name || `Seat ${s.seat}`));
+  head.appendChild(el("span", "name", s.name || seatName(s.seat)));
   if (s.riichi) head.appendChild(el("span", "riichi-stick"));
   if (s.dead) head.appendChild(el("span", "dead", T.dead));
   head.appendChild(el("span", "score", fmtScore(s.score)));
@@ -186,7 +186,7 @@ function renderStrip(view) {
     b.dataset.role = "seat";
     b.classList.toggle("riichi", !!s.riichi);
     b.classList.toggle("turn", view.turn === s.seat);
-    b.append(el("span", "wind", T.w[s.wind_index] ?? s.wind), el("span", "name", s.name || `Seat ${s.seat}`),
+    b.append(el("span", "wind", T.w[s.wind_index] ?? s.wind), el("span", "name", s.name || seatName(s.seat)),
              el("span", "score", fmtScore(s.score)));
     if (s.riichi) b.appendChild(el("span", "riichi-mark", T.riichi));
     if (s.clock && s.clock.running) b.appendChild(el("span", "clock-mini", fmtSec(s.clock.turn_remaining)));
@@ -199,9 +199,12 @@ function renderStrip(view) {
   strip.appendChild(dora);
 }
 
+// a seat without a player name (not in a real game: names are entered at its start)
+function seatName(seat) { return LANG === "en" ? `${T.seat} ${seat}` : `${T.seat}${seat}`; }
+
 function nameOf(view, seat) {
   const s = view.seats.find((x) => x.seat === seat);
-  return s ? (s.name || `Seat ${seat}`) : `Seat ${seat}`;
+  return s ? (s.name || seatName(seat)) : seatName(seat);
 }
 
 function indicatorsEl(label, tiles, role) {
@@ -218,7 +221,7 @@ function paymentsEl(view, deltas, cls) {
     const d = deltas ? deltas[s.seat] : 0;
     const tr = el("tr");
     tr.dataset.seat = s.seat;
-    tr.append(el("td", null, `${T.w[s.wind_index] ?? s.wind} ${s.name || "Seat " + s.seat}`),
+    tr.append(el("td", null, `${T.w[s.wind_index] ?? s.wind} ${s.name || seatName(s.seat)}`),
               el("td", "num " + (d > 0 ? "pos" : d < 0 ? "neg" : ""), fmtDiff(d)));
     table.appendChild(tr);
   }
@@ -229,7 +232,8 @@ function winValue(w) {
   if (w.nagashi) return `${T.nagashi} — ${fmtScore(w.points)}`;
   if (w.patterns && w.patterns.length) return `${w.value} ${T.pts}`;
   if (w.yakuman) return `${T.yakuman}${w.yakuman > 1 ? " ×" + w.yakuman : ""} — ${fmtScore(w.points)}`;
-  return `${w.han} ${T.han} ${w.fu} ${T.fu}${w.limit ? " " + w.limit : ""} — ${fmtScore(w.points)}`;
+  const limit = w.limit ? " " + limitWord(LANG, w.limit) : "";
+  return `${w.han} ${T.han} ${w.fu} ${T.fu}${limit} — ${fmtScore(w.points)}`;
 }
 
 function renderStandings(card, view) {
@@ -239,7 +243,7 @@ function renderStandings(card, view) {
   for (const r of view.standings) {
     const tr = el("tr");
     tr.dataset.seat = r.seat;
-    tr.append(el("td", null, r.rank), el("td", null, r.name || `Seat ${r.seat}`),
+    tr.append(el("td", null, r.rank), el("td", null, r.name || seatName(r.seat)),
               el("td", "num", fmtScore(r.points)),
               el("td", "num " + (r.pt >= 0 ? "pos" : "neg"), `${r.pt > 0 ? "+" : ""}${r.pt.toFixed(1)} ${T.pt}`));
     table.appendChild(tr);
@@ -261,7 +265,7 @@ function renderWin(card, view, w, multi) {
   const cols = el("div", "cols");
   const yaku = el("div", "yaku");
   for (const [name, v] of (w.patterns && w.patterns.length ? w.patterns : w.yaku || [])) {
-    yaku.append(el("span", null, name), el("span", null, v));
+    yaku.append(el("span", null, yakuWord(LANG, name)), el("span", null, v));
   }
   const right = el("div", "right");
   right.appendChild(el("div", "value", winValue(w)));
@@ -302,7 +306,7 @@ function renderCard(view) {
     }
     if (r.kind === "exhaustive") {
       card.appendChild(el("div", "yaku", view.seats.map((s) =>
-        `${s.name || "Seat " + s.seat}: ${(r.tenpai || []).includes(s.seat) ? T.tenpai : T.noten}`).join(" · ")));
+        `${s.name || seatName(s.seat)}: ${(r.tenpai || []).includes(s.seat) ? T.tenpai : T.noten}`).join(" · ")));
     }
   }
   if ((r.dora_indicators || []).length) card.appendChild(indicatorsEl(T.dora, r.dora_indicators, "dora"));
@@ -325,10 +329,14 @@ function renderTables(board) {
       const score = t.scores ? t.scores[i] : null;
       const p = el("span", "p" + (score === best ? " first" : ""));
       p.dataset.seat = i;
-      p.append(el("span", "name", name || `Seat ${i}`), el("span", "score", fmtScore(score)));
+      p.append(el("span", "name", name || seatName(i)), el("span", "score", fmtScore(score)));
       row.appendChild(p);
     });
-    const info = t.round_wind ? `${T.winds[["E", "S", "W", "N"].indexOf(t.round_wind)] || t.round_wind}` +
+    // the hand within the round tells E1 from E4 (hand_in_round from 0, as in hand_started)
+    const wind = ["E", "S", "W", "N"].indexOf(t.round_wind);
+    const hand = t.hand_in_round === null || t.hand_in_round === undefined ? null
+      : roundLabel({ wind_index: wind, wind: t.round_wind, number: t.hand_in_round + 1 });
+    const info = t.round_wind ? `${hand ?? (T.winds[wind] || t.round_wind)}` +
       ` · ${T.honba} ${t.honba ?? 0}` : (t.online === false ? T.offline : "");
     row.appendChild(el("span", "round", info));
     box.appendChild(row);
