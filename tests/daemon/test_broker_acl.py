@@ -10,14 +10,16 @@ non-table block, the ``pattern write jantaku/v1/%u/...`` lines let any account p
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+import time
 
 import aiomqtt
 import daemon_kit
 import pytest
 from test_daemon_broker_security import PASSWORDS, SHIPPED, TABLE, Venue, venue
 
-from daemon.mqtt_paho import Acks
+from daemon.mqtt_paho import Connect, PahoSession
 
 __all__ = ["venue"]  # the module-scoped broker fixture
 OTHER = "tsec2"
@@ -48,13 +50,15 @@ def _allowed(user: str, topic: str) -> bool:
 
 async def _codes(port: int, user: str, topics: dict[str, str]) -> dict[str, int]:
     """The v5 PUBACK reason code of a retained QoS 1 publish to each topic (>= 0x80: refused)."""
-    async with aiomqtt.Client(
-        "127.0.0.1", port, username=user, password=PASSWORDS[user],
-        protocol=aiomqtt.ProtocolVersion.V5,
-    ) as client:
-        acks = Acks(client)
-        futures = {k: acks.publish(t, b"", qos=1, retain=True) for k, t in topics.items()}
+    async with PahoSession(_spec(port, user)) as client:
+        futures = {k: client.publish(t, b"", qos=1, retain=True) for k, t in topics.items()}
         return {k: await asyncio.wait_for(f, 10) for k, f in futures.items()}
+
+
+def _spec(port: int, user: str) -> Connect:
+    """The daemon's own broker client, as ``user`` (its PUBACKs carry v5 reason codes)."""
+    return Connect("127.0.0.1", port, f"acl-{user}-{os.getpid()}-{time.monotonic_ns()}", v5=True,
+                   username=user, password=PASSWORDS[user])
 
 
 @pytest.mark.parametrize("user", [TABLE, *NON_TABLES])
@@ -69,11 +73,8 @@ async def test_no_account_plants_a_fake_table(venue: Venue) -> None:
     """A retained ``state`` published by each non-table account under its own name never reaches
     a subscriber of ``jantaku/v1/+/state`` (the multi-table scoreboard's filter)."""
     for user in NON_TABLES:
-        async with aiomqtt.Client(
-            "127.0.0.1", venue.local_port, username=user, password=PASSWORDS[user],
-            protocol=aiomqtt.ProtocolVersion.V5,
-        ) as client:
-            code = await asyncio.wait_for(Acks(client).publish(
+        async with PahoSession(_spec(venue.local_port, user)) as client:
+            code = await asyncio.wait_for(client.publish(
                 f"jantaku/v1/{user}/state", b'{"fake":true}', qos=1, retain=True), 10)
             assert code >= 0x80, (user, hex(code))
     seen: list[str] = []
