@@ -38,6 +38,7 @@ from daemon.web.console_actions import (
 )
 from daemon.web.console_auth import Clock, ConsoleSettings, Session, SessionStore
 from daemon.web.console_history import HandHistory
+from daemon.web.login_gate import LoginGate
 from rules.ruleset import BUILTIN
 from rules.scoring.hand_values import fu_table
 
@@ -59,7 +60,8 @@ class Console:
         self.settings = settings or ConsoleSettings()
         self.sessions = SessionStore(self.settings, clock)
         self.wall = wall
-        self._verify = asyncio.Semaphore(1)  # one PBKDF2 at a time: a login flood cannot stall
+        # PBKDF2 derivations: bounded, one per address, quiet addresses first (login_gate.py)
+        self.login_gate = LoginGate()
         self.history = HandHistory()
         self._history_lock = asyncio.Lock()
 

@@ -1,5 +1,6 @@
-"""The console's login, logout and session API (docs/console.md): a password checked one PBKDF2 at
-a time within the rate limit (console_auth.py), and the session cookie it sets."""
+"""The console's login, logout and session API (docs/console.md): a password checked within the
+rate limit (console_auth.py) and the derivation slots (login_gate.py), and the session cookie it
+sets."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 
 from aiohttp import web
 
+from daemon.log_sample import SampledLog
 from daemon.web.console import Console
 from daemon.web.console_actions import ConsoleError
 from daemon.web.console_auth import LoginRefused, Session, verify_password
@@ -23,6 +25,8 @@ from daemon.web.console_http import (
 )
 
 log = logging.getLogger("jantaku.console")
+#: failed and refused logins: a few lines a window, then a count (a login flood, issue 27)
+_refusals = SampledLog(log, "console login refusals")
 
 
 def _login_info(console: Console, session: Session) -> dict[str, Any]:
@@ -51,24 +55,26 @@ async def login(request: web.Request) -> web.StreamResponse:
     if len(name) > 64 or len(password) > 1024:
         return error_reply(400, "bad_request", "user name or password too long")
     keys = (f"ip:{request.remote}", f"user:{name}")
-    async with console._verify:
-        try:
-            console.sessions.check_allowed(keys)
-        except LoginRefused as exc:
-            wait = int(exc.retry_after or 1) + 1
-            log.warning("console login refused (rate limit)",
-                        extra={"fields": {"user": name, "remote": request.remote}})
-            return error_reply(429, "rate_limited", str(exc), {"Retry-After": str(wait)})
-        user = console.referee.user(name)
-        ok = await asyncio.get_running_loop().run_in_executor(
-            None, verify_password, user, name, password
-        )
-        if not ok or user is None:
-            console.sessions.failed(keys)
-            log.warning("console login failed",
-                        extra={"fields": {"user": name, "remote": request.remote}})
-            return error_reply(401, "bad_login", "wrong user name or password")
-        console.sessions.succeeded(keys)
+    # refused before anything is derived: the failed-login limit, then the derivation slots
+    try:
+        console.sessions.check_allowed(keys)
+        async with console.login_gate.slot(str(request.remote)):
+            console.sessions.check_allowed(keys)  # failures may have come in while it waited
+            user = console.referee.user(name)
+            ok = await asyncio.get_running_loop().run_in_executor(
+                None, verify_password, user, name, password
+            )
+    except LoginRefused as exc:
+        wait = int(exc.retry_after or 1) + 1
+        _refusals.warning("rate_limited", "console login refused (rate limit)",
+                          extra={"fields": {"user": name, "remote": request.remote}})
+        return error_reply(429, "rate_limited", str(exc), {"Retry-After": str(wait)})
+    if not ok or user is None:
+        console.sessions.failed(keys)
+        _refusals.warning("bad_login", "console login failed",
+                          extra={"fields": {"user": name, "remote": request.remote}})
+        return error_reply(401, "bad_login", "wrong user name or password")
+    console.sessions.succeeded(keys)
     session = console.sessions.create(user.name, user.role)
     log.info("console login", extra={"fields": {"user": user.name, "remote": request.remote}})
     resp = json_reply(_login_info(console, session))

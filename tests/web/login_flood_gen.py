@@ -1,0 +1,33 @@
+"""A login flood from outside (issue 27 item 4): ``python login_flood_gen.py BASE TRIES ADDR...``
+sends TRIES wrong passwords for ``alice`` at once from each address (a connection each), then
+prints one JSON line: ``[[status, retry_after or null], ...]``. A process of its own, so the
+test's client that times the referee's login shares no event loop with the flood."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+
+import aiohttp
+
+
+async def _login(address: str, base: str, password: str) -> tuple[int, str | None]:
+    conn = aiohttp.TCPConnector(local_addr=(address, 0), force_close=True)
+    async with aiohttp.ClientSession(connector=conn) as http, http.post(
+        base + "/console/api/login", json={"user": "alice", "password": password},
+        timeout=aiohttp.ClientTimeout(total=120),
+    ) as r:
+        await r.read()
+        return r.status, r.headers.get("Retry-After")
+
+
+async def main() -> None:
+    base, tries, addresses = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+    got = await asyncio.gather(*(_login(a, base, f"wrong {i}")
+                                 for a in addresses for i in range(tries)))
+    print(json.dumps(got))
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
