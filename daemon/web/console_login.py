@@ -25,7 +25,7 @@ from daemon.web.console_http import (
 )
 
 log = logging.getLogger("jantaku.console")
-#: failed and refused logins: a few lines a window, then a count (a login flood, issue 27)
+#: failed and refused logins: a few lines a window, then a count (a login flood)
 _refusals = SampledLog(log, "console login refusals")
 
 

@@ -2,7 +2,7 @@
 
 Every console login derives a key (PBKDF2, 200,000 iterations: ~0.1 s here, several times that on
 a Pi). Ten addresses each sending 20 wrong passwords at once queued 200 derivations behind one lock
-and kept the real referee waiting 2.4-7.6 s (issue 27). :class:`LoginGate` decides *before*
+and kept the real referee waiting 2.4-7.6 s. :class:`LoginGate` decides *before*
 anything is derived:
 
 * an address with an attempt already being checked (or waiting) is refused at once: 429 with
