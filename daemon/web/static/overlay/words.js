@@ -70,9 +70,30 @@ const RANK_WORDS = { en: ["1st", "2nd", "3rd", "4th"], ja: ["1位", "2位", "3�
                      zh: ["第1名", "第2名", "第3名", "第4名"] };
 const ALL_WORDS = { en: (n) => `${n} all`, ja: (n) => `${n}オール`, zh: (n) => `各家${n}` };
 
+// Zung Jung patterns (rules/scoring/zung_jung_patterns.py: the key the engine puts on the card
+// and its Chinese name, which Japanese and Chinese broadcasts both write; kept in step by
+// tests/web/test_overlay_words.py)
+const ZJ_WORDS = {
+  all_sequences: "平和", concealed_hand: "門前清", no_terminals: "斷么九", mixed_one_suit: "混一色",
+  pure_one_suit: "清一色", nine_gates: "九蓮寶燈", value_honor: "番牌", small_three_dragons: "小三元",
+  big_three_dragons: "大三元", small_three_winds: "小三風", big_three_winds: "大三風",
+  small_four_winds: "小四喜", big_four_winds: "大四喜", all_honors: "字一色", all_triplets: "對對和",
+  two_concealed_triplets: "二暗刻", three_concealed_triplets: "三暗刻", four_concealed_triplets: "四暗刻",
+  one_kong: "一槓", two_kongs: "二槓", three_kongs: "三槓", four_kongs: "四槓",
+  two_identical_sequences: "一般高", two_identical_sequences_twice: "兩般高",
+  three_identical_sequences: "一色三同順", four_identical_sequences: "一色四同順",
+  three_similar_sequences: "三色同順", small_three_similar_triplets: "三色小同刻",
+  three_similar_triplets: "三色同刻", nine_tile_straight: "一氣通貫", three_consecutive_triplets: "三連刻",
+  four_consecutive_triplets: "四連刻", mixed_lesser_terminals: "混全帶么",
+  pure_lesser_terminals: "純全帶么", mixed_greater_terminals: "混么九", pure_greater_terminals: "清么九",
+  final_draw: "海底撈月", final_discard: "河底撈魚", win_on_kong: "嶺上開花", robbing_a_kong: "搶槓",
+  blessing_of_heaven: "天和", blessing_of_earth: "地和", thirteen_terminals: "十三么九",
+  seven_pairs: "七對子"
+};
+
 function yakuWord(lang, name) {
   const words = YAKU_WORDS[lang];
-  return words ? words[name] || name : name;
+  return words ? words[name] || ZJ_WORDS[name] || name : name;
 }
 
 function limitWord(lang, limit) {
