@@ -5,7 +5,7 @@ import { api } from "./api.js";
 import { seatName } from "./names.js";
 import { chosen, renderSeatPickers, riichiList } from "./seatpick.js";
 import { picked, renderFu, tickedYaku } from "./tilepick.js";
-import { state } from "./session.js";
+import { store } from "./store.js";
 import { startPreview } from "./preview.js";
 
 // which fields a choice shows
@@ -77,7 +77,7 @@ $("panel-result").addEventListener("submit", (ev) => {
   }
   if (mode === "hanfu" || mode === "yakuman") {
     // the yaku ticked on the checklist go into the records when they tell the value entered
-    const snap = (state && state.snapshot) || {};
+    const snap = (store.state && store.state.snapshot) || {};
     const winds = ["east", "south", "west", "north"];
     const roundWind = winds["ESWN".indexOf(snap.round_wind)] || "east";
     const seatWind = winds[(win.winner - (snap.dealer || 0) + 4) % 4];
