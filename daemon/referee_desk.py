@@ -17,6 +17,8 @@ from dataclasses import replace
 from typing import Any, ParamSpec, Protocol, TypeVar
 
 from daemon import commands as dcmd
+from daemon.bounded_json import MAX_BYTES
+from daemon.command_gate import DEFAULT_LIMITS
 from daemon.config import Config
 from daemon.errors import CommandError
 from daemon.eventlog import EventLog
@@ -126,6 +128,8 @@ class RefereeDesk:
 
     async def _execute(self, name: str, incoming: Incoming) -> dict[str, Any]:
         now = self.svc._wall_ns()
+        if incoming.refused is not None:
+            raise self._gate_refusal(name, incoming, now / 1e9)
         cmd = dcmd.parse(name, incoming.topic, incoming.payload, self.svc.config.referee, now / 1e9)
         previous = await self.svc.db(self.svc.eventlog.command_reply, cmd.user, cmd.id)
         if previous is not None:
@@ -183,6 +187,25 @@ class RefereeDesk:
             extra={"fields": {"command_id": cmd.id, "input_seq": applied.record.seq}},
         )
         return reply
+
+    def _gate_refusal(self, name: str, incoming: Incoming, now_wall: float) -> CommandError:
+        """The reply's error for a message the command gate refused (daemon/command_gate.py):
+        the full checks' own refusal where they find one (the precise message), else the
+        gate's code. Never executed, whatever the full checks say."""
+        code = incoming.refused or "refused"
+        size = len(incoming.payload) if incoming.size is None else incoming.size
+        if size > MAX_BYTES:
+            return CommandError("too_large", f"the payload has {size} bytes (at most {MAX_BYTES})")
+        if code == "rate_limited":
+            limits = DEFAULT_LIMITS
+            return CommandError(code, f"more than {limits.per_user_burst} commands at once or"
+                                f" {limits.per_user_per_s:g} a second from this user: send it"
+                                " again (same id) in a few seconds")
+        try:
+            dcmd.parse(name, incoming.topic, incoming.payload, self.svc.config.referee, now_wall)
+        except CommandError as exc:
+            return exc
+        return CommandError(code, f"refused by the command gate: {code}")
 
     async def _wait_logged(self, name: str, sub: Submission) -> Applied:
         """The command's outcome; if the log cannot be written for COMMAND_LOG_WAIT_S, the

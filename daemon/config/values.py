@@ -85,6 +85,20 @@ class TlsConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class CommandIntakeConfig:
+    """``[mqtt.commands]``: where the table reads referee commands (docs/mqtt.md "Commands under
+    a flood"). ``own``: a connection of their own, read by the lean reader (daemon/mqtt_lean.py),
+    so a flood of commands never reaches the table's main connection; ``shared``: the table's
+    main connection (paho), as before."""
+
+    connection: Literal["own", "shared"] = "own"
+    #: the own connection's account (on a broker that makes the client id the username, an
+    #: account of its own: ``cmd.<table id>``, docs/install.md); None: anonymous
+    username: str | None = None
+    password: Secret | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class MqttConfig:
     host: str
     port: int = 1883
@@ -103,6 +117,9 @@ class MqttConfig:
     #: Least seconds between two publications of the retained ``state`` (0: every change). The
     #: latest state is always published: a change inside the interval goes out at its end.
     state_interval: float = 0.5
+    #: ``[mqtt.commands]`` (default: an own connection on an anonymous broker, the table's
+    #: connection when the table logs in with an account and no command account is given)
+    commands: CommandIntakeConfig = CommandIntakeConfig()
 
 
 @dataclass(frozen=True, slots=True)
