@@ -70,6 +70,8 @@ class CommandIntake:
         self.gate = CommandGate(topics.base, referee, limits=limits, wall=wall)
         self._queue: asyncio.Queue[Incoming] = asyncio.Queue(limits.queue)
         self._retained_log = SampledLog(log, "retained commands")
+        #: set while the own connection is subscribed to ``cmd/+``
+        self.subscribed = asyncio.Event()
         # health
         self.connected = False
         self.connects = 0
@@ -179,6 +181,7 @@ class CommandIntake:
             try:
                 async with LeanSession(self._spec(), self.feed) as session:
                     await session.subscribe([(self.topics.cmd_filter, options)])
+                    self.subscribed.set()
                     self.connected, self.last_error = True, None
                     self.connects += 1
                     log.info("command intake connected to %s:%d", self.cfg.host, self.cfg.port)
@@ -188,6 +191,7 @@ class CommandIntake:
                 log.warning("command intake connection lost: %s", self.last_error)
             finally:
                 self.connected = False
+                self.subscribed.clear()
             if time.monotonic() - started > 10:
                 delay = self.backoff[0]
             await asyncio.sleep(delay)

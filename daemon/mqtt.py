@@ -115,6 +115,8 @@ class CommandFeed(Protocol):
     ``own`` false means this connection subscribes to them."""
 
     own: bool
+    #: set while the own connection is subscribed (``own`` only)
+    subscribed: asyncio.Event
 
     def feed(self, topic: bytes, payload: bytes, retain: bool,
              props: bytes | PublishProperties | None, size: int) -> None: ...
@@ -262,6 +264,12 @@ class BrokerLink:
             for flt in self.requests.filters:
                 await client.subscribe(flt, qos=1)
         self._acks = acks
+        if self.commands is not None and self.commands.own:
+            # "online" says that commands are read: the own connection's subscription first
+            # (not for ever: a table whose command account fails still publishes its events)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self.cfg.connect_timeout):
+                    await self.commands.subscribed.wait()
         online = status_payload("online", self.topics.table, since=_iso_now())
         async with asyncio.timeout(ACK_TIMEOUT):
             await acks.publish(self.topics.status, online, qos=1, retain=True)

@@ -10,7 +10,6 @@ import asyncio
 import os
 import re
 import ssl
-import subprocess
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from daemon.config import parse_config
 from daemon.errors import BrokerError
 from daemon.mqtt_paho import Connect, PahoSession
 from daemon.topics import Topics
+from hil.kit import make_ca
 
 SHIPPED = daemon_kit.REPO / "systemd" / "mosquitto"
 TABLE = "tsec1"
@@ -38,20 +38,6 @@ PASSWORDS = {
     "tool.archive": "tool-secret",
     "broadcast.delay": "delay-secret",
 }
-
-
-def _openssl(*args: str, cwd: Path) -> None:
-    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True)
-
-
-def make_ca(d: Path) -> None:
-    _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj",
-             "/CN=jantaku test CA", "-keyout", "ca.key", "-out", "ca.crt", cwd=d)
-    _openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost",
-             "-keyout", "broker.key", "-out", "broker.csr", cwd=d)
-    (d / "ext.cnf").write_text("subjectAltName=DNS:localhost,IP:127.0.0.1\n")
-    _openssl("x509", "-req", "-in", "broker.csr", "-CA", "ca.crt", "-CAkey", "ca.key",
-             "-CAcreateserial", "-days", "2", "-extfile", "ext.cnf", "-out", "broker.crt", cwd=d)
 
 
 @dataclass
