@@ -171,10 +171,15 @@ level = "info"
 
 
 @contextlib.contextmanager
-def daemon(work: Path, config: str) -> Iterator[subprocess.Popen[bytes]]:
+def daemon(work: Path, config: str, src: Path | None = None) -> Iterator[subprocess.Popen[bytes]]:
+    """``jantaku run``; ``src``: the daemon of another source tree (an A/B against main)."""
     path = work / "t01.toml"
     path.write_text(config)
-    proc = subprocess.Popen([jantaku(), "run", "--config", str(path)],
+    cmd, env = [jantaku()], None
+    if src is not None:
+        cmd = [sys.executable, "-c", "import sys; from daemon.cli import main; sys.exit(main())"]
+        env = {**os.environ, "PYTHONPATH": str(src)}
+    proc = subprocess.Popen([*cmd, "run", "--config", str(path)], env=env, cwd=src,
                             stdout=subprocess.DEVNULL,
                             stderr=open(work / "daemon.log", "ab"),  # noqa: SIM115
                             preexec_fn=die_with_parent)
@@ -187,6 +192,12 @@ def daemon(work: Path, config: str) -> Iterator[subprocess.Popen[bytes]]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def cpu_s(pid: int) -> float:
+    """The process's CPU time so far (user + system), seconds."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def rss_mb(pid: int) -> float:
@@ -207,8 +218,11 @@ class Result:
     unanswered: int = 0  # valid commands without a reply within 10 s
     rss_idle: float = 0.0
     rss_max: float = 0.0
+    cpu: float = 0.0  # the daemon's CPU seconds from the flood's start to 2 s after it
     drops: list[str] = field(default_factory=list)
     intake: dict[str, Any] = field(default_factory=dict)
+    inputs: int = 0  # the table's logged inputs at the end (health)
+    ok_seqs: list[int] = field(default_factory=list)  # input_seq of each valid command's reply
 
     @property
     def slowest(self) -> float:
@@ -224,6 +238,8 @@ class Result:
             "reply_s_max": round(self.slowest, 3),
             "reply_s": [round(s, 3) for s, _ in self.replies],
             "rss_idle_mb": round(self.rss_idle, 1), "rss_max_mb": round(self.rss_max, 1),
+            "daemon_cpu_s": round(self.cpu, 2),
+            "cpu_us_per_message": round(1e6 * self.cpu / max(1, self.read, self.sent), 1),
             "broker_drop_lines": len(self.drops), "intake": self.intake,
         }
 
@@ -235,12 +251,13 @@ class Referee:
         self.client = client
         self.replies: dict[str, tuple[float, dict[str, Any]]] = {}
         self.health: dict[str, Any] = {}
+        self.health_at = 0.0  # monotonic: when the last health arrived
 
     async def collect(self) -> None:
         async for m in self.client.messages:
             body = json.loads(m.payload) if isinstance(m.payload, bytes) else {}
             if str(m.topic).endswith("/health"):
-                self.health = body
+                self.health, self.health_at = body, time.monotonic()
             elif isinstance(body.get("id"), str):
                 self.replies[body["id"]] = (time.monotonic(), body)
 
@@ -285,17 +302,19 @@ async def run(v: Venue, pid: int, rate: float, seconds: float, n: int) -> Result
     """The flood against a running daemon (``pid``), a valid command every second."""
     res = Result(rate, seconds)
     async with referee(v) as ref:
-        await until(lambda: "intake" in ref.health.get("commands", {}), 30)
+        await until(lambda: "commands" in ref.health, 30)
         sent = {"start": await ref.command("new_game", {
             "ruleset": "mleague", "first_dealer": 0, "names": ["A", "B", "C", "D"]}, "start")}
         await until(lambda: "start" in ref.replies, 10)
         assert ref.replies["start"][1]["status"] == "ok", ref.replies["start"]
+        await until(lambda: ref.health.get("inputs", 0) >= 1, 10)  # new_game read and counted
         samples = []
         for _ in range(10):
             samples.append(rss_mb(pid))
             await asyncio.sleep(0.1)
         res.rss_idle = max(samples)
         read_before = ref.intake().get("received", 0)
+        cpu0 = cpu_s(pid)
         procs = _flooders(v, rate, seconds, n)
         t0 = time.monotonic()
         k = 0
@@ -308,15 +327,18 @@ async def run(v: Venue, pid: int, rate: float, seconds: float, n: int) -> Result
                 sent[f"v{k}"] = await ref.command("set_scores", args, f"v{k}")
             res.rss_max = max(res.rss_max, rss_mb(pid))
             await asyncio.sleep(0.05)
+        res.cpu = cpu_s(pid) - cpu0
         for p in procs:
             out = json.loads(p.communicate()[0])
             res.sent += out["sent"]
             res.achieved += out["sent"] / out["seconds"]
         with contextlib.suppress(TimeoutError):
             await until(lambda: all(c in ref.replies for c in sent), 10)
-        await asyncio.sleep(2.5)  # the next health
+        done = time.monotonic()
+        await until(lambda: ref.health_at > done + 0.1, 10)  # a health from after the flood
         res.read = ref.intake().get("received", 0) - read_before
         res.intake = ref.intake()
+        res.inputs = int(ref.health.get("inputs", 0))
         for cid, at in sent.items():
             if cid == "start":
                 continue
@@ -325,6 +347,7 @@ async def run(v: Venue, pid: int, rate: float, seconds: float, n: int) -> Result
                 res.unanswered += 1
             else:
                 res.replies.append((got[0] - at, str(got[1].get("status"))))
+                res.ok_seqs.append(int(got[1].get("input_seq", 0)))
     res.drops = v.drops()
     return res
 
@@ -336,13 +359,16 @@ def main() -> int:
     ap.add_argument("--flooders", type=int, default=4)
     ap.add_argument("--connection", choices=("own", "shared"), default="own")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--daemon-src", type=Path,
+                    help="run the daemon of this source tree (e.g. main's, for an A/B)")
     a = ap.parse_args()
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="jantaku-flood-") as tmp:
         work = Path(tmp)
         with venue(work, a.flooders) as v, \
-                daemon(work, table_config(work, v, connection=a.connection)) as proc:
+                daemon(work, table_config(work, v, connection=a.connection),
+                       a.daemon_src) as proc:
             res = asyncio.run(run(v, proc.pid, a.rate, a.seconds, a.flooders))
             out = {"connection": a.connection, **res.summary()}
     if a.json:

@@ -365,7 +365,12 @@ class Service:
 
     async def _ready_when_up(self) -> None:
         deadline = time.monotonic() + self.ready_timeout
-        while not self.link.connected and time.monotonic() < deadline:
+
+        def up() -> bool:  # the broker, and the commands' own connection where they have one
+            return self.link.connected and (not self.commands.own
+                                            or self.commands.subscribed.is_set())
+
+        while not up() and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
         self.stats.ready_mono = time.monotonic()
         self.ready.set()
