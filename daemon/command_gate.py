@@ -6,14 +6,17 @@ here synchronously, cheapest check first, and only what passes is queued:
 
 1. **size** (at most 64 KiB: the payload of a longer packet is never even buffered,
    daemon/mqtt_lean.py);
-2. **JSON** (``json.loads``, in C; a bytes-level screen cannot refuse soundly: JSON escapes a
-   key's letters, ``"\\u0075ser"`` is ``user``), an object with ``user``, ``ts`` and
-   ``auth.hmac`` of the right types;
+2. **JSON** (UTF-8, no NaN, Infinity or 1e400: ``json``'s C parser; a bytes-level screen
+   cannot refuse soundly, JSON escapes a key's letters: ``"\\u0075ser"`` is ``user``), an
+   object with ``user``, ``ts`` and ``auth.hmac`` of the right types;
 3. **user**: one of the config's referee users;
 4. **freshness**: ``ts`` within ``referee.max_skew_seconds`` of the table's clock;
 5. **signature**: the HMAC (daemon/auth.py), which only the user's key can make.
 
-A refused message is counted by code (``health.commands.intake.refused``) and logged through
+A refused message is counted by the code of the first check that refused it
+(``health.commands.intake.refused``; the reply, built by the desk's full checks, may name a
+stricter one: nesting past 32 is ``too_deep`` there, a control character in a string
+``bad_json``) and logged through
 :class:`~daemon.log_sample.SampledLog` (a few lines a window, then one summary). It is answered
 (the desk builds the precise reply, daemon/referee_desk.py) only within a reply budget shared by
 all (:attr:`GateLimits.replies_per_s`): a flood gets no flood of replies.
@@ -31,6 +34,7 @@ import enum
 import hmac
 import json
 import logging
+import math
 import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable
@@ -47,6 +51,21 @@ log = logging.getLogger("jantaku.commands")
 #: (user, id) pairs remembered for telling a repeat from a new command (bounded: least recent
 #: forgotten; a forgotten one's repeat is then found in the event log by the desk)
 SEEN_MAX: Final = 4096
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError("a number out of range")
+    return value
+
+
+#: JSON as daemon/bounded_json.py reads it (UTF-8, no NaN/Infinity, no 1e400), in C
+_DECODER: Final = json.JSONDecoder(parse_constant=_no_constant, parse_float=_finite)
 
 
 class Verdict(enum.Enum):
@@ -135,7 +154,7 @@ class CommandGate:
         self._replies = Bucket(limits.replies_per_s, limits.replies_burst, now)
         self._seen: OrderedDict[tuple[str, str], None] = OrderedDict()
         self.stats = GateStats()
-        self.log = SampledLog(log, "refused commands")
+        self.log = SampledLog(log, "refused commands", mono=mono)
 
     def screen(self, topic: bytes, payload: bytes, retain: bool, size: int) -> tuple[Verdict, str]:
         """The verdict on one message, and its refusal code (``""`` if none)."""
@@ -159,7 +178,7 @@ class CommandGate:
         if size > MAX_BYTES:
             return "too_large"
         try:
-            obj = json.loads(payload)
+            obj = _DECODER.decode(payload.decode("utf-8"))
         except (ValueError, RecursionError):
             return "bad_json"
         if not isinstance(obj, dict):
