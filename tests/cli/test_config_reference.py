@@ -52,6 +52,10 @@ ca = "{tmp / "ca.crt"}"
 cert = "{tmp / "t.crt"}"
 key = "{tmp / "t.key"}"
 insecure = false
+[mqtt.commands]
+connection = "own"
+username = "cmd.t01"
+password_file = "{tmp / "pw"}"
 [devices.table]
 kind = "serial"
 path = "/dev/jantaku-table"
@@ -126,7 +130,8 @@ zone = "river"
 rect = [340, 560, 600, 80]
 """
     yield full
-    mqtt = '[mqtt]\nhost = "127.0.0.1"\nusername = "t01"\npassword = "secret"\n'
+    mqtt = ('[mqtt]\nhost = "127.0.0.1"\nusername = "t01"\npassword = "secret"\n'
+            '[mqtt.commands]\nusername = "cmd.t01"\npassword = "secret"\n')
     yield f'{head}{log}{mqtt}[devices.table]\nkind = "usb"\nvid = "0x1209"\npid = "0x4a55"\n'
     yield (f'{head}{log}{mqtt}[devices.table]\nkind = "gpio"\n'
            '[devices.table.pins]\nrelay = 17\nwall = 27\n')
