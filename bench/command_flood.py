@@ -27,6 +27,7 @@ import json
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -222,6 +223,8 @@ class Result:
     drops: list[str] = field(default_factory=list)
     intake: dict[str, Any] = field(default_factory=dict)
     inputs: int = 0  # the table's logged inputs at the end (health)
+    log_lines: int = 0  # the daemon's log lines written during the run
+    log_bytes: int = 0
     ok_seqs: list[int] = field(default_factory=list)  # input_seq of each valid command's reply
 
     @property
@@ -236,11 +239,15 @@ class Result:
             "answered_ok": sum(1 for _, s in self.replies if s == "ok"),
             "unanswered": self.unanswered,
             "reply_s_max": round(self.slowest, 3),
+            "reply_s_median": round(statistics.median(s for s, _ in self.replies), 3)
+            if self.replies else None,
             "reply_s": [round(s, 3) for s, _ in self.replies],
             "rss_idle_mb": round(self.rss_idle, 1), "rss_max_mb": round(self.rss_max, 1),
             "daemon_cpu_s": round(self.cpu, 2),
             "cpu_us_per_message": round(1e6 * self.cpu / max(1, self.read, self.sent), 1),
-            "broker_drop_lines": len(self.drops), "intake": self.intake,
+            "broker_drop_lines": len(self.drops),
+            "daemon_log_lines": self.log_lines, "daemon_log_bytes": self.log_bytes,
+            "intake": self.intake,
         }
 
 
@@ -299,8 +306,10 @@ def _flooders(v: Venue, rate: float, seconds: float, n: int) -> list[subprocess.
 
 
 async def run(v: Venue, pid: int, rate: float, seconds: float, n: int) -> Result:
-    """The flood against a running daemon (``pid``), a valid command every second."""
+    """The flood against a running daemon (``pid``), a valid command every second; its log is
+    ``daemon.log`` in the venue's directory."""
     res = Result(rate, seconds)
+    log = v.work / "daemon.log"
     async with referee(v) as ref:
         await until(lambda: "commands" in ref.health, 30)
         sent = {"start": await ref.command("new_game", {
@@ -314,6 +323,7 @@ async def run(v: Venue, pid: int, rate: float, seconds: float, n: int) -> Result
             await asyncio.sleep(0.1)
         res.rss_idle = max(samples)
         read_before = ref.intake().get("received", 0)
+        log_before = log.read_bytes() if log.exists() else b""
         cpu0 = cpu_s(pid)
         procs = _flooders(v, rate, seconds, n)
         t0 = time.monotonic()
@@ -339,6 +349,8 @@ async def run(v: Venue, pid: int, rate: float, seconds: float, n: int) -> Result
         res.read = ref.intake().get("received", 0) - read_before
         res.intake = ref.intake()
         res.inputs = int(ref.health.get("inputs", 0))
+        written = (log.read_bytes() if log.exists() else b"")[len(log_before):]
+        res.log_lines, res.log_bytes = written.count(b"\n"), len(written)
         for cid, at in sent.items():
             if cid == "start":
                 continue

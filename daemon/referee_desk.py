@@ -23,6 +23,7 @@ from daemon.config import Config
 from daemon.errors import CommandError
 from daemon.eventlog import EventLog
 from daemon.intake import Intake, RepeatedCommand, Submission
+from daemon.log_sample import SampledLog
 from daemon.mqtt import Incoming, Reply
 from daemon.table import Applied, CommandStamp, TableCore
 from daemon.topics import Topics
@@ -63,6 +64,15 @@ class RefereeDesk:
 
     def __init__(self, service: DeskHost) -> None:
         self.svc = service
+        # a few lines a window, then a summary: refusals come in floods (the gate answers up
+        # to 20 a second, daemon/command_gate.py)
+        self.refusals = SampledLog(log, "command refusals", burst=20)
+        self.unaddressed = SampledLog(log, "unaddressed commands", burst=20)
+
+    def tick_logs(self) -> None:
+        """The summary line of a window that suppressed any (the health loop, each tick)."""
+        self.refusals.tick()
+        self.unaddressed.tick()
 
     async def handle_command(self, incoming: Incoming) -> Reply | None:
         """Check and run one command; the reply, or ``None`` when it cannot be addressed.
@@ -85,8 +95,8 @@ class RefereeDesk:
         except CommandError as exc:
             body = dcmd.reply_error(self.svc.table_id, name, env.id, exc.code, str(exc))
             self.svc.command_stats.refused[exc.code] += 1
-            log.warning(
-                "command %s refused: %s",
+            self.refusals.warning(
+                exc.code, "command %s refused: %s",
                 dcmd.echo_name(name),
                 exc.code,
                 extra={"fields": {"user": env.user, "command_id": env.id, "error": str(exc)}},
@@ -104,8 +114,9 @@ class RefereeDesk:
             )
         if reply_topic is None:
             self.svc.command_stats.unanswered += 1
-            log.warning(
-                "command %s: no valid reply address, no reply", dcmd.echo_name(name),
+            self.unaddressed.warning(
+                "no_reply_address", "command %s: no valid reply address, no reply",
+                dcmd.echo_name(name),
                 extra={"fields": {"user": env.user, "command_id": env.id,
                                   "problem": topic_problem}},
             )

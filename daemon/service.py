@@ -507,6 +507,7 @@ class Service:
                 self.notifier.watchdog()
             elif not ok:
                 log.error("unhealthy, watchdog not fed: %s", problem)
+            self.desk.tick_logs()
             if now >= next_prune:
                 next_prune = now + PRUNE_EVERY_S
                 await self.desk.prune_commands()
