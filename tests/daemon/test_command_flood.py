@@ -59,4 +59,5 @@ async def test_a_flood_of_bad_commands_leaves_the_table_bounded_and_answering(
     gate_lines = [line for line in (tmp_path / "daemon.log").read_text().splitlines()
                   if "refused by the gate" in line]
     assert len(gate_lines) <= 5 * (SECONDS // 10 + 3), len(gate_lines)
-    assert res.log_lines < 100, res.log_lines  # one a refusal was 147,000 lines (issue 27)
+    # a few lines a second, not one a refusal (147,000 lines in 20 s before)
+    assert res.log_lines <= 50 + 10 * SECONDS, res.log_lines
