@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from daemon import auth
-from daemon.bounded_json import MAX_BYTES
+from daemon.bounded_json import MAX_BYTES, JsonRefused
 from daemon.config import RefereeConfig
 from daemon.log_sample import SampledLog
 
@@ -54,13 +54,13 @@ SEEN_MAX: Final = 4096
 
 
 def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
+    raise JsonRefused("bad_json", f"{name} is not a JSON number")
 
 
 def _finite(text: str) -> float:
     value = float(text)
     if not math.isfinite(value):
-        raise ValueError("a number out of range")
+        raise JsonRefused("bad_json", "a number out of range")
     return value
 
 

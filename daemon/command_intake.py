@@ -70,6 +70,7 @@ class CommandIntake:
         self.gate = CommandGate(topics.base, referee, limits=limits, wall=wall)
         self._queue: asyncio.Queue[Incoming] = asyncio.Queue(limits.queue)
         self._retained_log = SampledLog(log, "retained commands")
+        self._errors_log = SampledLog(log, "intake errors")
         #: set while the own connection is subscribed to ``cmd/+``
         self.subscribed = asyncio.Event()
         # health
@@ -85,12 +86,18 @@ class CommandIntake:
     def feed(self, topic: bytes, payload: bytes, retain: bool,
              props: bytes | wire.PublishProperties | None, size: int) -> None:
         """One message from ``cmd/+`` (the lean reader's callback, or the main connection's):
-        screened now; only what the gate lets through is kept."""
-        verdict, code = self.gate.screen(topic, payload, retain, size)
-        if verdict is Verdict.ADMIT or verdict is Verdict.ANSWER:
-            self._queue_for_desk(topic, payload, props, size, code or None)
-        elif verdict is Verdict.RETAINED:
-            self._retained(topic.decode("utf-8", "replace"), size)
+        screened now; only what the gate lets through is kept. Nothing a message holds ends
+        the reader: an unexpected error is counted and logged (a few lines a window)."""
+        try:
+            verdict, code = self.gate.screen(topic, payload, retain, size)
+            if verdict is Verdict.ADMIT or verdict is Verdict.ANSWER:
+                self._queue_for_desk(topic, payload, props, size, code or None)
+            elif verdict is Verdict.RETAINED:
+                self._retained(topic.decode("utf-8", "replace"), size)
+        except Exception as exc:  # a bug: the last net, so the connection is not dropped
+            self.handler_errors += 1
+            self._errors_log.warning("internal", "command intake: a message was dropped: %r",
+                                     exc)
 
     def _queue_for_desk(self, topic: bytes, payload: bytes,
                         props: bytes | wire.PublishProperties | None, size: int,
@@ -159,6 +166,7 @@ class CommandIntake:
             await asyncio.sleep(1.0)
             self.gate.log.tick()
             self._retained_log.tick()
+            self._errors_log.tick()
 
     def _spec(self) -> Connect:
         c = self.cfg
