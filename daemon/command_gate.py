@@ -43,7 +43,7 @@ from typing import Any, Final
 
 from daemon import auth
 from daemon.bounded_json import MAX_BYTES, JsonRefused
-from daemon.config import RefereeConfig
+from daemon.config import CommandIntakeConfig, RefereeConfig
 from daemon.log_sample import SampledLog
 
 log = logging.getLogger("jantaku.commands")
@@ -78,7 +78,8 @@ class Verdict(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class GateLimits:
-    """The gate's bounds (docs/mqtt.md "Commands under a flood")."""
+    """The gate's bounds (docs/mqtt.md "Commands under a flood"; the first five from
+    ``[mqtt.commands]``)."""
 
     #: commands a user may have admitted: a sustained rate and a burst
     per_user_per_s: float = 5.0
@@ -93,8 +94,15 @@ class GateLimits:
     queue: int = 64
 
 
-#: the limits the daemon runs with
+#: the limits the daemon runs with unless ``[mqtt.commands]`` says otherwise
 DEFAULT_LIMITS: Final = GateLimits()
+
+
+def limits_of(cfg: CommandIntakeConfig) -> GateLimits:
+    """The gate's limits from ``[mqtt.commands]`` (daemon/config)."""
+    return GateLimits(per_user_per_s=cfg.per_user_per_second, per_user_burst=cfg.per_user_burst,
+                      replies_per_s=cfg.replies_per_second, replies_burst=cfg.replies_burst,
+                      queue=cfg.queue)
 
 
 class Bucket:

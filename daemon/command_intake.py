@@ -26,7 +26,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Final, Protocol
 
 from daemon import mqtt_wire as wire
-from daemon.command_gate import DEFAULT_LIMITS, CommandGate, GateLimits, Verdict
+from daemon.command_gate import CommandGate, GateLimits, Verdict, limits_of
 from daemon.config import MqttConfig, RefereeConfig
 from daemon.errors import BrokerError
 from daemon.log_sample import SampledLog
@@ -61,12 +61,13 @@ class CommandIntake:
     def __init__(
         self, cfg: MqttConfig, client_id: str, topics: Topics, referee: RefereeConfig,
         on_command: Callable[[Incoming], Awaitable[Reply | None]], replies: ReplySink, *,
-        wall: Callable[[], float] = time.time, limits: GateLimits = DEFAULT_LIMITS,
+        wall: Callable[[], float] = time.time, limits: GateLimits | None = None,
         backoff: tuple[float, float] = (0.2, 5.0),
     ) -> None:
         self.cfg, self.client_id, self.topics = cfg, client_id, topics
         self.on_command, self.replies, self.backoff = on_command, replies, backoff
         self.own = cfg.commands.connection == "own"
+        limits = limits_of(cfg.commands) if limits is None else limits
         self.gate = CommandGate(topics.base, referee, limits=limits, wall=wall)
         self._queue: asyncio.Queue[Incoming] = asyncio.Queue(limits.queue)
         self._retained_log = SampledLog(log, "retained commands")

@@ -18,7 +18,6 @@ from typing import Any, ParamSpec, Protocol, TypeVar
 
 from daemon import commands as dcmd
 from daemon.bounded_json import MAX_BYTES
-from daemon.command_gate import DEFAULT_LIMITS
 from daemon.config import Config
 from daemon.errors import CommandError
 from daemon.eventlog import EventLog
@@ -208,10 +207,10 @@ class RefereeDesk:
         if size > MAX_BYTES:
             return CommandError("too_large", f"the payload has {size} bytes (at most {MAX_BYTES})")
         if code == "rate_limited":
-            limits = DEFAULT_LIMITS
-            return CommandError(code, f"more than {limits.per_user_burst} commands at once or"
-                                f" {limits.per_user_per_s:g} a second from this user: send it"
-                                " again (same id) in a few seconds")
+            bounds = self.svc.config.mqtt.commands
+            return CommandError(code, f"more than {bounds.per_user_burst} commands at once or"
+                                f" {bounds.per_user_per_second:g} a second from this user: send"
+                                " it again (same id) in a few seconds")
         try:
             dcmd.parse(name, incoming.topic, incoming.payload, self.svc.config.referee, now_wall)
         except CommandError as exc:

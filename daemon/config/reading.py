@@ -193,6 +193,16 @@ def _commands(sec: Section | None, table_user: str | None) -> CommandIntakeConfi
     take the first one's place on a broker with ``use_username_as_clientid``)."""
     if sec is None:
         return CommandIntakeConfig("own" if table_user is None else "shared")
+    d = CommandIntakeConfig()
+    bounds = {
+        "per_user_per_second": sec.float_("per_user_per_second", 0.1, 10_000.0,
+                                           d.per_user_per_second),
+        "per_user_burst": sec.int_("per_user_burst", 1, 1_000_000, d.per_user_burst),
+        "replies_per_second": sec.float_("replies_per_second", 0.0, 1_000_000.0,
+                                          d.replies_per_second),
+        "replies_burst": sec.int_("replies_burst", 0, 1_000_000, d.replies_burst),
+        "queue": sec.int_("queue", 1, 1_000_000, d.queue),
+    }
     connection = sec.choice("connection", ("own", "shared"), "own")
     username = sec.str_("username", None)
     password: Secret | None = None
@@ -212,7 +222,7 @@ def _commands(sec: Section | None, table_user: str | None) -> CommandIntakeConfi
             " connection of the table's account takes the first one's place (docs/install.md)")
     if connection == "shared" and username is not None:
         raise sec.error("mqtt.commands: username is for connection = \"own\"")
-    return CommandIntakeConfig(connection, username, password)
+    return CommandIntakeConfig(connection, username, password, **bounds)
 
 
 def _hex16(sec: Section, key: str) -> int:

@@ -96,6 +96,14 @@ class CommandIntakeConfig:
     #: account of its own: ``cmd.<table id>``, docs/install.md); None: anonymous
     username: str | None = None
     password: Secret | None = None
+    #: the command gate's bounds (daemon/command_gate.py): each user's admitted commands (a
+    #: sustained rate and a burst), the error replies to refused messages (for everyone
+    #: together), and the admitted messages waiting for the desk
+    per_user_per_second: float = 5.0
+    per_user_burst: int = 20
+    replies_per_second: float = 20.0
+    replies_burst: int = 100
+    queue: int = 64
 
 
 @dataclass(frozen=True, slots=True)

@@ -56,6 +56,11 @@ insecure = false
 connection = "own"
 username = "cmd.t01"
 password_file = "{tmp / "pw"}"
+per_user_per_second = 5.0
+per_user_burst = 20
+replies_per_second = 20.0
+replies_burst = 100
+queue = 64
 [devices.table]
 kind = "serial"
 path = "/dev/jantaku-table"
