@@ -267,9 +267,14 @@ class BrokerLink:
         if self.commands is not None and self.commands.own:
             # "online" says that commands are read: the own connection's subscription first
             # (not for ever: a table whose command account fails still publishes its events)
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(self.cfg.connect_timeout):
-                    await self.commands.subscribed.wait()
+            waits = [asyncio.ensure_future(e.wait())
+                     for e in (self.commands.subscribed, self._stopping)]
+            try:
+                await asyncio.wait(waits, timeout=self.cfg.connect_timeout,
+                                   return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for w in waits:
+                    w.cancel()
         online = status_payload("online", self.topics.table, since=_iso_now())
         async with asyncio.timeout(ACK_TIMEOUT):
             await acks.publish(self.topics.status, online, qos=1, retain=True)

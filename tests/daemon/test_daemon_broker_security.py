@@ -80,7 +80,7 @@ def venue(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Venue]:
 
 
 def _table_config(venue: Venue, tmp_path: Path, table: str = TABLE,
-                  command_account: bool = False) -> Any:
+                  command_account: bool = False, command_password: str | None = None) -> Any:
     """The table's config on the TLS listener; ``command_account``: its commands on a
     connection of their own, as ``cmd.<table>`` (docs/install.md)."""
     pw = tmp_path / "mqtt.pass"
@@ -90,7 +90,8 @@ def _table_config(venue: Venue, tmp_path: Path, table: str = TABLE,
         f'[mqtt.tls]\nca = "{venue.ca}"\n'
     )
     if command_account:
-        (tmp_path / "cmd.pass").write_text(PASSWORDS[f"cmd.{table}"] + "\n")
+        (tmp_path / "cmd.pass").write_text((command_password or PASSWORDS[f"cmd.{table}"])
+                                           + "\n")
         extra += (f'\n[mqtt.commands]\nusername = "cmd.{table}"\n'
                   f'password_file = "{tmp_path / "cmd.pass"}"\n')
     text = daemon_kit.config_text(
@@ -189,3 +190,18 @@ async def test_websocket_overlay_reads_state_but_cannot_command(venue: Venue) ->
                 break
     code = await _publish_code(venue.ws_port, None, own.cmd("new_game"), transport="websockets")
     assert code >= 0x80
+
+
+
+async def test_a_command_account_the_broker_refuses_is_reported_and_the_table_plays_on(
+    venue: Venue, tmp_path: Path
+) -> None:
+    """A wrong password for ``cmd.t01``: the table still connects, says "online" and takes its
+    inputs; health says the command connection is down, and why."""
+    config = _table_config(venue, tmp_path, "t01", command_account=True,
+                           command_password="not the password")
+    async with running_service(config, ready_timeout=1.0) as service:
+        await daemon_kit.until(lambda: service.link.connected, 10)
+        intake = service.health()["commands"]["intake"]
+        assert intake["connection"] == "own" and not intake["connected"], intake
+        assert "refused" in (intake["last_error"] or ""), intake
