@@ -70,6 +70,7 @@ class Venue:
     work: Path
     port: int
     passwords: dict[str, str]
+    tls_port: int = 0  # the TLS listener (certificates for localhost, CA in etc/certs/ca.crt)
     proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -106,16 +107,16 @@ def venue(work: Path, flooders: int) -> Iterator[Venue]:
     (etc / "jantaku.acl").write_text(
         acl + "".join(_flood_block(acl, f"referee.flood{i}") for i in range(flooders)))
     (etc / "jantaku-overlay.acl").write_text((SHIPPED / "jantaku-overlay.acl").read_text())
-    port = free_port()
+    port, tls_port = free_port(), free_port()
     conf = (SHIPPED / "jantaku.conf").read_text().replace("/etc/mosquitto/", f"{etc}/")
     conf += f"\npersistence_location {work}/\n"
-    conf = re.sub(r"^listener 8883$", f"listener {free_port()} 127.0.0.1", conf, flags=re.M)
+    conf = re.sub(r"^listener 8883$", f"listener {tls_port} 127.0.0.1", conf, flags=re.M)
     conf = re.sub(r"^listener 1883 ", f"listener {port} ", conf, flags=re.M)
     conf = re.sub(r"^listener 9001$", f"listener {free_port()} 127.0.0.1", conf, flags=re.M)
     if os.getuid() == 0:
         conf = "user root\n" + conf  # mosquitto drops root to 'mosquitto': keep the dir readable
     (work / "mosquitto.conf").write_text(conf)
-    v = Venue(work, port, passwords)
+    v = Venue(work, port, passwords, tls_port)
     v.proc = subprocess.Popen([MOSQUITTO, "-c", str(work / "mosquitto.conf")],
                               stdout=open(v.log_path, "ab"),  # noqa: SIM115
                               stderr=subprocess.STDOUT, preexec_fn=die_with_parent)
@@ -142,7 +143,8 @@ def _listening(port: int) -> bool:
     return False
 
 
-def table_config(work: Path, v: Venue, *, connection: str) -> str:
+def table_config(work: Path, v: Venue, *, connection: str, tls: bool = False) -> str:
+    """``tls``: the table on the TLS listener (as in a venue), else on the localhost one."""
     (work / "table.pass").write_text(v.passwords[TABLE] + "\n")
     (work / "cmd.pass").write_text(v.passwords[f"cmd.{TABLE}"] + "\n")
     commands = "" if connection == "shared" else (
@@ -154,12 +156,13 @@ ruleset = "mleague"
 [eventlog]
 path = "{work / "t01.sqlite"}"
 [mqtt]
-host = "127.0.0.1"
-port = {v.port}
+host = "{"localhost" if tls else "127.0.0.1"}"
+port = {v.tls_port if tls else v.port}
 username = "{TABLE}"
 password_file = "{work / "table.pass"}"
 health_interval = 1.0
 {commands}
+{f'[mqtt.tls]{chr(10)}ca = "{work / "etc" / "certs" / "ca.crt"}"' if tls else ""}
 [devices.table]
 kind = "none"
 [[referee.users]]
@@ -370,6 +373,7 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=20)
     ap.add_argument("--flooders", type=int, default=4)
     ap.add_argument("--connection", choices=("own", "shared"), default="own")
+    ap.add_argument("--tls", action="store_true", help="the table on the TLS listener")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--daemon-src", type=Path,
                     help="run the daemon of this source tree (e.g. main's, for an A/B)")
@@ -379,10 +383,10 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="jantaku-flood-") as tmp:
         work = Path(tmp)
         with venue(work, a.flooders) as v, \
-                daemon(work, table_config(work, v, connection=a.connection),
+                daemon(work, table_config(work, v, connection=a.connection, tls=a.tls),
                        a.daemon_src) as proc:
             res = asyncio.run(run(v, proc.pid, a.rate, a.seconds, a.flooders))
-            out = {"connection": a.connection, **res.summary()}
+            out = {"connection": a.connection, "tls": a.tls, **res.summary()}
     if a.json:
         print(json.dumps(out))
     else:
