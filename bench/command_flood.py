@@ -1,15 +1,17 @@
 """A command flood against the real ``jantaku run`` on the shipped broker files (issue 27).
 
     python bench/command_flood.py [--rate 10000] [--seconds 20] [--flooders 4]
-                                  [--connection own|shared] [--json]
+                                  [--connection own|shared] [--tls] [--daemon-src DIR] [--json]
 
 Starts Mosquitto with ``systemd/mosquitto/jantaku.conf`` and ``jantaku.acl`` as shipped (paths
 and ports rewritten; the flood accounts are referee blocks added the way docs/install.md says),
 then ``jantaku run`` for table ``t01`` on the localhost listener with its own account ``t01`` and
 its command account ``cmd.t01`` (``--connection shared``: no command account, the commands on the
-table's connection, as before). Then ``--flooders`` processes (bench/command_flooder.py) send
-bad commands at ``--rate`` a second in all for ``--seconds``, while the real ``referee.alice``
-sends a valid signed ``set_scores`` every second and times its reply. Reported: the flood rate
+table's connection, as before; ``--tls``: the table on the TLS listener; ``--daemon-src``: the
+daemon of another source tree, e.g. main's, for an A/B). Then ``--flooders`` processes
+(bench/command_flooder.py) send bad commands at ``--rate`` a second in all for ``--seconds``,
+while the real ``referee.alice`` sends a valid signed ``set_scores`` every second and times its
+reply. Reported: the flood rate
 achieved, what the daemon read (``health.commands.intake.received``), each valid command's reply
 time and status, the daemon's RSS (idle, and the most during the flood and 2 s after), and
 Mosquitto's "Outgoing messages are being dropped" lines.
