@@ -2,10 +2,12 @@
 
 A command is checked in this order, and the first failure is the reply (nothing is logged or
 changed): bounded JSON (daemon/bounded_json.py: 64 KiB, depth 32, no NaN/Infinity, valid
-strings) → envelope schema (``daemon/schemas/command.json``) → known command → known user →
-HMAC signature (daemon/auth.py) → ``ts`` within the allowed skew → the user's role allows the
-command → the command's ``args`` schema. A command whose ``(user, id)`` was executed before gets its
-first reply again (``"repeated": true``) and is not executed twice.
+strings) → ``user``, ``ts`` and ``auth.hmac`` present → known user → ``ts`` within the allowed
+skew → HMAC signature (daemon/auth.py) → envelope schema (``daemon/schemas/command.json``) →
+known command → the user's role allows the command → the command's ``args`` schema. The cheap
+checks come first, as in the command gate that screens a flood (daemon/command_gate.py). A
+command whose ``(user, id)`` was executed before gets its first reply again
+(``"repeated": true``) and is not executed twice.
 
 Each command becomes exactly one input, so every correction is atomic (all four scores at once, a
 seat swap with its names and scores): ``new_game`` → ``GameStart``; the referee actions →
@@ -20,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from daemon import auth, bounded_json, schema
-from daemon.config import COMMANDS, RefereeConfig
+from daemon.config import COMMANDS, RefereeConfig, RefereeUser
 from daemon.errors import CommandError
 from daemon.topics import SCHEMA_REPLY
 
@@ -148,11 +150,16 @@ def peek(payload: bytes) -> Envelope:
 def parse(
     name: str, topic: str, payload: bytes, referee: RefereeConfig, now_wall: float
 ) -> Command:
-    """Check a command completely; raises :class:`CommandError` with a stable code."""
+    """Check a command completely; raises :class:`CommandError` with a stable code.
+
+    The cheap checks come first, in the command gate's order (daemon/command_gate.py): bounds,
+    the envelope fields they need, user, freshness, signature; then the schema, the command,
+    the role and the args."""
     try:
         obj = bounded_json.load(payload)
     except bounded_json.JsonRefused as exc:
         raise CommandError(exc.code, str(exc)) from None
+    user = _signed_by(obj, topic, referee, now_wall)
     problems = schema.refusals("command", obj)
     if not problems:
         envelope = peek(payload)
@@ -165,19 +172,6 @@ def parse(
     if name not in COMMANDS:
         raise CommandError(
             "unknown_command", f"unknown command {echo_name(name)!r} (known: {list(COMMANDS)})"
-        )
-    user = referee.user(obj["user"])
-    if user is None:
-        raise CommandError("unknown_user", f"no referee user {obj['user']!r} on this table")
-    _, key = auth.parse_key(user.key.reveal())
-    if not auth.verify(key, topic, obj):
-        raise CommandError("bad_signature", "the command's HMAC does not verify for this user")
-    skew = abs(now_wall - float(obj["ts"]))
-    if skew > referee.max_skew_seconds:
-        raise CommandError(
-            "stale",
-            f"the command was signed {skew:.0f} s away from the table's clock"
-            f" (allowed: {referee.max_skew_seconds:.0f} s)",
         )
     allowed = referee.roles.get(user.role, ())
     if name not in allowed:
@@ -194,6 +188,33 @@ def parse(
         args=dict(obj["args"]),
         client=obj.get("client"),
     )
+
+
+def _signed_by(
+    obj: Any, topic: str, referee: RefereeConfig, now_wall: float
+) -> RefereeUser:
+    """The user whose key signed ``obj``, fresh: the gate's checks, in its
+    order; what they need of the envelope missing or of the wrong type is ``bad_schema``."""
+    sig = obj.get("auth") if isinstance(obj, dict) else None
+    if not isinstance(obj, dict) or not isinstance(obj.get("user"), str) \
+            or not isinstance(sig, dict) or not isinstance(sig.get("hmac"), str) \
+            or isinstance(obj.get("ts"), bool) or not isinstance(obj.get("ts"), int | float):
+        raise CommandError("bad_schema", "command envelope: user, ts and auth.hmac are required"
+                           " (a string, a number, a string)")
+    user = referee.user(obj["user"])
+    if user is None:
+        raise CommandError("unknown_user", f"no referee user {obj['user']!r} on this table")
+    skew = abs(now_wall - float(obj["ts"]))
+    if skew > referee.max_skew_seconds:
+        raise CommandError(
+            "stale",
+            f"the command was signed {skew:.0f} s away from the table's clock"
+            f" (allowed: {referee.max_skew_seconds:.0f} s)",
+        )
+    _, key = auth.parse_key(user.key.reveal())
+    if not auth.verify(key, topic, obj):
+        raise CommandError("bad_signature", "the command's HMAC does not verify for this user")
+    return user
 
 
 def executed_args(name: str, args: dict[str, Any], *, sensorless: bool) -> dict[str, Any]:

@@ -11,8 +11,9 @@
   MQTT v5 broker may refuse a publish in the PUBACK: the event stays, and is sent again later).
 * Retained topics (state, state/*, health) are the latest value of each: republished on every
   connect (a broker that lost its retained store is complete again at once).
-* Commands arrive on ``cmd/+``; the handler's reply goes to the v5 response topic with the
-  correlation data, or to ``reply/<client>`` for a v3.1.1 client.
+* Commands arrive on a connection of their own, or on this one with ``[mqtt.commands]
+  connection = "shared"`` (daemon/command_intake.py); either way their replies go out here, to
+  the v5 response topic with the correlation data, or to ``reply/<client>`` (v3.1.1).
 
 Each publish's future carries its PUBACK reason code, and a window of events is written to the
 socket in the step that publishes it (daemon/mqtt_paho.py).
@@ -27,10 +28,11 @@ import logging
 import socket
 import ssl
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import paho.mqtt.client as paho
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 from paho.mqtt.subscribeoptions import SubscribeOptions
@@ -39,6 +41,7 @@ from daemon import disclosure
 from daemon.config import MqttConfig
 from daemon.errors import BrokerError
 from daemon.mqtt_paho import Connect, PahoSession, Will
+from daemon.mqtt_wire import PublishProperties
 from daemon.outbox import OutboxSource, Outgoing, dumps
 from daemon.topics import SCHEMA_STATUS, Topics
 
@@ -66,6 +69,10 @@ class Incoming:
     user_properties: tuple[tuple[str, str], ...]
     #: a retained copy: never executed (a command must be sent to be meant)
     retain: bool = False
+    #: the command gate's refusal (daemon/command_gate.py): answered, never executed
+    refused: str | None = None
+    #: the payload's length on the wire (``payload`` is empty for one too long to keep)
+    size: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +110,18 @@ class RequestRoute(Protocol):
     def offer(self, topic: str, payload: bytes) -> bool: ...
 
 
+class CommandFeed(Protocol):
+    """Where commands read on this connection go (daemon/command_intake.py ``CommandIntake``):
+    ``own`` false means this connection subscribes to them."""
+
+    own: bool
+    #: set while the own connection is subscribed (``own`` only)
+    subscribed: asyncio.Event
+
+    def feed(self, topic: bytes, payload: bytes, retain: bool,
+             props: bytes | PublishProperties | None, size: int) -> None: ...
+
+
 class BrokerLink:
     """Keeps one table connected to its broker, forever (until :meth:`stop`)."""
 
@@ -112,7 +131,6 @@ class BrokerLink:
         client_id: str,
         topics: Topics,
         outbox: OutboxSource,
-        on_command: Callable[[Incoming], Awaitable[Reply | None]],
         *,
         backoff: tuple[float, float] = (0.2, 5.0),
     ) -> None:
@@ -120,7 +138,6 @@ class BrokerLink:
         self.client_id = client_id
         self.topics = topics
         self.outbox = outbox
-        self.on_command = on_command
         self.backoff = backoff
         self.outbox_ready = asyncio.Event()
         self._resend_at = 0.0  # monotonic: when refused events are sent again
@@ -136,13 +153,12 @@ class BrokerLink:
         self.published = 0
         self.refused = 0
         self.since: float | None = None
-        self.retained_seen = 0
         #: TCP_NODELAY on the current connection's socket (None: not a TCP socket)
         self.nodelay: bool | None = None
-        self.retained_topics: dict[str, str] = {}
-        self.command_errors = 0
         #: requests other than commands (daemon/backfill.py): subscribed on connect
         self.requests: RequestRoute | None = None
+        #: the command intake: subscribed here only when it has no connection of its own
+        self.commands: CommandFeed | None = None
         self._acks: PahoSession | None = None
 
     # ------------------------------------------------------------------ what the service feeds
@@ -189,7 +205,7 @@ class BrokerLink:
             tls=tls_context(self.cfg),
             max_inflight=WINDOW,
             socket_options=SOCKET_OPTIONS,
-        ))
+        ), on_message=self._message)
 
     async def run(self) -> None:
         delay = self.backoff[0]
@@ -219,7 +235,6 @@ class BrokerLink:
                 await self._on_connected(client, acks)
                 sent: asyncio.Queue[_Sent] = asyncio.Queue(IN_FLIGHT)
                 async with asyncio.TaskGroup() as tg:
-                    tg.create_task(self._listen(client, acks), name="mqtt-commands")
                     tg.create_task(self._drain(acks, sent), name="mqtt-outbox")
                     tg.create_task(self._confirm(sent), name="mqtt-acks")
                     tg.create_task(self._publish_retained(acks), name="mqtt-retained")
@@ -236,17 +251,30 @@ class BrokerLink:
         self.connects += 1
         self.since = time.time()
         self.last_error = None
-        if self.cfg.protocol == "5":
-            # retain-as-published: a command published retained while we are connected still
-            # carries its retain flag, so it is recognised (and not executed) at once
-            opts = SubscribeOptions(qos=1, retainAsPublished=True)
-            await client.subscribe(self.topics.cmd_filter, options=opts)
-        else:
-            await client.subscribe(self.topics.cmd_filter, qos=1)
+        if self.commands is not None and not self.commands.own:
+            # QoS 0 (daemon/command_intake.py says why); v5 retain-as-published: a command
+            # published retained while we are connected still carries its retain flag, so it is
+            # recognised (and not executed) at once
+            if self.cfg.protocol == "5":
+                opts = SubscribeOptions(qos=0, retainAsPublished=True)
+                await client.subscribe(self.topics.cmd_filter, options=opts)
+            else:
+                await client.subscribe(self.topics.cmd_filter, qos=0)
         if self.requests is not None:
             for flt in self.requests.filters:
                 await client.subscribe(flt, qos=1)
         self._acks = acks
+        if self.commands is not None and self.commands.own:
+            # "online" says that commands are read: the own connection's subscription first
+            # (not for ever: a table whose command account fails still publishes its events)
+            waits = [asyncio.ensure_future(e.wait())
+                     for e in (self.commands.subscribed, self._stopping)]
+            try:
+                await asyncio.wait(waits, timeout=self.cfg.connect_timeout,
+                                   return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for w in waits:
+                    w.cancel()
         online = status_payload("online", self.topics.table, since=_iso_now())
         async with asyncio.timeout(ACK_TIMEOUT):
             await acks.publish(self.topics.status, online, qos=1, retain=True)
@@ -268,73 +296,59 @@ class BrokerLink:
         await self._stopping.wait()
         raise _Stop
 
-    async def _listen(self, client: PahoSession, acks: PahoSession) -> None:
-        async for message in client.messages():
-            props = message.properties
-            payload = message.payload if isinstance(message.payload, bytes) else b""
-            topic = str(message.topic)
-            if self.requests is not None and not message.retain and payload \
-                    and self.requests.offer(topic, payload):
-                continue
-            if message.retain:
-                self._retained_command(topic, payload, acks)
-                continue
-            if not payload:
-                continue  # a retained command being cleared (by us or the operator)
-            incoming = Incoming(
-                topic=topic,
-                payload=payload,
-                response_topic=getattr(props, "ResponseTopic", None) if props else None,
-                correlation=getattr(props, "CorrelationData", None) if props else None,
-                user_properties=tuple(getattr(props, "UserProperty", ()) or ()) if props else (),
-            )
-            try:
-                reply = await self.on_command(incoming)
-            except Exception:  # the handler refuses what it cannot check; this is the last net
-                self.command_errors += 1
-                log.exception("command handler failed; the message is dropped")
-                continue
-            if reply is None:
-                continue
-            properties = None
-            if reply.correlation is not None and self.cfg.protocol == "5":
-                properties = Properties(PacketTypes.PUBLISH)  # type: ignore[no-untyped-call]
-                properties.CorrelationData = reply.correlation
-            try:
-                fut = acks.publish(reply.topic, reply.payload, qos=1, properties=properties)
-            except (ValueError, BrokerError) as exc:  # the handler checked the topic
-                self.command_errors += 1
-                log.error("could not publish a reply: %r", exc)
-                continue
-            fut.add_done_callback(_ignore)
-
-    def _retained_command(self, topic: str, payload: bytes, acks: PahoSession) -> None:
-        """A retained copy on ``cmd/*`` is never executed: log it and try to clear it (the
-        shipped ACL does not let a table write ``cmd/#``: then ``health`` says what to do)."""
-        if not payload:
+    def _message(self, message: paho.MQTTMessage) -> None:
+        """A message from the broker, on paho's read callback: a backfill request, or a command
+        for the intake's gate (both bounded where they are taken)."""
+        payload = message.payload if isinstance(message.payload, bytes) else b""
+        topic = str(message.topic)
+        if self.requests is not None and not message.retain and payload \
+                and self.requests.offer(topic, payload):
             return
-        self.retained_seen += 1
-        log.warning(
-            "retained command on %s ignored (%d bytes); clearing it",
-            topic.encode("ascii", "backslashreplace").decode()[:200], len(payload),
+        if self.commands is None or self.commands.own:
+            return
+        props = message.properties
+        known = PublishProperties(
+            getattr(props, "ResponseTopic", None) if props else None,
+            getattr(props, "CorrelationData", None) if props else None,
         )
-        if len(self.retained_topics) >= 64 and topic not in self.retained_topics:
-            return  # a flood of retained topics: counted, the first 64 are named and cleared
-        self.retained_topics[topic] = "clearing"
+        self.commands.feed(topic.encode(), payload, bool(message.retain), known, len(payload))
+
+    def send_reply(self, reply: Reply) -> bool:
+        """Publish a command's reply (QoS 1, not awaited); ``False`` while disconnected."""
+        acks = self._acks
+        if acks is None:
+            return False
+        properties = None
+        if reply.correlation is not None and self.cfg.protocol == "5":
+            properties = Properties(PacketTypes.PUBLISH)  # type: ignore[no-untyped-call]
+            properties.CorrelationData = reply.correlation
+        try:
+            fut = acks.publish(reply.topic, reply.payload, qos=1, properties=properties)
+        except (ValueError, BrokerError) as exc:  # the desk checked the topic
+            log.error("could not publish a reply: %r", exc)
+            return False
+        fut.add_done_callback(_ignore)
+        return True
+
+    def clear_retained(self, topic: str, done: Callable[[bool], None]) -> bool:
+        """Publish an empty retained message on ``topic`` (a retained command); ``done`` gets
+        whether the broker took it. ``False``: not sent (disconnected)."""
+        acks = self._acks
+        if acks is None:
+            return False
         try:
             fut = acks.publish(topic, b"", qos=1, retain=True)
         except (ValueError, BrokerError):
-            self.retained_topics[topic] = "not_cleared"
-            return
+            return False
 
-        def done(f: asyncio.Future[int]) -> None:
+        def settled(f: asyncio.Future[int]) -> None:
             code = 0x80 if f.cancelled() or f.exception() is not None else f.result()
             # v5 says 0x87 (not authorised); a v3.1.1 broker cannot say: the copy comes back
             # retained on the next connect and is counted again
-            cleared = code < 0x80 and self.cfg.protocol == "5"
-            self.retained_topics[topic] = "cleared" if cleared else "not_cleared"
+            done(code < 0x80 and self.cfg.protocol == "5")
 
-        fut.add_done_callback(done)
+        fut.add_done_callback(settled)
+        return True
 
     async def publish_reply(self, topic: str, payload: bytes) -> bool:
         """Publish one reply at QoS 1 and wait for its PUBACK: whether the broker took it
@@ -348,19 +362,6 @@ class BrokerLink:
         except (TimeoutError, ValueError, BrokerError):
             return False
         return code < 0x80
-
-    def command_health(self) -> dict[str, Any]:
-        stuck = sorted(t.encode("ascii", "backslashreplace").decode()[:200]
-                       for t, s in self.retained_topics.items() if s != "cleared")
-        out: dict[str, Any] = {"retained_seen": self.retained_seen,
-                               "handler_errors": self.command_errors}
-        if stuck:
-            out["retained_not_cleared"] = stuck[:8]
-            out["operator_action"] = (
-                "a retained message sits on a command topic (it is never executed): clear it "
-                "as a referee account, e.g. mosquitto_pub -r -n -t <topic>"
-            )
-        return out
 
     async def _drain(self, acks: PahoSession, sent: asyncio.Queue[_Sent]) -> None:
         """Publish the outbox in seq order, without waiting for the PUBACKs of what is in flight

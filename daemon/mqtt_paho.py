@@ -24,8 +24,7 @@ import contextlib
 import functools
 import socket
 import ssl
-from collections import deque
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -70,8 +69,11 @@ class Connect:
 class PahoSession:
     """One connection (``async with``): connected on enter, disconnected on exit."""
 
-    def __init__(self, spec: Connect) -> None:
+    def __init__(self, spec: Connect,
+                 on_message: Callable[[paho.MQTTMessage], None] | None = None) -> None:
         self.spec = spec
+        #: each message received, on paho's read callback (none kept: the caller bounds them)
+        self.on_message = on_message
         self._loop = asyncio.get_running_loop()
         c = paho.Client(CallbackAPIVersion.VERSION2, client_id=spec.client_id,
                         protocol=paho.MQTTv5 if spec.v5 else paho.MQTTv311,
@@ -92,8 +94,6 @@ class PahoSession:
         self._closed: asyncio.Future[None] = self._loop.create_future()
         self._acks: dict[int, asyncio.Future[int]] = {}
         self._subs: dict[int, asyncio.Future[None]] = {}
-        self._inbox: deque[paho.MQTTMessage] = deque()
-        self._arrived = asyncio.Event()
         self._sock: Any = None
         self._writer = False  # a socket writer is registered on the loop
         self._batching = False  # inside publish_now: the window is written at its end
@@ -260,8 +260,8 @@ class PahoSession:
             fut.set_result(None)
 
     def _message(self, client: Any, userdata: Any, message: paho.MQTTMessage) -> None:
-        self._inbox.append(message)
-        self._arrived.set()
+        if self.on_message is not None:
+            self.on_message(message)
 
     # ------------------------------------------------------------------ the API
     def publish(self, topic: str, payload: bytes, *, qos: int = 1, retain: bool = False,
@@ -301,15 +301,6 @@ class PahoSession:
         fut: asyncio.Future[None] = self._loop.create_future()
         self._subs[mid] = fut
         await self._until(fut)
-
-    async def messages(self) -> AsyncIterator[paho.MQTTMessage]:
-        """The messages received, in order; raises :class:`BrokerError` when the connection
-        closes."""
-        while True:
-            while self._inbox:
-                yield self._inbox.popleft()
-            self._arrived.clear()
-            await self._until(asyncio.ensure_future(self._arrived.wait()))
 
     async def _until(self, fut: asyncio.Future[Any]) -> None:
         """Wait for ``fut`` or the connection's end, whichever comes first."""

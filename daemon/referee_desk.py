@@ -17,10 +17,12 @@ from dataclasses import replace
 from typing import Any, ParamSpec, Protocol, TypeVar
 
 from daemon import commands as dcmd
+from daemon.bounded_json import MAX_BYTES
 from daemon.config import Config
 from daemon.errors import CommandError
 from daemon.eventlog import EventLog
 from daemon.intake import Intake, RepeatedCommand, Submission
+from daemon.log_sample import SampledLog
 from daemon.mqtt import Incoming, Reply
 from daemon.table import Applied, CommandStamp, TableCore
 from daemon.topics import Topics
@@ -61,6 +63,15 @@ class RefereeDesk:
 
     def __init__(self, service: DeskHost) -> None:
         self.svc = service
+        # a few lines a window, then a summary: refusals come in floods (the gate answers up
+        # to 20 a second, daemon/command_gate.py)
+        self.refusals = SampledLog(log, "command refusals", burst=20)
+        self.unaddressed = SampledLog(log, "unaddressed commands", burst=20)
+
+    def tick_logs(self) -> None:
+        """The summary line of a window that suppressed any (the health loop, each tick)."""
+        self.refusals.tick()
+        self.unaddressed.tick()
 
     async def handle_command(self, incoming: Incoming) -> Reply | None:
         """Check and run one command; the reply, or ``None`` when it cannot be addressed.
@@ -83,8 +94,8 @@ class RefereeDesk:
         except CommandError as exc:
             body = dcmd.reply_error(self.svc.table_id, name, env.id, exc.code, str(exc))
             self.svc.command_stats.refused[exc.code] += 1
-            log.warning(
-                "command %s refused: %s",
+            self.refusals.warning(
+                exc.code, "command %s refused: %s",
                 dcmd.echo_name(name),
                 exc.code,
                 extra={"fields": {"user": env.user, "command_id": env.id, "error": str(exc)}},
@@ -102,8 +113,9 @@ class RefereeDesk:
             )
         if reply_topic is None:
             self.svc.command_stats.unanswered += 1
-            log.warning(
-                "command %s: no valid reply address, no reply", dcmd.echo_name(name),
+            self.unaddressed.warning(
+                "no_reply_address", "command %s: no valid reply address, no reply",
+                dcmd.echo_name(name),
                 extra={"fields": {"user": env.user, "command_id": env.id,
                                   "problem": topic_problem}},
             )
@@ -126,6 +138,8 @@ class RefereeDesk:
 
     async def _execute(self, name: str, incoming: Incoming) -> dict[str, Any]:
         now = self.svc._wall_ns()
+        if incoming.refused is not None:
+            raise self._gate_refusal(name, incoming, now / 1e9)
         cmd = dcmd.parse(name, incoming.topic, incoming.payload, self.svc.config.referee, now / 1e9)
         previous = await self.svc.db(self.svc.eventlog.command_reply, cmd.user, cmd.id)
         if previous is not None:
@@ -183,6 +197,25 @@ class RefereeDesk:
             extra={"fields": {"command_id": cmd.id, "input_seq": applied.record.seq}},
         )
         return reply
+
+    def _gate_refusal(self, name: str, incoming: Incoming, now_wall: float) -> CommandError:
+        """The reply's error for a message the command gate refused (daemon/command_gate.py):
+        the full checks' own refusal where they find one (the precise message), else the
+        gate's code. Never executed, whatever the full checks say."""
+        code = incoming.refused or "refused"
+        size = len(incoming.payload) if incoming.size is None else incoming.size
+        if size > MAX_BYTES:
+            return CommandError("too_large", f"the payload has {size} bytes (at most {MAX_BYTES})")
+        if code == "rate_limited":
+            bounds = self.svc.config.mqtt.commands
+            return CommandError(code, f"more than {bounds.per_user_burst} commands at once or"
+                                f" {bounds.per_user_per_second:g} a second from this user: send"
+                                " it again (same id) in a few seconds")
+        try:
+            dcmd.parse(name, incoming.topic, incoming.payload, self.svc.config.referee, now_wall)
+        except CommandError as exc:
+            return exc
+        return CommandError(code, f"refused by the command gate: {code}")
 
     async def _wait_logged(self, name: str, sub: Submission) -> Applied:
         """The command's outcome; if the log cannot be written for COMMAND_LOG_WAIT_S, the

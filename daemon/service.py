@@ -33,6 +33,7 @@ from daemon import clocks as dc
 from daemon import commands as dcmd
 from daemon.backfill import Backfill
 from daemon.clock_sync import read_clock
+from daemon.command_intake import CommandIntake
 from daemon.config import Config
 from daemon.engine import Engine
 from daemon.eventlog import EventLog, LinkPosition, Record, boot_id
@@ -171,9 +172,13 @@ class Service:
             config.client_id,
             self.topics,
             self.outbox,
-            self.handle_command,
             backoff=mqtt_backoff,
         )
+        self.commands = CommandIntake(
+            config.mqtt, config.client_id, self.topics, config.referee, self.handle_command,
+            self.link, wall=lambda: self._wall_ns() / 1e9, backoff=mqtt_backoff,
+        )
+        self.link.commands = self.commands
         self.backfill = Backfill(self.topics, config.eventlog.path, engine,
                                  lambda: self.core.state.event_seq)
         self.link.requests = self.backfill
@@ -276,6 +281,7 @@ class Service:
         self.retained.refresh()
         self._spawn("inputs", self.intake.run)
         self._spawn("mqtt", self.link.run)
+        self._spawn("commands", self.commands.run)
         for driver in self.drivers:
             self._spawn(f"driver:{driver.name}", lambda d=driver: d.run(self))  # type: ignore[misc]
         self._spawn("health", self._health_loop)
@@ -359,7 +365,12 @@ class Service:
 
     async def _ready_when_up(self) -> None:
         deadline = time.monotonic() + self.ready_timeout
-        while not self.link.connected and time.monotonic() < deadline:
+
+        def up() -> bool:  # the broker, and the commands' own connection where they have one
+            return self.link.connected and (not self.commands.own
+                                            or self.commands.subscribed.is_set())
+
+        while not up() and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
         self.stats.ready_mono = time.monotonic()
         self.ready.set()
@@ -419,7 +430,7 @@ class Service:
             else {"seq": last["seq"], "type": last["type"], "ts": last["ts"]},
             "broker": self.link.health(),
             "links": links,
-            "commands": {**self.command_stats.to_json(), **self.link.command_health()},
+            "commands": {**self.command_stats.to_json(), **self.commands.health()},
             "tasks": self.supervisor.health(),
             "clock": read_clock().as_json(),  # a warning while NTP has not synced (no RTC)
             **({} if self.config.web is None else {"web": self.web_stats.to_json()}),
@@ -496,6 +507,7 @@ class Service:
                 self.notifier.watchdog()
             elif not ok:
                 log.error("unhealthy, watchdog not fed: %s", problem)
+            self.desk.tick_logs()
             if now >= next_prune:
                 next_prune = now + PRUNE_EVERY_S
                 await self.desk.prune_commands()

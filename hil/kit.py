@@ -1,4 +1,5 @@
-"""The kit the tests and the benches share: a free port, a polled wait, and the slow switch.
+"""The kit the tests and the benches share: a free port, a polled wait, the slow switch, and a
+throwaway CA for a broker's TLS listener.
 
 ``SLOW`` is ``JANTAKU_SLOW=1`` (docs/engineering.md): soak, fuzz and power-cut runs take their long
 form; by default each runs a bounded form that fits the suite's time. ``until`` polls a condition
@@ -15,6 +16,7 @@ import signal
 import socket
 import subprocess
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Final
 
 from hil.errors import EmulatorTimeout
@@ -70,3 +72,19 @@ def reaped(proc: subprocess.Popen[bytes],
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+
+
+def _openssl(*args: str, cwd: Path) -> None:
+    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True)
+
+
+def make_ca(d: Path) -> None:
+    """A throwaway CA (``ca.crt``) and a broker certificate for ``localhost`` and 127.0.0.1
+    (``broker.crt``, ``broker.key``) in ``d``, made with the openssl CLI."""
+    _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj",
+             "/CN=jantaku test CA", "-keyout", "ca.key", "-out", "ca.crt", cwd=d)
+    _openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost",
+             "-keyout", "broker.key", "-out", "broker.csr", cwd=d)
+    (d / "ext.cnf").write_text("subjectAltName=DNS:localhost,IP:127.0.0.1\n")
+    _openssl("x509", "-req", "-in", "broker.csr", "-CA", "ca.crt", "-CAkey", "ca.key",
+             "-CAcreateserial", "-days", "2", "-extfile", "ext.cnf", "-out", "broker.crt", cwd=d)

@@ -16,6 +16,7 @@ from daemon.config.values import (
     LOG_LEVELS,
     TABLE_ID,
     ButtonsConfig,
+    CommandIntakeConfig,
     Config,
     DevicesConfig,
     DisplaysConfig,
@@ -168,6 +169,7 @@ def _mqtt(sec: Section) -> MqttConfig:
         tls = TlsConfig(ca=ca, cert=cert, key=key, insecure=insecure)
     health = sec.float_("health_interval", 1.0, 3600.0, 10.0)
     state_interval = sec.float_("state_interval", 0.0, 60.0, 0.5)
+    commands = _commands(sec.sub("commands", required=False), username)
     sec.done()
     return MqttConfig(
         host=host,
@@ -181,7 +183,46 @@ def _mqtt(sec: Section) -> MqttConfig:
         tls=tls,
         health_interval=health,
         state_interval=state_interval,
+        commands=commands,
     )
+
+
+def _commands(sec: Section | None, table_user: str | None) -> CommandIntakeConfig:
+    """``[mqtt.commands]``. Absent: an own connection where the table connects anonymously, the
+    table's connection where it logs in (a second connection of the table's own account would
+    take the first one's place on a broker with ``use_username_as_clientid``)."""
+    if sec is None:
+        return CommandIntakeConfig("own" if table_user is None else "shared")
+    d = CommandIntakeConfig()
+    bounds = {
+        "per_user_per_second": sec.float_("per_user_per_second", 0.1, 10_000.0,
+                                           d.per_user_per_second),
+        "per_user_burst": sec.int_("per_user_burst", 1, 1_000_000, d.per_user_burst),
+        "replies_per_second": sec.float_("replies_per_second", 0.0, 1_000_000.0,
+                                          d.replies_per_second),
+        "replies_burst": sec.int_("replies_burst", 0, 1_000_000, d.replies_burst),
+        "queue": sec.int_("queue", 1, 1_000_000, d.queue),
+    }
+    connection = sec.choice("connection", ("own", "shared"), "own")
+    username = sec.str_("username", None)
+    password: Secret | None = None
+    if sec.has("password") and sec.has("password_file"):
+        raise sec.error("mqtt.commands: give either password or password_file, not both")
+    if sec.has("password"):
+        password = Secret(sec.str_("password"))
+    elif sec.has("password_file"):
+        password = _secret_file(sec, "password_file")
+    sec.done()
+    if password is not None and username is None:
+        raise sec.error("mqtt.commands: a password needs a username")
+    if connection == "own" and table_user is not None and username in (None, table_user):
+        raise sec.error(
+            "mqtt.commands: an own connection needs an account of its own (username, e.g."
+            f" 'cmd.{table_user}'): on a broker that makes the client id the username, a second"
+            " connection of the table's account takes the first one's place (docs/install.md)")
+    if connection == "shared" and username is not None:
+        raise sec.error("mqtt.commands: username is for connection = \"own\"")
+    return CommandIntakeConfig(connection, username, password, **bounds)
 
 
 def _hex16(sec: Section, key: str) -> int:

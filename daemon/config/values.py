@@ -85,6 +85,28 @@ class TlsConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class CommandIntakeConfig:
+    """``[mqtt.commands]``: where the table reads referee commands (docs/mqtt.md "Commands under
+    a flood"). ``own``: a connection of their own, read by the lean reader (daemon/mqtt_lean.py),
+    so a flood of commands never reaches the table's main connection; ``shared``: the table's
+    main connection (paho), as before."""
+
+    connection: Literal["own", "shared"] = "own"
+    #: the own connection's account (on a broker that makes the client id the username, an
+    #: account of its own: ``cmd.<table id>``, docs/install.md); None: anonymous
+    username: str | None = None
+    password: Secret | None = None
+    #: the command gate's bounds (daemon/command_gate.py): each user's admitted commands (a
+    #: sustained rate and a burst), the error replies to refused messages (for everyone
+    #: together), and the admitted messages waiting for the desk
+    per_user_per_second: float = 5.0
+    per_user_burst: int = 20
+    replies_per_second: float = 20.0
+    replies_burst: int = 100
+    queue: int = 64
+
+
+@dataclass(frozen=True, slots=True)
 class MqttConfig:
     host: str
     port: int = 1883
@@ -103,6 +125,9 @@ class MqttConfig:
     #: Least seconds between two publications of the retained ``state`` (0: every change). The
     #: latest state is always published: a change inside the interval goes out at its end.
     state_interval: float = 0.5
+    #: ``[mqtt.commands]`` (default: an own connection on an anonymous broker, the table's
+    #: connection when the table logs in with an account and no command account is given)
+    commands: CommandIntakeConfig = CommandIntakeConfig()
 
 
 @dataclass(frozen=True, slots=True)

@@ -52,6 +52,15 @@ ca = "{tmp / "ca.crt"}"
 cert = "{tmp / "t.crt"}"
 key = "{tmp / "t.key"}"
 insecure = false
+[mqtt.commands]
+connection = "own"
+username = "cmd.t01"
+password_file = "{tmp / "pw"}"
+per_user_per_second = 5.0
+per_user_burst = 20
+replies_per_second = 20.0
+replies_burst = 100
+queue = 64
 [devices.table]
 kind = "serial"
 path = "/dev/jantaku-table"
@@ -126,7 +135,8 @@ zone = "river"
 rect = [340, 560, 600, 80]
 """
     yield full
-    mqtt = '[mqtt]\nhost = "127.0.0.1"\nusername = "t01"\npassword = "secret"\n'
+    mqtt = ('[mqtt]\nhost = "127.0.0.1"\nusername = "t01"\npassword = "secret"\n'
+            '[mqtt.commands]\nusername = "cmd.t01"\npassword = "secret"\n')
     yield f'{head}{log}{mqtt}[devices.table]\nkind = "usb"\nvid = "0x1209"\npid = "0x4a55"\n'
     yield (f'{head}{log}{mqtt}[devices.table]\nkind = "gpio"\n'
            '[devices.table.pins]\nrelay = 17\nwall = 27\n')

@@ -23,7 +23,7 @@ from daemon.mqtt_paho import Connect, PahoSession
 
 __all__ = ["venue"]  # the module-scoped broker fixture
 OTHER = "tsec2"
-NON_TABLES = ("referee.alice", "broadcast.delay", "tool.archive")
+NON_TABLES = ("referee.alice", "broadcast.delay", "tool.archive", "cmd.t01")
 
 
 def _trees(user: str) -> dict[str, str]:
@@ -90,6 +90,29 @@ async def test_no_account_plants_a_fake_table(venue: Venue) -> None:
         except TimeoutError:
             pass
     assert not [t for t in seen if t.split("/")[2] in NON_TABLES], seen
+
+
+async def test_a_command_account_reads_its_tables_commands_and_nothing_else(venue: Venue) -> None:
+    """``cmd.t01`` (the connection on which table t01 reads its commands, docs/mqtt.md "Commands
+    under a flood") gets t01's commands and nothing of another table or of any other topic."""
+    got: list[str] = []
+    async with aiomqtt.Client("127.0.0.1", venue.local_port, identifier="cmd.t01",
+                              username="cmd.t01", password=PASSWORDS["cmd.t01"],
+                              protocol=aiomqtt.ProtocolVersion.V5) as reader:
+        for flt in ("jantaku/v1/+/cmd/#", "jantaku/v1/#"):
+            await reader.subscribe(flt, qos=0)
+        async with PahoSession(_spec(venue.local_port, "referee.alice")) as ref:
+            for table in ("t01", TABLE, OTHER):
+                await asyncio.wait_for(ref.publish(f"jantaku/v1/{table}/cmd/pause", b"{}"), 10)
+        async with PahoSession(_spec(venue.local_port, "t01")) as table01:
+            await asyncio.wait_for(table01.publish("jantaku/v1/t01/events", b"{}"), 10)
+        try:
+            async with asyncio.timeout(1.5):
+                async for m in reader.messages:
+                    got.append(str(m.topic))
+        except TimeoutError:
+            pass
+    assert set(got) == {"jantaku/v1/t01/cmd/pause"}, got  # once per matching filter
 
 
 def test_every_non_table_block_starts_with_its_deny_line() -> None:

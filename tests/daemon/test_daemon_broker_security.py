@@ -10,7 +10,6 @@ import asyncio
 import os
 import re
 import ssl
-import subprocess
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from daemon.config import parse_config
 from daemon.errors import BrokerError
 from daemon.mqtt_paho import Connect, PahoSession
 from daemon.topics import Topics
+from hil.kit import make_ca
 
 SHIPPED = daemon_kit.REPO / "systemd" / "mosquitto"
 TABLE = "tsec1"
@@ -37,21 +37,10 @@ PASSWORDS = {
     "referee.alice": "referee-secret",
     "tool.archive": "tool-secret",
     "broadcast.delay": "delay-secret",
+    # the shipped ACL's example table and its command account (docs/install.md)
+    "t01": "table-secret-t01",
+    "cmd.t01": "cmd-secret-t01",
 }
-
-
-def _openssl(*args: str, cwd: Path) -> None:
-    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True)
-
-
-def make_ca(d: Path) -> None:
-    _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj",
-             "/CN=jantaku test CA", "-keyout", "ca.key", "-out", "ca.crt", cwd=d)
-    _openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost",
-             "-keyout", "broker.key", "-out", "broker.csr", cwd=d)
-    (d / "ext.cnf").write_text("subjectAltName=DNS:localhost,IP:127.0.0.1\n")
-    _openssl("x509", "-req", "-in", "broker.csr", "-CA", "ca.crt", "-CAkey", "ca.key",
-             "-CAcreateserial", "-days", "2", "-extfile", "ext.cnf", "-out", "broker.crt", cwd=d)
 
 
 @dataclass
@@ -90,15 +79,23 @@ def venue(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Venue]:
     broker.stop()
 
 
-def _table_config(venue: Venue, tmp_path: Path) -> Any:
+def _table_config(venue: Venue, tmp_path: Path, table: str = TABLE,
+                  command_account: bool = False, command_password: str | None = None) -> Any:
+    """The table's config on the TLS listener; ``command_account``: its commands on a
+    connection of their own, as ``cmd.<table>`` (docs/install.md)."""
     pw = tmp_path / "mqtt.pass"
-    pw.write_text(PASSWORDS[TABLE] + "\n")
+    pw.write_text(PASSWORDS[table] + "\n")
     extra = (
-        f'username = "{TABLE}"\npassword_file = "{pw}"\n\n'
+        f'username = "{table}"\npassword_file = "{pw}"\n\n'
         f'[mqtt.tls]\nca = "{venue.ca}"\n'
     )
+    if command_account:
+        (tmp_path / "cmd.pass").write_text((command_password or PASSWORDS[f"cmd.{table}"])
+                                           + "\n")
+        extra += (f'\n[mqtt.commands]\nusername = "cmd.{table}"\n'
+                  f'password_file = "{tmp_path / "cmd.pass"}"\n')
     text = daemon_kit.config_text(
-        table=TABLE, db=tmp_path / "t.sqlite", port=venue.tls_port, host="localhost",
+        table=table, db=tmp_path / "t.sqlite", port=venue.tls_port, host="localhost",
         extra_mqtt=extra,
     )
     return parse_config(text)
@@ -113,11 +110,15 @@ async def _publish_code(port: int, user: str | None, topic: str, **kw: Any) -> i
         return await asyncio.wait_for(client.publish(topic, b"{}", qos=1), 10)
 
 
+@pytest.mark.parametrize("own", [False, True], ids=["shared", "command-account"])
 async def test_table_over_tls_with_password_and_referee_command(
-    venue: Venue, tmp_path: Path
+    venue: Venue, tmp_path: Path, own: bool
 ) -> None:
-    config = _table_config(venue, tmp_path)
-    topics = Topics(TABLE)
+    """Both ways to read commands over TLS: on the table's connection (no command account), and
+    on the command account's own connection (the lean reader, daemon/mqtt_lean.py)."""
+    table = "t01" if own else TABLE
+    config = _table_config(venue, tmp_path, table, command_account=own)
+    topics = Topics(table)
     tls = venue.tls()
     async with (
         daemon_kit.Collector(
@@ -129,14 +130,19 @@ async def test_table_over_tls_with_password_and_referee_command(
         assert service.link.connected
         key = auth.derive_key("alice", daemon_kit.REFEREE_PASSWORD, 1000)
         args = {"ruleset": "mleague", "first_dealer": 0, "names": ["a", "b", "c", "d"]}
-        topic, payload = build_command(TABLE, "new_game", "alice", key, args)
+        topic, payload = build_command(table, "new_game", "alice", key, args)
         reply = await send(
-            "localhost", venue.tls_port, TABLE, topic, payload, username="referee.alice",
+            "localhost", venue.tls_port, table, topic, payload, username="referee.alice",
             password=PASSWORDS["referee.alice"], tls=tls,
         )
         assert reply is not None and reply["status"] == "ok", reply
         await sub.wait_for(lambda: len(sub.payloads("/events")) >= 1)
         assert sub.payloads("/events")[0]["data"]["type"] == "game_started"
+        intake = service.health()["commands"]["intake"]
+        assert intake["connection"] == ("own" if own else "shared"), intake
+        assert intake["admitted"] == 1 and intake["received"] == 1, intake
+        if own:
+            assert intake["connected"] and intake["connects"] == 1, intake
 
 
 async def test_acl_confines_tables_tools_and_overlays(venue: Venue) -> None:
@@ -184,3 +190,18 @@ async def test_websocket_overlay_reads_state_but_cannot_command(venue: Venue) ->
                 break
     code = await _publish_code(venue.ws_port, None, own.cmd("new_game"), transport="websockets")
     assert code >= 0x80
+
+
+
+async def test_a_command_account_the_broker_refuses_is_reported_and_the_table_plays_on(
+    venue: Venue, tmp_path: Path
+) -> None:
+    """A wrong password for ``cmd.t01``: the table still connects, says "online" and takes its
+    inputs; health says the command connection is down, and why."""
+    config = _table_config(venue, tmp_path, "t01", command_account=True,
+                           command_password="not the password")
+    async with running_service(config, ready_timeout=1.0) as service:
+        await daemon_kit.until(lambda: service.link.connected, 10)
+        intake = service.health()["commands"]["intake"]
+        assert intake["connection"] == "own" and not intake["connected"], intake
+        assert "refused" in (intake["last_error"] or ""), intake

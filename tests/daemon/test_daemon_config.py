@@ -14,7 +14,7 @@ import pytest
 
 from daemon import jsonlog
 from daemon.auth import format_key, parse_key
-from daemon.config import check_devices, load_config, parse_config
+from daemon.config import CommandIntakeConfig, Secret, check_devices, load_config, parse_config
 from daemon.errors import ConfigError
 
 EXAMPLE = daemon_kit.REPO / "systemd" / "jantaku.example.toml"
@@ -93,6 +93,35 @@ def test_cli_unknown_key_exits_2_with_one_line(tmp_path: Path) -> None:
     assert not (tmp_path / "t01.sqlite").exists()
 
 
+def test_where_commands_are_read(tmp_path: Path) -> None:
+    """[mqtt.commands]: an own connection by default on an anonymous broker; with a table
+    account, the table's connection unless a command account of its own is given (a second
+    connection of the same account would take the first one's place on the shipped broker)."""
+    anonymous = base(tmp_path)
+    account = anonymous.replace("keepalive = 10", 'keepalive = 10\nusername = "t01"')
+
+    def commands(text: str) -> object:
+        return parse_config(text, "x.toml").mqtt.commands
+
+    assert commands(anonymous) == CommandIntakeConfig("own")
+    assert commands(account) == CommandIntakeConfig("shared")
+    own = account + '\n[mqtt.commands]\nusername = "cmd.t01"\npassword = "pw"\n'
+    assert commands(own) == CommandIntakeConfig("own", "cmd.t01", Secret("pw"))
+    assert commands(account + '\n[mqtt.commands]\nconnection = "shared"\n') == \
+        CommandIntakeConfig("shared")
+    for text, message in [
+        (account + "\n[mqtt.commands]\n", "an own connection needs an account of its own"),
+        (account + '\n[mqtt.commands]\nusername = "t01"\n', "account of its own"),
+        (account + '\n[mqtt.commands]\nconnection = "shared"\nusername = "cmd.t01"\n',
+         'username is for connection = "own"'),
+        (anonymous + '\n[mqtt.commands]\npassword = "pw"\n', "a password needs a username"),
+        (anonymous + '\n[mqtt.commands]\nconnection = "both"\n', "expected one of"),
+    ]:
+        with pytest.raises(ConfigError, match=r"mqtt\.commands") as err:
+            parse_config(text, "bad.toml")
+        assert message in str(err.value), err.value
+
+
 def test_check_flag_and_the_shipped_example(tmp_path: Path) -> None:
     cfg = tmp_path / "ok.toml"
     cfg.write_text(base(tmp_path))
@@ -108,9 +137,12 @@ def test_check_flag_and_the_shipped_example(tmp_path: Path) -> None:
     (tmp_path / "ca.crt").write_text("x")
     text = text.replace("/etc/jantaku/mqtt.pass", str(tmp_path / "mqtt.pass"))
     text = text.replace("/etc/jantaku/ca.crt", str(tmp_path / "ca.crt"))
+    text = text.replace("/etc/jantaku/mqtt-cmd.pass", str(tmp_path / "mqtt.pass"))
     config = parse_config(text, EXAMPLE)
     assert config.devices.table.kind == "serial"
     assert config.mqtt.tls is not None
+    assert config.mqtt.commands.connection == "own"
+    assert config.mqtt.commands.username == "cmd.t01"
 
 
 def test_secrets_are_hidden(tmp_path: Path) -> None:

@@ -102,8 +102,8 @@ async def test_retained_command_not_cleared_by_acl_is_reported(
     try:
         async with running_service(config) as service:
             deadline = asyncio.get_running_loop().time() + 10
-            while not service.link.command_health().get("operator_action"):
-                assert asyncio.get_running_loop().time() < deadline, service.link.command_health()
+            while not service.commands.health().get("operator_action"):
+                assert asyncio.get_running_loop().time() < deadline, service.commands.health()
                 await asyncio.sleep(0.05)
             health = service.health()
             assert service.eventlog.last_seq() == 0, "a retained command was executed"
