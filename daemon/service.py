@@ -37,6 +37,7 @@ from daemon.config import Config
 from daemon.engine import Engine
 from daemon.eventlog import EventLog, LinkPosition, Record, boot_id
 from daemon.intake import Intake
+from daemon.log_audit import LogAudit
 from daemon.log_gate import LogGate
 from daemon.mqtt import BrokerLink, Incoming, Reply
 from daemon.outbox import LogOutbox
@@ -159,9 +160,11 @@ class Service:
             on_applied=self._applied, on_committed=self._committed,
         )
         self.queue = self.intake.queue
+        # the seal moved on after each checkpoint; the whole log read after READY (log_audit.py)
+        self.audit = LogAudit(self.eventlog, f"--config {config.source}")
         self.wal = WalCheckpointer(config.eventlog.path, self.table_id,
                                    lambda: self.intake.counters.groups,
-                                   after=self.eventlog.sync_mark)
+                                   after=self.audit.after_checkpoint)
         self.outbox = LogOutbox(self.db, self.eventlog, self.topics.events, quick=self.gate.quick)
         self.desk = RefereeDesk(self)
         #: set after every group commit (the table's state moved): what wakes the web views
@@ -280,6 +283,7 @@ class Service:
             self._spawn(f"driver:{driver.name}", lambda d=driver: d.run(self))  # type: ignore[misc]
         self._spawn("health", self._health_loop)
         self._spawn("wal", self.wal.run)
+        self._spawn("audit", lambda: self.audit.run(self.ready))
         self._spawn("backfill", lambda: self.backfill.run(self.link.publish_reply))
         if self.config.web is not None:
             from daemon.web.runtime import run_web
@@ -345,10 +349,12 @@ class Service:
         try:
             await self.outbox.flush()  # the acknowledged rows a delay was holding
             await self.db(self.core.checkpoint)
+            await self.wal.last()  # and the seal moved to the end: the next start reads nothing
             await self.db(self.eventlog.close)
         except Exception:  # a broken log: the next start replays it, or says why it cannot
             log.exception("could not close the event log cleanly")
         self.gate.shutdown()
+        self.audit.close()
         self.wal.close()
         log.info("stopped")
 
@@ -436,6 +442,7 @@ class Service:
             "retries": 0 if fault is None else fault.retries,
             "waiting": self.intake.waiting,
             "faults": self.intake.counters.faults,
+            "audit": self.audit.health(),
         }
 
     def healthy(self) -> tuple[bool, str | None]:
@@ -451,7 +458,7 @@ class Service:
         if fault is not None:
             return False, (f"event log not writable ({fault.error}): {self.intake.waiting} inputs"
                            " held, retrying")
-        return True, None
+        return (False, self.audit.fault) if self.audit.fault else (True, None)
 
     def _stuck(self) -> str | None:
         """Why the watchdog must not be fed (systemd then restarts the daemon). A log that

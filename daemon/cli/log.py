@@ -17,9 +17,10 @@ or tenhou.net/6 JSON, rules/records/table_game.py): a sensor table's game with e
 discard and call, a sensorless one with its results. A hand that has not ended is left out, with
 a note on standard error. Exit 1 when the game is not in the log or cannot be written.
 
-``verify`` first checks the log against its chain and its mark (daemon/log_integrity.py): a
-damaged, missing or rolled-back log is one line and exit 2. ``accept`` is the operator's decision
-on such a log, with the daemon stopped (docs/daemon.md, "A damaged log").
+``verify`` first checks the whole log, every record against its chain, SQLite's whole
+``quick_check`` and the mark (daemon/log_integrity.py; the check at start reads only what came
+after the seal): a damaged, missing or rolled-back log is one line and exit 2. ``accept`` is the
+operator's decision on such a log, with the daemon stopped (docs/daemon.md, "A damaged log").
 """
 
 from __future__ import annotations
@@ -167,7 +168,8 @@ def _verify(db: str) -> int:
 
     from daemon.engine import load_engine
     from daemon.eventlog import EventLog
-    from daemon.log_integrity import Finding, inspect, message
+    from daemon.log_chain import Finding
+    from daemon.log_integrity import inspect, message
     from daemon.table import TableCore
 
     found = inspect(db, readonly=True)
