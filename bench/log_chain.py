@@ -85,7 +85,7 @@ def check(n: int, where: str) -> None:
     assert whole.full and not bounded.full and bounded.walked == min(n, TAIL), bounded
     log = EventLog(path, "bench")
     audit = LogAudit(log, "--db bench")
-    audited, _ = _timed(audit._audit)
+    audited, _ = _timed(audit.audit_now)
     assert audit.state == "passed", audit.fault
     audit.close()
     log.close()

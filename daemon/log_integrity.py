@@ -131,7 +131,10 @@ def _inspect_open(db: sqlite3.Connection, mark: MarkRecord | None, full: bool,
         return Mark(0, 0), 0, 0, True
     if "chain" not in {r[1] for r in db.execute("PRAGMA table_info(inputs)")}:
         return Mark(0, 0), 0, 0, True  # chained when next opened
-    top, count = db.execute("SELECT COALESCE(MAX(seq), 0), COUNT(*) FROM inputs").fetchone()
+    # two statements: each takes SQLite's shortcut (the b-tree's last key; the pages of the
+    # smallest index, 12 MB for a million inputs), where one statement with both reads every record
+    (top,) = db.execute("SELECT COALESCE(MAX(seq), 0) FROM inputs").fetchone()
+    (count,) = db.execute("SELECT COUNT(*) FROM inputs").fetchone()
     if bounded:
         assert mark is not None
         against = _against_mark(db, top, mark.last)

@@ -445,6 +445,10 @@ class Service:
             "audit": self.audit.health(),
         }
 
+    def alerts(self) -> list[str]:
+        """What the operator must act on now, for the console (also ``health``)."""
+        return [a for a in (self.audit.fault,) if a]
+
     def healthy(self) -> tuple[bool, str | None]:
         """Whether the daemon is healthy: the inputs, MQTT and driver tasks are running and the
         log is writable (a broker outage is not a fault: the table plays on)."""
