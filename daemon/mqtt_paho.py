@@ -25,7 +25,7 @@ import functools
 import socket
 import ssl
 from collections import deque
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -87,6 +87,7 @@ class PahoSession:
         c.connect_timeout = spec.timeout
         c.on_connect, c.on_publish, c.on_subscribe = self._connack, self._puback, self._suback
         c.on_message, c.on_disconnect = self._message, self._disconnected
+        c.on_unsubscribe = self._unsuback
         self._paho = c
         self._connected: asyncio.Future[None] = self._loop.create_future()
         self._closed: asyncio.Future[None] = self._loop.create_future()
@@ -259,6 +260,11 @@ class PahoSession:
         else:
             fut.set_result(None)
 
+    def _unsuback(self, client: Any, userdata: Any, mid: int, codes: Any, props: Any) -> None:
+        fut = self._subs.pop(mid, None)
+        if fut is not None and not fut.done():
+            fut.set_result(None)
+
     def _message(self, client: Any, userdata: Any, message: paho.MQTTMessage) -> None:
         self._inbox.append(message)
         self._arrived.set()
@@ -301,6 +307,23 @@ class PahoSession:
         fut: asyncio.Future[None] = self._loop.create_future()
         self._subs[mid] = fut
         await self._until(fut)
+
+    async def unsubscribe(self, topic: str) -> None:
+        """Unsubscribe, and wait for the UNSUBACK (what the broker sent before it is in)."""
+        rc, mid = self._paho.unsubscribe(topic)
+        if rc != paho.MQTT_ERR_SUCCESS or mid is None:
+            raise BrokerError(f"could not unsubscribe from {topic}: {paho.error_string(rc)}")
+        fut: asyncio.Future[None] = self._loop.create_future()
+        self._subs[mid] = fut
+        await self._until(fut)
+
+    def take(self, topics: Collection[str]) -> list[paho.MQTTMessage]:
+        """The messages received on ``topics`` and not read yet, out of the inbox (the others
+        stay, in order)."""
+        taken = [m for m in self._inbox if m.topic in topics]
+        if taken:
+            self._inbox = deque(m for m in self._inbox if m.topic not in topics)
+        return taken
 
     async def messages(self) -> AsyncIterator[paho.MQTTMessage]:
         """The messages received, in order; raises :class:`BrokerError` when the connection

@@ -176,6 +176,8 @@ class Service:
             self.outbox,
             self.handle_command,
             backoff=mqtt_backoff,
+            log_seq=lambda: self.core.state.event_seq,
+            accept=f"--config {config.source}",
         )
         self.backfill = Backfill(self.topics, config.eventlog.path, engine,
                                  lambda: self.core.state.event_seq)
@@ -447,7 +449,7 @@ class Service:
 
     def alerts(self) -> list[str]:
         """What the operator must act on now, for the console (also ``health``)."""
-        return [a for a in (self.audit.fault,) if a]
+        return [a for a in (self.audit.fault, self.link.seq.held) if a]
 
     def healthy(self) -> tuple[bool, str | None]:
         """Whether the daemon is healthy: the inputs, MQTT and driver tasks are running and the
@@ -462,7 +464,8 @@ class Service:
         if fault is not None:
             return False, (f"event log not writable ({fault.error}): {self.intake.waiting} inputs"
                            " held, retrying")
-        return (False, self.audit.fault) if self.audit.fault else (True, None)
+        alerts = self.alerts()  # a damaged log, a broker ahead of the log: the table plays on
+        return (False, alerts[0]) if alerts else (True, None)
 
     def _stuck(self) -> str | None:
         """Why the watchdog must not be fed (systemd then restarts the daemon). A log that

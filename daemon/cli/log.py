@@ -5,6 +5,7 @@
     jantaku log games --db FILE                             # games in the log
     jantaku log verify --db FILE                            # chain, mark, replay
     jantaku log accept --config FILE | --db FILE            # accept a log the check refuses
+                                                            # (--config: and its broker)
 
 ``export`` writes one JSON object per input, in order: ``seq``, ``game``, ``kind`` (``input``:
 a rules input; ``timer``: a clock button, pause or resume; ``marker``: a daemon restart or a table
@@ -29,7 +30,7 @@ import argparse
 import json
 import sqlite3
 import sys
-from typing import TextIO
+from typing import Any, TextIO
 
 
 def export(db: str, game: int | None, out: TextIO) -> int:
@@ -146,19 +147,76 @@ def main(argv: list[str]) -> int:
 
 
 def _accept(config_file: str | None, db: str | None) -> int:
+    import asyncio
     import logging
 
     from daemon.log_integrity import accept
 
+    config = None
     if config_file is not None:
         from daemon.config import load_config
 
-        db = str(load_config(config_file).eventlog.path)
+        config = load_config(config_file)
+        db = str(config.eventlog.path)
     assert db is not None
-    done = accept(db)
-    logging.getLogger("jantaku.eventlog").warning(done)
-    print(f"jantaku log: {done}")
+    done = [accept(db)]
+    if config is not None:  # the broker's memory of the table, too (daemon/broker_seq.py)
+        done.append(asyncio.run(_accept_broker(config, _logged_events(db))))
+    for line in done:
+        logging.getLogger("jantaku.eventlog").warning(line)
+        print(f"jantaku log: {line}")
     return 0
+
+
+def _logged_events(db: str) -> int:
+    from pathlib import Path
+
+    from daemon.eventlog import EventLog
+
+    if not Path(db).exists():
+        return 0
+    log = EventLog(db, "", readonly=True)
+    try:
+        return log.applied()[1]
+    finally:
+        log.close()
+
+
+async def _accept_broker(config: Any, logged: int) -> str:
+    """Clear the table's retained state on its broker when it names an event the log never
+    reached (the daemon holds its events until then: docs/daemon.md, "The broker ahead of the
+    log"). One line: what was found and done."""
+    from daemon.broker_seq import highest_seq, seq_topics
+    from daemon.errors import BrokerError
+    from daemon.mqtt import tls_context
+    from daemon.mqtt_paho import Connect, PahoSession
+    from daemon.topics import Topics
+
+    cfg, topics = config.mqtt, Topics(config.table.id)
+    where = f"broker {cfg.host}:{cfg.port}"
+    spec = Connect(host=cfg.host, port=cfg.port, client_id=f"{config.client_id}-accept"[:64],
+                   v5=cfg.protocol == "5", username=cfg.username,
+                   password=None if cfg.password is None else cfg.password.reveal(),
+                   timeout=cfg.connect_timeout, tls=tls_context(cfg))
+    try:
+        async with PahoSession(spec) as client:
+            watched = seq_topics(topics)
+            for topic in watched:
+                await client.subscribe(topic)
+            for topic in watched:
+                await client.unsubscribe(topic)  # the retained copies came before its answer
+            seen = highest_seq(m.payload for m in client.take(watched) if m.retain)
+            if seen <= logged:
+                return (f"{where}: remembers event {seen} of table {topics.table}, the log "
+                        f"{logged}: nothing to accept there")
+            for topic in (topics.state, topics.private_state, topics.scores):
+                await client.publish(topic, b"", qos=1, retain=True)
+    except BrokerError as exc:
+        return (f"{where}: not reachable ({exc}); if the daemon says the broker is ahead of the "
+                "log, run this again once the broker is up")
+    return (f"{where}: its retained state of table {topics.table} named event {seen}, the log "
+            f"ends at event {logged}: cleared; the daemon publishes again, reusing seqs "
+            f"{logged + 1}..{seen} (consumers must reset their high-water mark for this table)")
 
 
 def _verify(db: str) -> int:
