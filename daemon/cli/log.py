@@ -161,7 +161,7 @@ def _accept(config_file: str | None, db: str | None) -> int:
     assert db is not None
     done = [accept(db)]
     if config is not None:  # the broker's memory of the table, too (daemon/broker_seq.py)
-        done.append(asyncio.run(_accept_broker(config, _logged_events(db))))
+        done.append(asyncio.run(accept_broker(config, _logged_events(db))))
     for line in done:
         logging.getLogger("jantaku.eventlog").warning(line)
         print(f"jantaku log: {line}")
@@ -182,7 +182,7 @@ def _logged_events(db: str) -> int:
         log.close()
 
 
-async def _accept_broker(config: Any, logged: int) -> str:
+async def accept_broker(config: Any, logged: int) -> str:
     """Clear the table's retained state on its broker when it names an event the log never
     reached (the daemon holds its events until then: docs/daemon.md, "The broker ahead of the
     log"). One line: what was found and done."""

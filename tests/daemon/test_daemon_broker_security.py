@@ -104,6 +104,17 @@ def _table_config(venue: Venue, tmp_path: Path) -> Any:
     return parse_config(text)
 
 
+async def _fresh_table(venue: Venue, tmp_path: Path) -> Any:
+    """:func:`_table_config`, and the broker told to forget the table's last log (each test
+    starts a new one): what ``jantaku log accept --config`` does for a replaced log, or the
+    daemon holds its events (daemon/broker_seq.py)."""
+    from daemon.cli.log import accept_broker
+
+    config = _table_config(venue, tmp_path)
+    await accept_broker(config, 0)
+    return config
+
+
 async def _publish_code(port: int, user: str | None, topic: str, **kw: Any) -> int:
     """The v5 PUBACK reason code of one QoS 1 publish (0 = accepted, >= 0x80 = refused), by the
     daemon's own broker client."""
@@ -116,7 +127,7 @@ async def _publish_code(port: int, user: str | None, topic: str, **kw: Any) -> i
 async def test_table_over_tls_with_password_and_referee_command(
     venue: Venue, tmp_path: Path
 ) -> None:
-    config = _table_config(venue, tmp_path)
+    config = await _fresh_table(venue, tmp_path)
     topics = Topics(TABLE)
     tls = venue.tls()
     async with (
