@@ -39,6 +39,8 @@ log = logging.getLogger("jantaku.eventlog")
 
 #: the whole log is read again this long after the last audit (a daemon that runs for days)
 AUDIT_EVERY_S: Final = 24 * 3600.0
+#: an audit that could not read the log (locked) is tried again this long after
+RETRY_S: Final = 60.0
 #: the audit rests after each step this many times as long as the step took
 REST: Final = 1.0
 
@@ -91,21 +93,22 @@ class LogAudit:
         await ready.wait()
         loop = asyncio.get_running_loop()
         while True:
-            await loop.run_in_executor(self._executor, self._audit)
-            await asyncio.sleep(AUDIT_EVERY_S)
+            done = await loop.run_in_executor(self._executor, self._audit)
+            await asyncio.sleep(AUDIT_EVERY_S if done else RETRY_S)
 
     def audit_now(self) -> None:
         """One audit of the whole log, on the audit's thread, waited for (``jantaku`` tools,
         benches)."""
-        self._executor.submit(self._audit).result()
+        self._executor.submit(self._audit).result()  # its outcome: state, fault
 
     def _pace(self, took: float) -> None:
         if self._stop.wait(took * self._rest):
             raise _Stopped
 
-    def _audit(self) -> None:
+    def _audit(self) -> bool:
+        """One audit; False: it could not read the log now (to be tried again)."""
         if self.fault is not None or self._stop.is_set():
-            return
+            return True
         # this thread only (Linux: a thread is a task with its own nice value)
         with contextlib.suppress(OSError, AttributeError):
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
@@ -114,12 +117,16 @@ class LogAudit:
             found = inspect(self.path, readonly=True, pace=self._pace)
         except _Stopped:
             self.state = "pending"
-            return
+            return True
+        except sqlite3.OperationalError as exc:  # locked: no finding about the file
+            self.state = "pending"
+            log.warning("event log audit postponed: %s", exc)
+            return False
         self.seconds = round(time.monotonic() - began, 2)
         self.audits += 1
         if isinstance(found, Finding):
             self._damaged(found)
-            return
+            return True
         assert isinstance(found, Checked)
         self.inputs = found.records
         self.state = "passed"
@@ -128,6 +135,7 @@ class LogAudit:
                  self.seconds, extra={"fields": {
                      "event": "event_log_audited", "table": self.table_id,
                      "inputs": found.records, "seconds": self.seconds}})
+        return True
 
     def _damaged(self, found: Finding) -> None:
         line = message(self.path, found, self.accept)

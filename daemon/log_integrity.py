@@ -98,6 +98,10 @@ def inspect(path: Path | str, *, readonly: bool = False, full: bool = True,
         return Finding(Problem.DAMAGED, f"cannot be opened: {exc}")
     try:
         found = _inspect_open(db, mark, full, pace)
+    except sqlite3.OperationalError as exc:
+        if "locked" in str(exc) or "busy" in str(exc):
+            raise  # another connection holds it: no finding about the file
+        return Finding(Problem.DAMAGED, f"not a readable database: {exc}")
     except sqlite3.Error as exc:
         return Finding(Problem.DAMAGED, f"not a readable database: {exc}")
     finally:
