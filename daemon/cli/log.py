@@ -186,37 +186,55 @@ async def accept_broker(config: Any, logged: int) -> str:
     """Clear the table's retained state on its broker when it names an event the log never
     reached (the daemon holds its events until then: docs/daemon.md, "The broker ahead of the
     log"). One line: what was found and done."""
-    from daemon.broker_seq import highest_seq, seq_topics
+    import asyncio
+
     from daemon.errors import BrokerError
     from daemon.mqtt import tls_context
-    from daemon.mqtt_paho import Connect, PahoSession
-    from daemon.topics import Topics
+    from daemon.mqtt_paho import Connect
 
-    cfg, topics = config.mqtt, Topics(config.table.id)
+    cfg = config.mqtt
     where = f"broker {cfg.host}:{cfg.port}"
     spec = Connect(host=cfg.host, port=cfg.port, client_id=f"{config.client_id}-accept"[:64],
                    v5=cfg.protocol == "5", username=cfg.username,
                    password=None if cfg.password is None else cfg.password.reveal(),
                    timeout=cfg.connect_timeout, tls=tls_context(cfg))
-    try:
-        async with PahoSession(spec) as client:
-            watched = seq_topics(topics)
-            for topic in watched:
-                await client.subscribe(topic)
-            for topic in watched:
-                await client.unsubscribe(topic)  # the retained copies came before its answer
-            seen = highest_seq(m.payload for m in client.take(watched) if m.retain)
-            if seen <= logged:
-                return (f"{where}: remembers event {seen} of table {topics.table}, the log "
-                        f"{logged}: nothing to accept there")
+    for attempt in range(3):
+        try:
+            seen = await _clear_retained(spec, config.table.id, logged)
+            break
+        except BrokerError as exc:
+            # the broker may give the table's client id back to its daemon (the shipped
+            # broker's client id is the username): try again
+            if attempt == 2:
+                return (f"{where}: not reachable ({exc}); if the daemon says the broker is "
+                        "ahead of the log, run this again once the broker is up")
+            await asyncio.sleep(0.5)
+    if seen <= logged:
+        return (f"{where}: remembers event {seen} of table {config.table.id}, the log "
+                f"{logged}: nothing to accept there")
+    return (f"{where}: its retained state of table {config.table.id} named event {seen}, the "
+            f"log ends at event {logged}: cleared; the daemon publishes again, reusing seqs "
+            f"{logged + 1}..{seen} (consumers must reset their high-water mark for this table)")
+
+
+async def _clear_retained(spec: Any, table: str, logged: int) -> int:
+    """The seq the broker's retained state names; cleared when beyond ``logged``."""
+    from daemon.broker_seq import highest_seq, seq_topics
+    from daemon.mqtt_paho import PahoSession
+    from daemon.topics import Topics
+
+    topics = Topics(table)
+    async with PahoSession(spec) as client:
+        watched = seq_topics(topics)
+        for topic in watched:
+            await client.subscribe(topic)
+        for topic in watched:
+            await client.unsubscribe(topic)  # the retained copies came before its answer
+        seen = highest_seq(m.payload for m in client.take(watched) if m.retain)
+        if seen > logged:
             for topic in (topics.state, topics.private_state, topics.scores):
                 await client.publish(topic, b"", qos=1, retain=True)
-    except BrokerError as exc:
-        return (f"{where}: not reachable ({exc}); if the daemon says the broker is ahead of the "
-                "log, run this again once the broker is up")
-    return (f"{where}: its retained state of table {topics.table} named event {seen}, the log "
-            f"ends at event {logged}: cleared; the daemon publishes again, reusing seqs "
-            f"{logged + 1}..{seen} (consumers must reset their high-water mark for this table)")
+    return seen
 
 
 def _verify(db: str) -> int:
