@@ -64,8 +64,6 @@ class LogAudit:
         self.fault: str | None = None  # the one line, once damage was found
         self.inputs = 0  # records the last audit read
         self.seconds: float | None = None
-        self.audits = 0
-        self.sealed_runs = 0  # seals moved on (tests)
 
     # ------------------------------------------------------------------ the seal
     def after_checkpoint(self) -> None:
@@ -84,7 +82,6 @@ class LogAudit:
                         self._damaged(found)
                     else:
                         self.eventlog.seal(last)
-                        self.sealed_runs += 1
         self.eventlog.sync_mark()
 
     # ------------------------------------------------------------------ the audit
@@ -123,7 +120,6 @@ class LogAudit:
             log.warning("event log audit postponed: %s", exc)
             return False
         self.seconds = round(time.monotonic() - began, 2)
-        self.audits += 1
         if isinstance(found, Finding):
             self._damaged(found)
             return True

@@ -60,10 +60,6 @@ class MarkRecord:
     def seq(self) -> int:
         return self.last.seq
 
-    @property
-    def chain(self) -> int:
-        return self.last.chain
-
 
 def mark_path(log_path: Path | str) -> Path:
     path = Path(log_path)
