@@ -196,6 +196,15 @@ async def test_a_sound_log_is_audited_and_sealed_to_its_end(tmp_path: Path) -> N
         broker.stop()
     mark = read_mark(mark_path(db))
     assert mark is not None and mark.seq > 0 and mark.sealed == mark.last
+    # started again: the start-up check reads no record against its chain (all sealed)
+    again = Daemon(config, tmp_path / "again.log", name, db).start()
+    try:
+        await daemon_kit.until(
+            lambda: any(r.get("event") == "event_log_checked" for r in again.lines()), 30)
+    finally:
+        assert again.stop() == 0
+    [checked] = [r for r in again.lines() if r.get("event") == "event_log_checked"]
+    assert checked["inputs"] == mark.seq and checked["walked"] == 0 and not checked["full"]
     out = _cli("status", "--db", str(db), "--json")
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["log"]["inputs"] == mark.seq
