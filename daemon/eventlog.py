@@ -33,39 +33,19 @@ import pickle
 import sqlite3
 import threading
 import types
-import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 from daemon.errors import EventLogError
+from daemon.log_chain import CANONICAL_SQL, canonical, chained
 from daemon.log_mark import Mark, MarkFile, mark_path
 from drivers.link.reports import RxPosition
 
 FORMAT: Final = 1
 
 log = logging.getLogger("jantaku.eventlog")
-
-#: the columns a record's chain covers, as stored (SQL text of :func:`canonical`, for the checks)
-CANONICAL_SQL: Final = (
-    "CAST(seq || '|' || game || '|' || kind || '|' || source || '|' || mono_ns || '|'"
-    " || wall_ns || '|' || boot || '|' || body AS BLOB)"
-)
-
-
-def canonical(seq: int, game: int, kind: str, source: str, mono_ns: int, wall_ns: int,
-              boot: str, body: str) -> bytes:
-    """A record's bytes as stored (``body`` is the stored JSON text): what its chain covers."""
-    return f"{seq}|{game}|{kind}|{source}|{mono_ns}|{wall_ns}|{boot}|{body}".encode()
-
-
-def chained(previous: int, record: bytes) -> int:
-    """The chain of a record: CRC-32 of every record's canonical bytes up to it, i.e. CRC-32
-    continued from the previous record's chain (0 before the first). A changed byte, a missing
-    or a reordered record changes every chain from there on (docs/daemon.md, "A damaged log")."""
-    return zlib.crc32(record, previous)
-
 
 def _mapping_proxy(items: dict[Any, Any]) -> types.MappingProxyType[Any, Any]:
     """Rebuilds a read-only mapping from a checkpoint (pickle needs a named module function:
@@ -308,6 +288,27 @@ class EventLog:
         with self._mark_lock:
             if self._mark is not None:
                 self._mark.sync()
+
+    def sealed(self) -> Mark | None:
+        """The last input read back against its chain with all before it (None: no mark, or
+        damage was found: the seal stays at none)."""
+        with self._mark_lock:
+            if self._mark is None or self._mark.broken:
+                return None
+            return self._mark.sealed
+
+    def seal(self, upto: Mark) -> None:
+        """Inputs up to ``upto`` were read back and match their chain (daemon/log_audit.py)."""
+        with self._mark_lock:
+            if self._mark is not None:
+                self._mark.seal(upto)
+
+    def unseal(self) -> None:
+        """Damage was found: the mark's seal goes back to none, durably (the next start reads
+        the whole log and refuses it, naming what it finds)."""
+        with self._mark_lock:
+            if self._mark is not None:
+                self._mark.unseal()
 
     def last_chain(self) -> tuple[int, int]:
         """``(seq, chain)`` of the last input (``(0, 0)``: none), as of the last group commit."""

@@ -1,23 +1,30 @@
 """Is the event log the one the table wrote? Checked before the daemon starts (``jantaku run``,
-``jantaku run --check``), by ``jantaku log verify`` and ``jantaku status``; ``jantaku log accept``
-is the operator's answer (docs/daemon.md, "A damaged log").
+``jantaku run --check``) and by ``jantaku status``, in a time bounded by what came after the seal;
+in full by ``jantaku log verify`` and by the running daemon's audit (daemon/log_audit.py);
+``jantaku log accept`` is the operator's answer (docs/daemon.md, "A damaged log").
 
 Found, each refused with one line that names it and the command that repairs or accepts it:
 
 * ``missing``: no log, but its mark (daemon/log_mark.py) says one was written (a replaced SD
   card, a deleted file);
 * ``damaged``: SQLite's ``quick_check`` fails, or the file is not a database at all (truncated);
-* ``chain``: a record does not match its chain (daemon/eventlog.py): a changed byte, a missing
+* ``chain``: a record does not match its chain (daemon/log_chain.py): a changed byte, a missing
   or reordered record (SQLite's own check does not read the records' contents);
 * ``short`` / ``diverged``: the log ends before its mark (a torn WAL, an old copy put back), or
   holds another record where the mark is.
 
-A brand-new table (no log, no mark) and a log without a mark yet (written before the mark) pass.
+The check at start (``full=False``) reads, besides the mark: SQLite's ``quick_check`` of every
+table but the inputs (a few pages), the inputs' count and last seq, the records at the mark and
+at the seal, and the records after the seal against their chain (what the checkpointer has not
+read back yet: at most two checkpoints' worth after a power cut, none after a clean stop). The
+records up to the seal were read back when they were written and are read again, with SQLite's
+whole ``quick_check``, by the audit after READY. A log without a seal (a new mark, or damage
+found by the audit) is checked in full. A brand-new table (no log, no mark) and a log without a
+mark yet (written before the mark) pass.
 """
 
 from __future__ import annotations
 
-import enum
 import os
 import sqlite3
 import time
@@ -25,25 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from daemon.errors import EventLogError
-from daemon.eventlog import CANONICAL_SQL, chained
-from daemon.log_mark import Mark, mark_path, read_mark, write_new
-
-
-class Problem(enum.Enum):
-    MISSING = "missing"
-    DAMAGED = "damaged"
-    CHAIN = "chain"
-    SHORT = "short"
-    DIVERGED = "diverged"
-
-
-@dataclass(frozen=True, slots=True)
-class Finding:
-    problem: Problem
-    what: str  # for the operator: what was found
-    seq: int = 0  # CHAIN: the first record that fails; SHORT/DIVERGED: the log's last seq
-    chain: int = 0  # CHAIN: the chain of the record before ``seq``
-    gap: bool = False  # CHAIN: record ``seq`` is missing (not changed)
+from daemon.log_chain import CANONICAL_SQL, Finding, Pace, Problem, chained, walk
+from daemon.log_mark import NONE, Mark, MarkRecord, mark_path, read_mark, write_new
 
 
 class LogDamaged(EventLogError):
@@ -52,11 +42,14 @@ class LogDamaged(EventLogError):
 
 @dataclass(frozen=True, slots=True)
 class Checked:
-    """What a sound log holds: its last ``(seq, chain)`` and how long the check took."""
+    """What a sound log holds: its last ``(seq, chain)``, its number of records, how many of them
+    were read against their chain (all of them: ``full``), and how long the check took."""
 
     last: Mark
     records: int
     seconds: float
+    walked: int = 0
+    full: bool = True
 
 
 def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
@@ -65,67 +58,29 @@ def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
     return sqlite3.connect(path)
 
 
-#: records per step of the walk (one SQL aggregate each: SQLite builds the bytes, zlib hashes)
-CHUNK = 20_000
-
-
-def _walk(db: sqlite3.Connection) -> tuple[Mark, int, Finding | None]:
-    """Every record against its chain, in seq order: a chunk's records concatenated by SQLite,
-    CRC-32 continued over them in C, compared with the chain stored on the chunk's last record
-    (then each record of a failing chunk, to name the first one that fails)."""
-    (top,) = db.execute("SELECT COALESCE(MAX(seq), 0) FROM inputs").fetchone()
-    text = CANONICAL_SQL.removeprefix("CAST(").removesuffix(" AS BLOB)")
-    query = (f"SELECT COUNT(*), MAX(seq), group_concat({text}, '') FROM"
-             " (SELECT * FROM inputs WHERE seq >= ? AND seq < ? ORDER BY seq)")
-    chain, lo = 0, 1
-    while lo <= top:
-        n, hi, joined = db.execute(query, (lo, lo + CHUNK)).fetchone()
-        ok = n == min(CHUNK, top - lo + 1) and hi == lo + n - 1
-        if ok:
-            now = chained(chain, joined.encode())
-            (stored,) = db.execute("SELECT chain FROM inputs WHERE seq = ?", (hi,)).fetchone()
-            ok = now == stored
-        if not ok:
-            return _walk_rows(db, lo, chain)
-        chain, lo = now, hi + 1
-    return Mark(top, chain), top, None
-
-
-def _walk_rows(db: sqlite3.Connection, lo: int, chain: int) -> tuple[Mark, int, Finding | None]:
-    """Record by record from ``lo`` (``chain``: the chain before it) to the first that fails."""
-    expect = lo - 1
-    rows = db.execute(f"SELECT seq, chain, {CANONICAL_SQL} FROM inputs WHERE seq >= ?"
-                      " ORDER BY seq", (lo,))
-    for seq, stored, blob in rows:
-        expect += 1
-        if seq != expect:
-            return Mark(expect - 1, chain), expect - 1, Finding(
-                Problem.CHAIN, f"input {expect} is missing (the next is {seq})", expect, chain,
-                gap=True)
-        now = chained(chain, blob)
-        if now != stored:
-            return Mark(expect - 1, chain), expect - 1, Finding(
-                Problem.CHAIN, f"input {seq} does not match its chain (changed bytes)", seq, chain)
-        chain = now
-    return Mark(expect, chain), expect, None
-
-
-def _against_mark(db: sqlite3.Connection, last: Mark, mark: Mark | None) -> Finding | None:
-    if mark is None or mark.seq == 0:
+def _against_mark(db: sqlite3.Connection, top: int, mark: Mark) -> Finding | None:
+    if mark.seq == 0:
         return None
-    if last.seq < mark.seq:
-        return Finding(Problem.SHORT, f"the log ends at input {last.seq} but its mark says "
-                       f"{mark.seq} were logged ({mark.seq - last.seq} inputs lost)", last.seq)
-    row = db.execute("SELECT chain FROM inputs WHERE seq = ?", (mark.seq,)).fetchone()
-    if row is None or int(row[0]) != mark.chain:
+    if top < mark.seq:
+        return Finding(Problem.SHORT, f"the log ends at input {top} but its mark says "
+                       f"{mark.seq} were logged ({mark.seq - top} inputs lost)", top)
+    if not _holds(db, mark):
         return Finding(Problem.DIVERGED, f"input {mark.seq} is not the one its mark names "
-                       "(another or an older log)", last.seq)
+                       "(another or an older log)", top)
     return None
 
 
-def inspect(path: Path | str, *, readonly: bool = False) -> Finding | Checked:
+def _holds(db: sqlite3.Connection, mark: Mark) -> bool:
+    row = db.execute("SELECT chain FROM inputs WHERE seq = ?", (mark.seq,)).fetchone()
+    return row is not None and int(row[0]) == mark.chain
+
+
+def inspect(path: Path | str, *, readonly: bool = False, full: bool = True,
+            pace: Pace | None = None) -> Finding | Checked:
     """Check the log at ``path`` against itself and its mark. ``readonly``: the daemon may be
-    running (``log verify``, ``status``); else the WAL is replayed as the daemon would."""
+    running (``log verify``, ``status``, the audit); else the WAL is replayed as the daemon
+    would. ``full``: every record and SQLite's whole ``quick_check``; else what came after the
+    seal (see the module's text). ``pace``: called after each step of the walk."""
     path = Path(path)
     start = time.monotonic()
     try:
@@ -142,28 +97,64 @@ def inspect(path: Path | str, *, readonly: bool = False) -> Finding | Checked:
     except sqlite3.Error as exc:
         return Finding(Problem.DAMAGED, f"cannot be opened: {exc}")
     try:
-        return _inspect_open(db, mark, start)
+        found = _inspect_open(db, mark, full, pace)
+    except sqlite3.OperationalError as exc:
+        if "locked" in str(exc) or "busy" in str(exc):
+            raise  # another connection holds it: no finding about the file
+        return Finding(Problem.DAMAGED, f"not a readable database: {exc}")
     except sqlite3.Error as exc:
         return Finding(Problem.DAMAGED, f"not a readable database: {exc}")
     finally:
         db.close()
+    if isinstance(found, Finding):
+        return found
+    last, records, walked, whole = found
+    return Checked(last, records, time.monotonic() - start, walked, whole)
 
 
-def _inspect_open(db: sqlite3.Connection, mark: Mark | None, start: float) -> Finding | Checked:
-    result = [r[0] for r in db.execute("PRAGMA quick_check(3)")]
-    if result != ["ok"]:
-        return Finding(Problem.DAMAGED, f"SQLite's quick_check fails: {'; '.join(result)}")
-    tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+def _quick_check(db: sqlite3.Connection, tables: list[str] | None) -> Finding | None:
+    """SQLite's ``quick_check`` of the whole file (``None``) or of these tables only."""
+    result: list[str] = []
+    for table in [None] if tables is None else tables:
+        arg = "" if table is None else f"({table})"
+        result += [r[0] for r in db.execute(f"PRAGMA quick_check{arg}") if r[0] != "ok"]
+    if result:
+        return Finding(Problem.DAMAGED, f"SQLite's quick_check fails: {'; '.join(result[:3])}")
+    return None
+
+
+def _inspect_open(db: sqlite3.Connection, mark: MarkRecord | None, full: bool,
+                  pace: Pace | None) -> Finding | tuple[Mark, int, int, bool]:
+    tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    sealed = NONE if mark is None else mark.sealed
+    bounded = not full and sealed.seq > 0 and "inputs" in tables
+    problem = _quick_check(db, [t for t in tables if t != "inputs"] if bounded else None)
+    if problem is not None:
+        return problem
     if "inputs" not in tables:  # an empty file: nothing was written yet
-        last, n = Mark(0, 0), 0
-    elif "chain" not in {r[1] for r in db.execute("PRAGMA table_info(inputs)")}:
-        return Checked(Mark(0, 0), 0, time.monotonic() - start)  # chained when next opened
-    else:
-        last, n, found = _walk(db)
-        if found is not None:
-            return found
-    against = _against_mark(db, last, mark)
-    return against if against is not None else Checked(last, n, time.monotonic() - start)
+        return Mark(0, 0), 0, 0, True
+    if "chain" not in {r[1] for r in db.execute("PRAGMA table_info(inputs)")}:
+        return Mark(0, 0), 0, 0, True  # chained when next opened
+    # two statements: each takes SQLite's shortcut (the b-tree's last key; the pages of the
+    # smallest index, 12 MB for a million inputs), where one statement with both reads every record
+    (top,) = db.execute("SELECT COALESCE(MAX(seq), 0) FROM inputs").fetchone()
+    (count,) = db.execute("SELECT COUNT(*) FROM inputs").fetchone()
+    if bounded:
+        assert mark is not None
+        against = _against_mark(db, top, mark.last)
+        if against is not None:
+            return against
+        # a record missing or changed up to the seal: the whole walk names the first
+        bounded = count == top and top >= sealed.seq and _holds(db, sealed)
+    begin = sealed if bounded else NONE
+    last, found = walk(db, begin, top, pace)
+    if found is not None:
+        return found
+    if not bounded and mark is not None:
+        against = _against_mark(db, top, mark.last)
+        if against is not None:
+            return against
+    return last, top, top - begin.seq, not bounded
 
 
 def message(path: Path | str, found: Finding, accept: str) -> str:
@@ -183,8 +174,9 @@ def message(path: Path | str, found: Finding, accept: str) -> str:
 
 
 def check_at_start(path: Path | str, accept: str) -> Checked:
-    """``jantaku run`` (and ``--check``): a sound log, or :class:`LogDamaged` with one line."""
-    found = inspect(path)
+    """``jantaku run`` (and ``--check``): a sound log, or :class:`LogDamaged` with one line.
+    Bounded: the records after the seal (the module's text)."""
+    found = inspect(path, full=False)
     if isinstance(found, Finding):
         raise LogDamaged(message(path, found, accept))
     return found
@@ -219,12 +211,12 @@ def accept(path: Path | str) -> str:
                              "backup, or set it aside and start a new one")
         case Problem.CHAIN:
             last = _rechain(path, found)
-            write_new(mark, last)
+            write_new(mark, MarkRecord(last, last))
             return (f"event log {path}: accepted from input {found.seq} as it is "
                     f"(re-chained to input {last.seq}, marked)")
         case Problem.SHORT | Problem.DIVERGED:
             last = _last(path)
-            write_new(mark, last)
+            write_new(mark, MarkRecord(last, last))  # the walk above read every record
             return f"event log {path}: accepted as it is, marked at input {last.seq}"
 
 

@@ -38,6 +38,7 @@ from paho.mqtt.properties import Properties
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from daemon import disclosure
+from daemon.broker_seq import BrokerSeq
 from daemon.config import MqttConfig
 from daemon.errors import BrokerError
 from daemon.mqtt_paho import Connect, PahoSession, Will
@@ -133,6 +134,8 @@ class BrokerLink:
         outbox: OutboxSource,
         *,
         backoff: tuple[float, float] = (0.2, 5.0),
+        log_seq: Callable[[], int] = lambda: 0,
+        accept: str = "--config FILE",
     ) -> None:
         self.cfg = cfg
         self.client_id = client_id
@@ -160,6 +163,8 @@ class BrokerLink:
         #: the command intake: subscribed here only when it has no connection of its own
         self.commands: CommandFeed | None = None
         self._acks: PahoSession | None = None
+        #: the broker's retained seq against the log's: events held while it is ahead
+        self.seq = BrokerSeq(topics, log_seq, accept, on_release=self._retained_ready.set)
 
     # ------------------------------------------------------------------ what the service feeds
 
@@ -239,6 +244,7 @@ class BrokerLink:
                     tg.create_task(self._confirm(sent), name="mqtt-acks")
                     tg.create_task(self._publish_retained(acks), name="mqtt-retained")
                     tg.create_task(self._until_stopped(), name="mqtt-stop")
+                    tg.create_task(self.seq.watch(client), name="mqtt-seq")
             except* _Stop:
                 await self._goodbye(acks)
             finally:
@@ -275,6 +281,7 @@ class BrokerLink:
             finally:
                 for w in waits:
                     w.cancel()
+        await self.seq.check(client)  # before anything is published on this connection
         online = status_payload("online", self.topics.table, since=_iso_now())
         async with asyncio.timeout(ACK_TIMEOUT):
             await acks.publish(self.topics.status, online, qos=1, retain=True)
@@ -304,6 +311,8 @@ class BrokerLink:
         if self.requests is not None and not message.retain and payload \
                 and self.requests.offer(topic, payload):
             return
+        if self.seq.route(topic, payload, bool(message.retain)):
+            return  # the broker's retained state, read back by a check (daemon/broker_seq.py)
         if self.commands is None or self.commands.own:
             return
         props = message.properties
@@ -354,7 +363,7 @@ class BrokerLink:
         """Publish one reply at QoS 1 and wait for its PUBACK: whether the broker took it
         (``False`` while disconnected: the requester asks again)."""
         acks = self._acks
-        if acks is None:
+        if acks is None or self.seq.held is not None:
             return False
         try:
             async with asyncio.timeout(ACK_TIMEOUT):
@@ -370,6 +379,7 @@ class BrokerLink:
         PUBACK until our TCP ACK, which the kernel may delay 40 ms when we send nothing)."""
         self.outbox.restart()  # a new connection: from the first event not acknowledged
         while True:
+            await self.seq.released.wait()  # the broker ahead of the log: seqs would be reused
             pause = self._resend_at - time.monotonic()
             if pause > 0:  # the broker refused an event: it is sent again after the backoff
                 await asyncio.sleep(pause)
@@ -422,6 +432,8 @@ class BrokerLink:
             await self._retained_ready.wait()
             self._retained_ready.clear()
             dirty, self._dirty = self._dirty, set()
+            if self.seq.held is not None:  # those carrying a seq wait (broker_seq.py)
+                self._dirty, dirty = dirty & self.seq.held_topics, dirty - self.seq.held_topics
             futures = [
                 acks.publish(t, self._retained[t], qos=1, retain=True) for t in sorted(dirty)
             ]
@@ -445,6 +457,7 @@ class BrokerLink:
             "published": self.published,
             "refused": self.refused,
             "last_error": self.last_error,
+            "held": self.seq.held,
         }
 
 

@@ -89,6 +89,7 @@ class PahoSession:
         c.connect_timeout = spec.timeout
         c.on_connect, c.on_publish, c.on_subscribe = self._connack, self._puback, self._suback
         c.on_message, c.on_disconnect = self._message, self._disconnected
+        c.on_unsubscribe = self._unsuback
         self._paho = c
         self._connected: asyncio.Future[None] = self._loop.create_future()
         self._closed: asyncio.Future[None] = self._loop.create_future()
@@ -259,6 +260,11 @@ class PahoSession:
         else:
             fut.set_result(None)
 
+    def _unsuback(self, client: Any, userdata: Any, mid: int, codes: Any, props: Any) -> None:
+        fut = self._subs.pop(mid, None)
+        if fut is not None and not fut.done():
+            fut.set_result(None)
+
     def _message(self, client: Any, userdata: Any, message: paho.MQTTMessage) -> None:
         if self.on_message is not None:
             self.on_message(message)
@@ -298,6 +304,15 @@ class PahoSession:
             rc, mid = self._paho.subscribe(topic, qos)
         if rc != paho.MQTT_ERR_SUCCESS or mid is None:
             raise BrokerError(f"could not subscribe to {topic}: {paho.error_string(rc)}")
+        fut: asyncio.Future[None] = self._loop.create_future()
+        self._subs[mid] = fut
+        await self._until(fut)
+
+    async def unsubscribe(self, topic: str) -> None:
+        """Unsubscribe, and wait for the UNSUBACK (what the broker sent before it is in)."""
+        rc, mid = self._paho.unsubscribe(topic)
+        if rc != paho.MQTT_ERR_SUCCESS or mid is None:
+            raise BrokerError(f"could not unsubscribe from {topic}: {paho.error_string(rc)}")
         fut: asyncio.Future[None] = self._loop.create_future()
         self._subs[mid] = fut
         await self._until(fut)

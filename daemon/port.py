@@ -40,6 +40,10 @@ class TablePort(Protocol):
         """Run ``fn`` on the event log's thread."""
         ...
 
+    def alerts(self) -> list[str]:
+        """What the operator must act on now (a damaged log: daemon/log_audit.py)."""
+        ...
+
     async def handle_command(self, incoming: Incoming) -> Reply | None:
         """Check and run one referee command (daemon/commands.py); its reply."""
         ...

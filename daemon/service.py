@@ -38,6 +38,7 @@ from daemon.config import Config
 from daemon.engine import Engine
 from daemon.eventlog import EventLog, LinkPosition, Record, boot_id
 from daemon.intake import Intake
+from daemon.log_audit import LogAudit
 from daemon.log_gate import LogGate
 from daemon.mqtt import BrokerLink, Incoming, Reply
 from daemon.outbox import LogOutbox
@@ -160,9 +161,11 @@ class Service:
             on_applied=self._applied, on_committed=self._committed,
         )
         self.queue = self.intake.queue
+        # the seal moved on after each checkpoint; the whole log read after READY (log_audit.py)
+        self.audit = LogAudit(self.eventlog, f"--config {config.source}")
         self.wal = WalCheckpointer(config.eventlog.path, self.table_id,
                                    lambda: self.intake.counters.groups,
-                                   after=self.eventlog.sync_mark)
+                                   after=self.audit.after_checkpoint)
         self.outbox = LogOutbox(self.db, self.eventlog, self.topics.events, quick=self.gate.quick)
         self.desk = RefereeDesk(self)
         #: set after every group commit (the table's state moved): what wakes the web views
@@ -173,6 +176,8 @@ class Service:
             self.topics,
             self.outbox,
             backoff=mqtt_backoff,
+            log_seq=lambda: self.core.state.event_seq,
+            accept=f"--config {config.source}",
         )
         self.commands = CommandIntake(
             config.mqtt, config.client_id, self.topics, config.referee, self.handle_command,
@@ -286,6 +291,7 @@ class Service:
             self._spawn(f"driver:{driver.name}", lambda d=driver: d.run(self))  # type: ignore[misc]
         self._spawn("health", self._health_loop)
         self._spawn("wal", self.wal.run)
+        self._spawn("audit", lambda: self.audit.run(self.ready))
         self._spawn("backfill", lambda: self.backfill.run(self.link.publish_reply))
         if self.config.web is not None:
             from daemon.web.runtime import run_web
@@ -351,10 +357,12 @@ class Service:
         try:
             await self.outbox.flush()  # the acknowledged rows a delay was holding
             await self.db(self.core.checkpoint)
+            await self.wal.last()  # and the seal moved to the end: the next start reads nothing
             await self.db(self.eventlog.close)
         except Exception:  # a broken log: the next start replays it, or says why it cannot
             log.exception("could not close the event log cleanly")
         self.gate.shutdown()
+        self.audit.close()
         self.wal.close()
         log.info("stopped")
 
@@ -447,7 +455,12 @@ class Service:
             "retries": 0 if fault is None else fault.retries,
             "waiting": self.intake.waiting,
             "faults": self.intake.counters.faults,
+            "audit": self.audit.health(),
         }
+
+    def alerts(self) -> list[str]:
+        """What the operator must act on now, for the console (also ``health``)."""
+        return [a for a in (self.audit.fault, self.link.seq.held) if a]
 
     def healthy(self) -> tuple[bool, str | None]:
         """Whether the daemon is healthy: the inputs, MQTT and driver tasks are running and the
@@ -462,7 +475,8 @@ class Service:
         if fault is not None:
             return False, (f"event log not writable ({fault.error}): {self.intake.waiting} inputs"
                            " held, retrying")
-        return True, None
+        alerts = self.alerts()  # a damaged log, a broker ahead of the log: the table plays on
+        return (False, alerts[0]) if alerts else (True, None)
 
     def _stuck(self) -> str | None:
         """Why the watchdog must not be fed (systemd then restarts the daemon). A log that

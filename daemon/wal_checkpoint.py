@@ -58,7 +58,8 @@ class WalCheckpointer:
         self._path = Path(path)
         self._table = table_id
         self._commits = commits
-        self._after = after  # after each checkpoint: the log's mark is fsync'ed (log_mark.py)
+        # after each checkpoint: the seal moved on and the mark fsync'ed (log_audit.py)
+        self._after = after
         self._poll_s, self._quiet, self._busy, self._stale_s = poll_s, quiet, busy, stale_s
         self._executor = ThreadPoolExecutor(1, thread_name_prefix="jantaku-wal")
         self._db: sqlite3.Connection | None = None
@@ -103,6 +104,10 @@ class WalCheckpointer:
         self.runs += 1
         self.pages += max(0, int(copied))
         del busy  # 1 only for a non-passive checkpoint that could not finish
+
+    async def last(self) -> None:
+        """One more checkpoint, at shutdown (after the checkpoint thread's last one)."""
+        await asyncio.get_running_loop().run_in_executor(self._executor, self.checkpoint)
 
     def close(self) -> None:
         self._executor.shutdown(wait=True)

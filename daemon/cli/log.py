@@ -5,6 +5,7 @@
     jantaku log games --db FILE                             # games in the log
     jantaku log verify --db FILE                            # chain, mark, replay
     jantaku log accept --config FILE | --db FILE            # accept a log the check refuses
+                                                            # (--config: and its broker)
 
 ``export`` writes one JSON object per input, in order: ``seq``, ``game``, ``kind`` (``input``:
 a rules input; ``timer``: a clock button, pause or resume; ``marker``: a daemon restart or a table
@@ -17,9 +18,10 @@ or tenhou.net/6 JSON, rules/records/table_game.py): a sensor table's game with e
 discard and call, a sensorless one with its results. A hand that has not ended is left out, with
 a note on standard error. Exit 1 when the game is not in the log or cannot be written.
 
-``verify`` first checks the log against its chain and its mark (daemon/log_integrity.py): a
-damaged, missing or rolled-back log is one line and exit 2. ``accept`` is the operator's decision
-on such a log, with the daemon stopped (docs/daemon.md, "A damaged log").
+``verify`` first checks the whole log, every record against its chain, SQLite's whole
+``quick_check`` and the mark (daemon/log_integrity.py; the check at start reads only what came
+after the seal): a damaged, missing or rolled-back log is one line and exit 2. ``accept`` is the
+operator's decision on such a log, with the daemon stopped (docs/daemon.md, "A damaged log").
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import argparse
 import json
 import sqlite3
 import sys
-from typing import TextIO
+from typing import Any, TextIO
 
 
 def export(db: str, game: int | None, out: TextIO) -> int:
@@ -145,19 +147,100 @@ def main(argv: list[str]) -> int:
 
 
 def _accept(config_file: str | None, db: str | None) -> int:
+    import asyncio
     import logging
 
     from daemon.log_integrity import accept
 
+    config = None
     if config_file is not None:
         from daemon.config import load_config
 
-        db = str(load_config(config_file).eventlog.path)
+        config = load_config(config_file)
+        db = str(config.eventlog.path)
     assert db is not None
-    done = accept(db)
-    logging.getLogger("jantaku.eventlog").warning(done)
-    print(f"jantaku log: {done}")
+    done = [accept(db)]
+    if config is not None:  # the broker's memory of the table, too (daemon/broker_seq.py)
+        done.append(asyncio.run(accept_broker(config, _logged_events(db))))
+    for line in done:
+        logging.getLogger("jantaku.eventlog").warning(line)
+        print(f"jantaku log: {line}")
     return 0
+
+
+def _logged_events(db: str) -> int:
+    from pathlib import Path
+
+    from daemon.eventlog import EventLog
+
+    if not Path(db).exists():
+        return 0
+    log = EventLog(db, "", readonly=True)
+    try:
+        return log.applied()[1]
+    finally:
+        log.close()
+
+
+async def accept_broker(config: Any, logged: int) -> str:
+    """Clear the table's retained state on its broker when it names an event the log never
+    reached (the daemon holds its events until then: docs/daemon.md, "The broker ahead of the
+    log"). One line: what was found and done."""
+    import asyncio
+
+    from daemon.errors import BrokerError
+    from daemon.mqtt import tls_context
+    from daemon.mqtt_paho import Connect
+
+    cfg = config.mqtt
+    where = f"broker {cfg.host}:{cfg.port}"
+    spec = Connect(host=cfg.host, port=cfg.port, client_id=f"{config.client_id}-accept"[:64],
+                   v5=cfg.protocol == "5", username=cfg.username,
+                   password=None if cfg.password is None else cfg.password.reveal(),
+                   timeout=cfg.connect_timeout, tls=tls_context(cfg))
+    for attempt in range(3):
+        try:
+            seen = await _clear_retained(spec, config.table.id, logged)
+            break
+        except BrokerError as exc:
+            # the broker may give the table's client id back to its daemon (the shipped
+            # broker's client id is the username): try again
+            if attempt == 2:
+                return (f"{where}: not reachable ({exc}); if the daemon says the broker is "
+                        "ahead of the log, run this again once the broker is up")
+            await asyncio.sleep(0.5)
+    if seen <= logged:
+        return (f"{where}: remembers event {seen} of table {config.table.id}, the log "
+                f"{logged}: nothing to accept there")
+    return (f"{where}: its retained state of table {config.table.id} named event {seen}, the "
+            f"log ends at event {logged}: cleared; the daemon publishes again, reusing seqs "
+            f"{logged + 1}..{seen} (consumers must reset their high-water mark for this table)")
+
+
+async def _clear_retained(spec: Any, table: str, logged: int) -> int:
+    """The seq the broker's retained state names; cleared when beyond ``logged``."""
+    from daemon.broker_seq import highest_seq, seq_topics
+    from daemon.mqtt_paho import PahoSession
+    from daemon.topics import Topics
+
+    topics = Topics(table)
+    watched = seq_topics(topics)
+    got: list[bytes] = []
+
+    def keep(message: Any) -> None:
+        if message.retain and message.topic in watched:
+            got.append(message.payload)
+
+    async with PahoSession(spec, on_message=keep) as client:
+        for topic in watched:
+            await client.subscribe(topic)
+        for topic in watched:
+            await client.unsubscribe(topic)  # the retained copies came before its answer
+        seen = highest_seq(got)
+        if seen > logged:
+            for topic in (topics.state, topics.private_state, topics.scores):
+                await client.publish(topic, b"", qos=1, retain=True)
+    return seen
 
 
 def _verify(db: str) -> int:
@@ -167,7 +250,8 @@ def _verify(db: str) -> int:
 
     from daemon.engine import load_engine
     from daemon.eventlog import EventLog
-    from daemon.log_integrity import Finding, inspect, message
+    from daemon.log_chain import Finding
+    from daemon.log_integrity import inspect, message
     from daemon.table import TableCore
 
     found = inspect(db, readonly=True)

@@ -16,8 +16,12 @@ import gc
 import logging
 import socket
 import sys
+from typing import TYPE_CHECKING
 
 from daemon.errors import DaemonError
+
+if TYPE_CHECKING:
+    from daemon.log_integrity import Checked
 
 
 def main(argv: list[str]) -> int:
@@ -46,16 +50,16 @@ def main(argv: list[str]) -> int:
     from daemon.log_integrity import check_at_start
 
     # a missing, damaged or rolled-back log: one line, exit 2, nothing started (LogDamaged)
-    check_at_start(config.eventlog.path, f"--config {args.config}")
+    checked = check_at_start(config.eventlog.path, f"--config {args.config}")
     if args.check:
         preflight.check_web(config)
         print(f"jantaku run: {args.config}: ok (table {config.table.id})")
         return 0
     # bound before READY, kept by the web task across its restarts
-    return asyncio.run(_run(config, preflight.bind_web(config)))
+    return asyncio.run(_run(config, preflight.bind_web(config), checked))
 
 
-async def _run(config: object, web_sockets: list[socket.socket]) -> int:
+async def _run(config: object, web_sockets: list[socket.socket], checked: Checked) -> int:
     from daemon import jsonlog
     from daemon.config import Config
     from daemon.devices import build_drivers
@@ -75,6 +79,12 @@ async def _run(config: object, web_sockets: list[socket.socket]) -> int:
     service = Service(config, engine, drivers=build_drivers(config), web_sockets=web_sockets)
     jsonlog.setup(config.logging.level, file=config.logging.file, context=service.context)
     service.install_signals()
+    logging.getLogger("jantaku.eventlog").info(
+        "event log checked at start: %d inputs, %d read against their chain%s, %.3f s",
+        checked.records, checked.walked, "" if checked.full else " (after the seal)",
+        checked.seconds, extra={"fields": {
+            "event": "event_log_checked", "inputs": checked.records, "walked": checked.walked,
+            "full": checked.full, "seconds": round(checked.seconds, 3)}})
     logging.getLogger("jantaku.daemon").info(
         "starting table %s (ruleset %s, log %s, broker %s:%d)",
         config.table.id,

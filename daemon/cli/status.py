@@ -7,8 +7,9 @@
 With ``--config`` it also reads the table's retained ``status`` and ``health`` from the broker
 (what the running daemon last published). Exit status: 0 healthy (or log only and readable),
 1 the daemon reports a problem or is offline, 2 the log or config cannot be read, or the log is
-missing, damaged or behind its mark (daemon/log_integrity.py: one line naming what and the
-command that accepts it).
+missing, damaged or behind its mark (daemon/log_integrity.py's start-up check, bounded by the
+seal: one line naming what and the command that accepts it; ``jantaku log verify`` reads all of
+the log, and so does the running daemon's audit, shown here from its ``health``).
 """
 
 from __future__ import annotations
@@ -23,10 +24,11 @@ from typing import Any
 
 def log_status(db: str, accept: str) -> dict[str, Any]:
     from daemon.eventlog import EventLog
-    from daemon.log_integrity import Finding, LogDamaged, inspect, message
+    from daemon.log_chain import Finding
+    from daemon.log_integrity import LogDamaged, inspect, message
     from daemon.table import iso
 
-    found = inspect(db, readonly=True)
+    found = inspect(db, readonly=True, full=False)  # bounded: the audit and verify read all
     if isinstance(found, Finding):  # one line, exit 2
         raise LogDamaged(message(db, found, accept))
     log = EventLog(db, "", readonly=True)
@@ -123,6 +125,10 @@ def _print(report: dict[str, Any]) -> None:
             if elog.get("writable") is False:
                 print(f"  event log NOT WRITABLE since {elog.get('since')}: {elog.get('error')};"
                       f" {elog.get('waiting')} inputs held, {elog.get('retries')} retries")
+            audit = elog.get("audit")
+            if audit:  # the daemon's reading of its whole log (daemon/log_audit.py)
+                print(f"  event log audit: {audit['state']}, {audit['inputs']} inputs read, "
+                      f"sealed at input {audit['sealed']}")
             print(f"  broker: {'connected' if b['connected'] else 'disconnected'} "
                   f"{b['host']}:{b['port']} v{b['protocol']}, {b['connects']} connects, "
                   f"{b['published']} published")

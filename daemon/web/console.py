@@ -151,6 +151,8 @@ class Console:
         ]
         return {
             "table": svc.table_id,
+            # a damaged log or a broker ahead of it (health "problem"): shown above everything
+            "alerts": svc.alerts(),
             "user": session.user,
             "role": session.role,
             "allowed": self.allowed(session),

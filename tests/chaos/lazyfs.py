@@ -4,7 +4,10 @@ LazyFS, github.com/dsrhaslab/lazyfs): the test's power switch.
     python lazyfs.py BACKING MOUNT      # foreground; commands on stdin, one answer line each
 
 Commands: ``cut`` (drop every write not fsync'ed and undo every create, rename and unlink whose
-directory was not fsync'ed since; answers ``cut <pages dropped> <entries undone>``), ``stats``.
+directory was not fsync'ed since; answers ``cut <pages dropped> <entries undone>``), ``stats``,
+``dirsync PATH`` (the directory PATH, as seen in the mount, gets synchronous entries: a create,
+rename or unlink in it is durable at once, as ext4's ``chattr +D`` or the ``dirsync`` mount
+option make it).
 
 What is modelled: file data is kept in memory, page by page, until ``fsync``/``fdatasync`` of
 that file writes it to BACKING (and fsyncs it there); a size change likewise. Directory entries
@@ -59,6 +62,7 @@ class LazyFS(Operations):  # type: ignore[misc]
         self.pending: dict[str, Pending] = {}
         self.journal: list[Entry] = []
         self.serial = 0
+        self.dirsync: set[str] = set()  # directories whose entries are durable at once
 
     # ------------------------------------------------------------------ helpers
     def _full(self, path: str) -> str:
@@ -102,6 +106,11 @@ class LazyFS(Operations):  # type: ignore[misc]
             os.fsync(fd)
         finally:
             os.close(fd)
+
+    def _journal(self, entry: Entry) -> None:
+        entry.dirs -= self.dirsync
+        if entry.dirs:
+            self.journal.append(entry)
 
     def _to_trash(self, full: str) -> str:
         self.serial += 1
@@ -156,7 +165,7 @@ class LazyFS(Operations):  # type: ignore[misc]
             existed = os.path.lexists(full)
             fd = os.open(full, os.O_RDWR | os.O_CREAT, mode)
             if not existed:
-                self.journal.append(Entry("create", path, dirs={self._parent(path)}))
+                self._journal(Entry("create", path, dirs={self._parent(path)}))
             else:
                 self.truncate(path, 0)
             return fd
@@ -234,7 +243,7 @@ class LazyFS(Operations):  # type: ignore[misc]
         with self.mutex:
             self.pending.pop(path, None)
             trash = self._to_trash(self._full(path))
-            self.journal.append(Entry("unlink", path, trash=trash, dirs={self._parent(path)}))
+            self._journal(Entry("unlink", path, trash=trash, dirs={self._parent(path)}))
 
     def rename(self, old: str, new: str) -> None:
         with self.mutex:
@@ -245,8 +254,8 @@ class LazyFS(Operations):  # type: ignore[misc]
             os.rename(self._full(old), self._full(new))
             if old in self.pending:
                 self.pending[new] = self.pending.pop(old)
-            self.journal.append(Entry("rename", new, old=old, trash=trash,
-                                      dirs={self._parent(old), self._parent(new)}))
+            self._journal(Entry("rename", new, old=old, trash=trash,
+                                dirs={self._parent(old), self._parent(new)}))
 
     def readdir(self, path: str, fh: int) -> list[str]:
         return [".", "..", *os.listdir(self._full(path))]
@@ -282,6 +291,10 @@ def _commands(fs: LazyFS) -> None:
         cmd = line.strip()
         if cmd == "cut":
             answer = fs.cut()
+        elif cmd.startswith("dirsync /"):
+            with fs.mutex:
+                fs.dirsync.add(cmd.split(" ", 1)[1].rstrip("/") or "/")
+            answer = cmd
         elif cmd == "stats":
             with fs.mutex:
                 answer = f"stats {len(fs.pending)} {len(fs.journal)}"
@@ -330,6 +343,11 @@ class Mount:
         self._proc.stdin.write(cmd + "\n")
         self._proc.stdin.flush()
         return self._proc.stdout.readline().strip()
+
+    def dirsync(self, directory: str | os.PathLike[str]) -> None:
+        """Entries in ``directory`` (under the mount) durable at once: ``chattr +D``."""
+        path = "/" + os.path.relpath(os.fspath(directory), self.mount).strip("./")
+        assert self.ask(f"dirsync {path}") == f"dirsync {path}"
 
     def cut(self) -> tuple[int, int]:
         """The power cut: every write and directory entry not synced is gone."""

@@ -1,10 +1,16 @@
-"""Power cuts, simulated for real (issue 29, item 5): the table's log and its mark on a FUSE file
-system that drops every write not yet fsync'ed (tests/chaos/lazyfs.py). The writer (the log and
-the core, as tests/chaos/test_chaos_kill9.py forks them, plus the WAL checkpoints and the mark's
-fsync) is killed with SIGKILL at a random moment and the power cut at once; then, from what
-survived: every input the table acknowledged is in the log exactly once, the log's events are
-those of the uninterrupted game, and the log passes its chain and its mark
-(daemon/log_integrity.py). 100 cuts in CI, 1,000 with JANTAKU_SLOW=1.
+"""Power cuts, simulated for real (issue 29, item 5): the table's log, its mark and the broker's
+persistence file on a FUSE file system that drops every write not yet fsync'ed
+(tests/chaos/lazyfs.py).
+
+* The log and the core (as tests/chaos/test_chaos_kill9.py forks them, plus the WAL checkpoints,
+  the seal and the mark's fsync) killed with SIGKILL at a random moment and the power cut at
+  once; then, from what survived: every input the table acknowledged is in the log exactly once,
+  the log's events are those of the uninterrupted game, and the log passes its chain and its mark
+  (daemon/log_integrity.py), in full and as the start-up check reads it. 100 cuts in CI, 1,000
+  with JANTAKU_SLOW=1.
+* The real ``jantaku run`` and the real Mosquitto cut together during link bursts and referee
+  commands, both started again from what survived, and ``jantaku follow`` checked: 8 cuts in CI,
+  100 with JANTAKU_SLOW=1.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import sys
 import time
 from pathlib import Path
 
+import chaos_kit
 import daemon_kit
 import lazyfs
 import powercut_child
@@ -84,7 +91,7 @@ def test_power_cuts_lose_nothing_acknowledged(tmp_path: Path) -> None:
     rng = random.Random(int(os.environ.get("JANTAKU_SEED", "29")))
     backing = Path("/dev/shm") if os.access("/dev/shm", os.W_OK) else tmp_path
     backing = Path(os.environ.get("JANTAKU_POWERCUT_DIR", str(backing))) / f"pc-{os.getpid()}"
-    cuts = games = dropped = 0
+    cuts = games = dropped = sealed = 0
     start = time.monotonic()
     with lazyfs.Mount(backing, tmp_path / "mnt") as fs:
         while cuts < CUTS:
@@ -104,42 +111,67 @@ def test_power_cuts_lose_nothing_acknowledged(tmp_path: Path) -> None:
                 found = inspect(db)  # the chain and the mark, before anything opens the log
                 assert isinstance(found, Checked), found
                 assert found.last.seq >= acked
+                bounded = inspect(db, full=False)  # the start-up check: after the seal only
+                assert isinstance(bounded, Checked) and bounded.last == found.last, bounded
+                sealed += not bounded.full
                 if harness.check(db, acked, snaps, counts, events) == len(snaps) - 1:
                     break
     took = time.monotonic() - start
-    print(f"{cuts} power cuts over {games} games, {dropped} unsynced pages dropped, {took:.0f} s")
+    print(f"{cuts} power cuts over {games} games, {dropped} unsynced pages dropped, "
+          f"{sealed} logs sealed, {took:.0f} s")
     assert dropped > 0  # the cuts did drop writes: the test can see a missing fsync
+    assert sealed > cuts // 2  # the seal survived the cuts (the start-up check read little)
 
 
 DAEMON_CUTS = bounded(8, 100)
 
 
+def _onlines(sub: daemon_kit.Collector) -> int:
+    """The daemon's connections the broker saw: distinct ``online`` statuses (a broker restored
+    from its persistence file hands the last one out again, retained)."""
+    return len({p.get("since") for p in sub.payloads("/status") if p.get("state") == "online"})
+
+
 @pytest.mark.slow
-async def test_power_cuts_of_the_whole_daemon_during_link_bursts_and_commands(
+async def test_power_cuts_of_the_table_and_its_broker_during_link_bursts_and_commands(
         tmp_path: Path) -> None:
-    """The real ``jantaku run``, its log and mark on lazyfs, a table controller on a pty sending
-    bursts (tests/daemon/link_peer.py) and a referee's penalty in flight: SIGKILL and the power
-    cut at random moments. Every event the controller saw ACKed and every command answered is in
-    the log exactly once, the log passes its chain and mark at every restart."""
+    """The real ``jantaku run`` and the real Mosquitto (the shipped persistence settings), the
+    event log, its mark and the broker's persistence file on lazyfs (the broker's directory with
+    synchronous entries, as docs/install.md sets it), a table controller on a pty sending bursts
+    (tests/daemon/link_peer.py) and a referee's penalty in flight: SIGKILL of both and the power
+    cut at random moments, then both started again from what survived. Every event the
+    controller saw ACKed and every command answered is in the log exactly once, the log passes
+    its chain and mark (the full check and the start-up check) after every cut, and ``jantaku
+    follow`` -- one running on another machine across every cut, one started afresh at the end --
+    prints every logged event exactly once, as the log folds it."""
     import link_peer
     import outside
     import test_input_path_kill9 as k9
+    from test_chaos_follow import Follow
 
     from daemon.cli.referee import build_command, send
+    from daemon.disclosure import public_event
     from daemon.eventlog import EventLog
     from daemon.topics import Topics
 
     rng = random.Random(int(os.environ.get("JANTAKU_SEED", "30")))
-    broker = daemon_kit.Broker(tmp_path / "broker").start()
     peer, tty = link_peer.LinkPeer.on_pty()
     table = daemon_kit.unique_table("pc")
     backing = Path("/dev/shm") if os.access("/dev/shm", os.W_OK) else tmp_path
     fs = lazyfs.Mount(backing / f"pcd-{os.getpid()}", tmp_path / "mnt")
+    broker = daemon_kit.Broker(tmp_path / "broker")
     sent: list[link_peer.Event] = []
-    code = 1
+    code, saves = 1, 0
     referee = k9.Referee(broker.port, table, rng)
+    followers: list[Follow] = []
     try:
         with fs:
+            store = Path(fs.mount) / "mosquitto"
+            store.mkdir()
+            fs.dirsync(store)
+            broker.conf = (f"listener {broker.port} 127.0.0.1\nallow_anonymous true\n"
+                           + chaos_kit.shipped_broker_settings(store))
+            broker.start()
             db = Path(fs.mount) / "table.sqlite"
             cfg = tmp_path / "table.toml"
             cfg.write_text(outside.serial_config(table=table, db=db, port=broker.port, tty=tty))
@@ -147,6 +179,7 @@ async def test_power_cuts_of_the_whole_daemon_during_link_bursts_and_commands(
             async with daemon_kit.Collector(broker.port, [Topics(table).status],
                                             identifier=f"sub-{table}") as sub:
                 daemon.start()
+                followers.append(Follow(broker.port, table))  # elsewhere: never cut
                 game = {"ruleset": "mleague", "first_dealer": 0, "names": ["a", "b", "c", "d"]}
                 topic, payload = build_command(table, "new_game", "alice", k9.ALICE, game,
                                                cid="g1")
@@ -155,11 +188,12 @@ async def test_power_cuts_of_the_whole_daemon_during_link_bursts_and_commands(
                         break
                 for k in range(DAEMON_CUTS):
                     if k:
-                        hellos, onlines = len(peer.hellos), k9._onlines(sub)
+                        hellos, onlines = len(peer.hellos), _onlines(sub)
+                        broker.start()  # from what survived on the mount
                         daemon.start()
                         await peer.wait(lambda n=hellos: len(peer.hellos) > n and peer.connected,
                                         60)
-                        await sub.wait_for(lambda n=onlines: k9._onlines(sub) > n, 60)
+                        await sub.wait_for(lambda n=onlines: _onlines(sub) > n, 60)
                         await referee.retry_unanswered()
                     burst = k9._burst(rng, code, rng.randint(30, 150))
                     code += len(burst)
@@ -167,26 +201,39 @@ async def test_power_cuts_of_the_whole_daemon_during_link_bursts_and_commands(
                     peer.send(burst)
                     in_flight = asyncio.create_task(referee.send(referee.new(k), 2.0))
                     await asyncio.sleep(rng.uniform(0.05, 0.6))
+                    # the power cut: the table's machine and the broker's at once
                     daemon.kill9()
+                    assert broker.proc is not None
+                    broker.proc.send_signal(signal.SIGKILL)
+                    broker.proc.wait()
                     in_flight.cancel()
+                    saves += (store / "mosquitto.db").exists()
                     fs.cut()
                     assert daemon.log.exists()
-                    found = inspect(db)
-                    assert isinstance(found, Checked), found
+                    for full in (True, False):  # the audit's check and the start-up check
+                        found = inspect(db, full=full)
+                        assert isinstance(found, Checked), found
                     logged = outside.table_events(db)
                     acked = len(peer.acked)
                     assert logged == outside.expected(sent[: len(logged)])
                     assert acked <= len(logged), (acked, len(logged))
                 # the last run: everything the controller still holds arrives
-                onlines = k9._onlines(sub)
+                onlines = _onlines(sub)
+                broker.start()
                 daemon.start()
                 await peer.wait(lambda: peer.pending == 0 and peer.connected, 120)
-                await sub.wait_for(lambda: k9._onlines(sub) > onlines, 60)
+                await sub.wait_for(lambda: _onlines(sub) > onlines, 60)
                 for _ in range(20):
                     await referee.retry_unanswered()
                     if not referee.unanswered:
                         break
+                last = _logged_events(db)
+                followers.append(Follow(broker.port, table, "--until-seq", str(last)))
+                assert followers[1].proc.wait(120) == 0, followers[1].err
+                await daemon_kit.until(lambda: followers[0].seqs()[-1:] == [last], 120)
                 assert daemon.terminate() == 0
+                assert not [ln for ln in daemon.log.read_text().splitlines()
+                            if "broker_ahead" in ln], "the broker was ahead of the log"
             assert outside.table_events(db) == outside.expected(sent)
             log = EventLog(db, "", readonly=True)
             try:
@@ -200,10 +247,28 @@ async def test_power_cuts_of_the_whole_daemon_during_link_bursts_and_commands(
                         if any("input_seq" in r for r in replies)}
             assert answered <= set(penalties), "an answered command is not in the log"
             assert isinstance(inspect(db), Checked)
+            ref = chaos_kit.reference(db, table, tmp_path)
     finally:
+        for f in followers:
+            f.stop()
         if "daemon" in locals() and daemon.alive:
             daemon.kill9()
         await peer.close()
         broker.stop()
-    print(f"{DAEMON_CUTS} daemon power cuts, {len(sent)} link events, "
-          f"{len(referee.commands)} referee commands")
+    expect = [public_event(e) for e in ref.envelopes[:last]]
+    for f in followers:  # every logged event exactly once, in seq order, as the log folds it
+        assert f.seqs() == list(range(1, last + 1))
+        assert [json.loads(x) for x in f.lines] == expect
+    print(f"{DAEMON_CUTS} power cuts of the table and its broker, {len(sent)} link events, "
+          f"{len(referee.commands)} referee commands, {last} events followed; the broker's "
+          f"persistence file was there at {saves} of the cuts")
+
+
+def _logged_events(db: Path) -> int:
+    from daemon.eventlog import EventLog
+
+    log = EventLog(db, "", readonly=True)
+    try:
+        return log.applied()[1]
+    finally:
+        log.close()

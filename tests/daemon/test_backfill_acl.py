@@ -21,8 +21,8 @@ from test_daemon_broker_security import (
     PASSWORDS,
     TABLE,
     Venue,
+    _fresh_table,
     _publish_code,
-    _table_config,
     venue,
 )
 
@@ -64,7 +64,7 @@ async def _ask(port: int, user: str | None, topic: str, reply: str, payload: byt
 async def test_backfill_gives_each_account_what_its_acl_gives(venue: Venue,
                                                               tmp_path: Path) -> None:
     own = Topics(TABLE)
-    async with running_service(_table_config(venue, tmp_path)) as service:
+    async with running_service(await _fresh_table(venue, tmp_path)) as service:
         key = auth.derive_key("alice", daemon_kit.REFEREE_PASSWORD, 1000)
         args = {"ruleset": "mleague", "first_dealer": 0, "names": ["a", "b", "c", "d"]}
         topic, payload = build_command(TABLE, "new_game", "alice", key, args)

@@ -101,6 +101,18 @@ def _table_config(venue: Venue, tmp_path: Path, table: str = TABLE,
     return parse_config(text)
 
 
+async def _fresh_table(venue: Venue, tmp_path: Path, table: str = TABLE,
+                       command_account: bool = False) -> Any:
+    """:func:`_table_config`, and the broker told to forget the table's last log (each test
+    starts a new one): what ``jantaku log accept --config`` does for a replaced log, or the
+    daemon holds its events (daemon/broker_seq.py)."""
+    from daemon.cli.log import accept_broker
+
+    config = _table_config(venue, tmp_path, table, command_account=command_account)
+    await accept_broker(config, 0)
+    return config
+
+
 async def _publish_code(port: int, user: str | None, topic: str, **kw: Any) -> int:
     """The v5 PUBACK reason code of one QoS 1 publish (0 = accepted, >= 0x80 = refused), by the
     daemon's own broker client."""
@@ -117,7 +129,7 @@ async def test_table_over_tls_with_password_and_referee_command(
     """Both ways to read commands over TLS: on the table's connection (no command account), and
     on the command account's own connection (the lean reader, daemon/mqtt_lean.py)."""
     table = "t01" if own else TABLE
-    config = _table_config(venue, tmp_path, table, command_account=own)
+    config = await _fresh_table(venue, tmp_path, table, command_account=own)
     topics = Topics(table)
     tls = venue.tls()
     async with (

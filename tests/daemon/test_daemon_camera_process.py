@@ -13,6 +13,7 @@ import daemon_kit
 import outside
 from PIL import Image
 
+from daemon.errors import EventLogError
 from daemon.eventlog import EventLog
 from drivers.tiles.camera import CameraRead, CameraTiles, CameraZone, run_camera
 from drivers.tiles.detector import load_detector
@@ -41,7 +42,10 @@ rect = [{x}, {y}, {w}, {h}]
 def _records(db: Path) -> list[tuple[str, str, dict[str, object]]]:
     if not db.exists():
         return []
-    log = EventLog(db, "", readonly=True)
+    try:
+        log = EventLog(db, "", readonly=True)
+    except EventLogError:  # the daemon is creating it (no meta row yet): nothing logged
+        return []
     try:
         return [(r.kind, r.source, r.body) for r in log.records()]
     finally:

@@ -13,7 +13,7 @@ from typing import Any
 import aiomqtt
 import daemon_kit
 from conftest import running_service
-from test_daemon_broker_security import PASSWORDS, TABLE, Venue, _table_config, venue
+from test_daemon_broker_security import PASSWORDS, TABLE, Venue, _fresh_table, venue
 
 from daemon import auth
 from daemon.cli.referee import build_command, send
@@ -39,7 +39,7 @@ async def _referee(venue: Venue, name: str, args: dict[str, Any], **kw: Any) -> 
 async def test_no_client_id_takeover_with_two_accounts(venue: Venue, tmp_path: Path) -> None:
     """A read-only account connecting with the table's client id (and with its username as
     the id) does not end the table's session: the broker makes every client id the username."""
-    config = _table_config(venue, tmp_path)
+    config = await _fresh_table(venue, tmp_path)
     async with running_service(config) as service:
         assert service.link.connected and service.link.connects == 1
         for ident in (config.client_id, TABLE):
@@ -67,7 +67,7 @@ async def _collect(client: aiomqtt.Client, filt: str, seconds: float) -> list[ai
 async def test_private_topics_only_for_referee_and_broadcast_delay(
     venue: Venue, tmp_path: Path
 ) -> None:
-    config = _table_config(venue, tmp_path)
+    config = await _fresh_table(venue, tmp_path)
     base = Topics(TABLE).base
     async with running_service(config) as service:
         reply = await _referee(venue, "new_game", {**NEW_GAME, "names": ["p", "q", "r", "s"]})
@@ -98,7 +98,7 @@ async def test_retained_command_not_cleared_by_acl_is_reported(
                                    client="referee.alice")
     async with _login(venue, "referee.alice") as ref:
         await ref.publish(topic, json.dumps(payload).encode(), qos=1, retain=True)
-    config = _table_config(venue, tmp_path)
+    config = await _fresh_table(venue, tmp_path)
     try:
         async with running_service(config) as service:
             deadline = asyncio.get_running_loop().time() + 10

@@ -16,6 +16,9 @@ function fmtClock(ns) {
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
 export function render() {
+  const alerts = store.state.alerts || [];
+  $("alerts").hidden = !alerts.length;
+  $("alerts").textContent = alerts.join(" — ");
   const snap = store.state.snapshot;
   const clocks = store.state.clocks || {};
   renderSeats(snap, clocks);
