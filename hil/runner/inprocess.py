@@ -19,7 +19,7 @@ from rules import inputs as ri
 
 class EventTap:
     """A daemon driver that keeps every event envelope the service publishes (and the latest
-    snapshot): what a subscriber of ``events`` would receive, in order."""
+    scoreboard): what a subscriber of ``events`` would receive, in order."""
 
     name = "tap"
 

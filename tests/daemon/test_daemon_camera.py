@@ -123,7 +123,7 @@ async def test_camera_disagreements_are_logged_and_counted_and_move_no_tile(
     async with running_service(config, drivers=[tracker]) as service:
         for body in script[: first + 1]:
             await service.submit("input", "table", body)
-        logged, snapshot = len(list(service.eventlog.records())), service.core.snapshot()
+        logged, snapshot = len(list(service.eventlog.records())), service.core.view()
         task = asyncio.create_task(camera.run(service))  # the frames start after the discard
         try:
             await until(lambda: tracker.camera_reads >= len(reads))
@@ -136,7 +136,7 @@ async def test_camera_disagreements_are_logged_and_counted_and_move_no_tile(
                    if r.body.get("type") == "sensor_disagreement"]
         health = service.health()["links"]
         # nothing moved: no input was logged for the camera, the table is where it was
-        assert service.core.snapshot() == snapshot
+        assert service.core.view() == snapshot
         assert [r.kind for r in service.eventlog.records()][logged:] == ["marker"] * len(markers)
     assert markers == expected
     assert health["tracker"]["disagreements"] == len(expected)

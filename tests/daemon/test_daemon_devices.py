@@ -179,7 +179,7 @@ async def test_clock_buttons_on_gpiozero_mock_pins_are_logged(
             for body in script[: deal + 1]:
                 await service.submit("input", "table", body)
             await until(lambda: buttons.health()["status"] == "up")
-            dealer = service.core.snapshot()["dealer"]
+            dealer = service.core.view()["dealer"]
             pin = factory.pin((17, 27, 22, 23)[dealer])
             pin.drive_low()  # pressed (pull-up wiring)
             await asyncio.sleep(0.05)
@@ -232,7 +232,7 @@ async def test_a_gpio_clock_press_and_the_link_clock_key_make_the_same_record(
             deal = next(i for i, b in enumerate(script) if b["type"] == "deal_done")
             for body in script[: deal + 1]:
                 await service.submit("input", "referee:alice", body)
-            dealer = service.core.snapshot()["dealer"]
+            dealer = service.core.view()["dealer"]
             after = (dealer + 1) % 4
 
             def turn() -> int | None:
