@@ -23,7 +23,7 @@ from track_kit import melds, read, river
 from daemon.camera import CameraDriver
 from daemon.config import Config
 from daemon.devices import build_drivers
-from daemon.tracker import SensorTracker
+from daemon.tracker import DeviceTracker
 from daemon.tracking.held import Held, restore
 from daemon.tracking.records import KIND_MARKER
 from daemon.tracking.track import track
@@ -89,7 +89,7 @@ def test_build_drivers_runs_a_configured_camera_through_the_one_tracker(
     config = dataclasses.replace(make_config(1), tiles=TilesConfig(None, 1500, (), CAMERA))
     drivers = build_drivers(config)
     cameras = [d for d in drivers if isinstance(d, CameraDriver)]
-    trackers = [d for d in drivers if isinstance(d, SensorTracker)]
+    trackers = [d for d in drivers if isinstance(d, DeviceTracker)]
     assert len(cameras) == len(trackers) == 1 and cameras[0].tracker is trackers[0]
 
 
@@ -116,7 +116,7 @@ async def test_camera_disagreements_are_logged_and_counted_and_move_no_tile(
                  "camera": r.count, "rfid": int(r.kind is discarded)}
                 for r in reads if r.count != int(r.kind is discarded)]
     assert expected, "the detector read none of the extra tiles: nothing to check"
-    tracker = SensorTracker()
+    tracker = DeviceTracker()
     camera = CameraDriver(CAMERA, tracker, source=lambda: ComposedFrameSource(shots),
                           detector=lambda: detector)
     config = make_config(broker.port)

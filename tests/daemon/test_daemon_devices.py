@@ -209,7 +209,7 @@ async def test_a_gpio_clock_press_and_the_link_clock_key_make_the_same_record(
 
     from daemon.config import ButtonsConfig, TableLinkConfig
     from daemon.devices import ButtonsDriver, build_drivers
-    from daemon.tracker import SensorTracker
+    from daemon.tracker import DeviceTracker
     from drivers.link.messages import SeatKey
 
     pins = (17, 27, 22, 23)
@@ -222,7 +222,7 @@ async def test_a_gpio_clock_press_and_the_link_clock_key_make_the_same_record(
         drivers = build_drivers(config, pin_factory=factory)
         table, trackers, buttons = (
             next(d for d in drivers if isinstance(d, kind))
-            for kind in (TableLinkDriver, SensorTracker, ButtonsDriver))
+            for kind in (TableLinkDriver, DeviceTracker, ButtonsDriver))
         assert isinstance(table, TableLinkDriver) and isinstance(buttons, ButtonsDriver)
         assert table.tracker is trackers and buttons.tracker is trackers
         async with running_service(config, drivers=drivers) as service:

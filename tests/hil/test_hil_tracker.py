@@ -1,4 +1,4 @@
-"""The sensor tracker refuses what it cannot place: raw device events on the emulated table into
+"""The device tracker refuses what it cannot place: raw device events on the emulated table into
 the real daemon, mid-hand. Each refusal is a logged ``tile_rejected`` marker with its reason, no
 rules input, and the table state unchanged."""
 
