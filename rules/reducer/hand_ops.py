@@ -5,7 +5,6 @@ scoring context of a hand."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from operator import attrgetter
 
 from rules import hand_shape
 from rules.claims import ron_order
@@ -36,9 +35,6 @@ from rules.tiles import Tile
 from rules.wall import (
     Wall,
 )
-
-#: the sort key of a hand's tiles (C, not a lambda: every draw sorts a hand)
-BY_ID = attrgetter("id")
 
 
 def set_seat(h: HandState, s: Seat, st: SeatState) -> HandState:

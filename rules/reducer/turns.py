@@ -15,7 +15,6 @@ from rules.inputs import (
     RinshanDraw,
 )
 from rules.reducer.hand_ops import (
-    BY_ID,
     check_free,
     close_kan_window,
     from_manifest,
@@ -40,7 +39,7 @@ from rules.table_state import (
     SeatState,
     TableState,
 )
-from rules.tiles import Kind, Tile
+from rules.tiles import BY_ID, Kind, Tile
 from rules.wall import (
     Wall,
 )
