@@ -288,13 +288,12 @@ class TileAllocator:
     def take(self, kind: Kind, red: bool = False) -> Tile:
         if red and not self._aka:
             raise TileError(f"red {kind.mjai} in a game without red fives")
-        used, reds = self._used, RED_IDS if self._aka else frozenset()
-        base = kind * 4
-        for i in range(base, base + 4):  # ids, not Tile methods: a record takes every tile
-            if i in used or (i in reds) != red:
-                continue
-            used.add(i)
-            return ALL_TILES[i]
+        used = self._used
+        # ids, not Tile methods, from a table: a record takes every tile
+        for t in NAMED_COPIES[self._aka][red][kind]:
+            if t.id not in used:
+                used.add(t.id)
+                return t
         what = f"red {kind.mjai}" if red else kind.mjai
         raise TileError(f"no {what} left: all copies are already in play")
 
@@ -311,6 +310,21 @@ class TileAllocator:
 
     def remaining(self) -> Iterator[Tile]:
         return (t for t in ALL_TILES if t.id not in self._used)
+
+
+#: ``NAMED_COPIES[aka][red][kind]``: the physical tiles a kind's name means, by id (the plain
+#: copies, or the red one for a red name; with ``aka`` false every copy is plain): what
+#: :meth:`TileAllocator.take` gives in this order, and ``copies_of(kind, red=red, aka=aka)``
+NAMED_COPIES: tuple[tuple[tuple[tuple[Tile, ...], ...], ...], ...] = tuple(
+    tuple(
+        tuple(
+            tuple(t for t in ALL_TILES[4 * k:4 * k + 4] if (aka and t.id in RED_IDS) == red)
+            for k in range(34)
+        )
+        for red in (False, True)
+    )
+    for aka in (False, True)
+)
 
 
 def tiles_from_mjai(texts: Iterable[str], *, aka: bool = True) -> list[Tile]:
