@@ -138,7 +138,7 @@ def begin_hand(t: TableState, p: GameProgress, out: Out) -> TableState:
         deposits=p.deposits,
         scores=p.scores,
         seats=(SeatState(), SeatState(), SeatState(), SeatState()),
-        located=(LOC_UNKNOWN,) * 136,
+        located=bytes((LOC_UNKNOWN,)) * 136,
         turn=p.dealer,
     )
     out.emit(HandStarted(hand=number, dealer=p.dealer, round_wind=p.round_wind,
@@ -169,7 +169,7 @@ def on_wall_raised(h: HandState, inp: WallRaised, out: Out) -> HandState:
     if sorted(t.id for t in inp.wall) != list(range(136)):
         raise out.reject("bad_input", None, "the 136 distinct tiles", f"{len(inp.wall)} tiles")
     out.emit(WallKnown(tiles=136))
-    return replace(h, wall=inp.wall, wall_raised=True, located=(LOC_WALL,) * 136)
+    return replace(h, wall=inp.wall, wall_raised=True, located=bytes((LOC_WALL,)) * 136)
 
 
 def _rolls_needed(rs: Ruleset) -> int:
