@@ -51,10 +51,19 @@ class RetainedState:
         self._scores_sent: dict[str, Any] | None = None
         self._timers_sent: dict[str, Any] | None = None
         self.views = 0  # view models built for ``state`` (benches read it)
+        #: the table state the last scoreboard was built from, and that scoreboard: the
+        #: retained ``state/scores`` and the drivers' displays read it after the same input
+        self._board_of: TableState | None = None
+        self._board: dict[str, Any] = {}
 
     def scoreboard(self) -> dict[str, Any]:
-        """What the score and honba displays show (the same values as the view model's)."""
-        return scoreboard(self.core.state.table)
+        """What the score and honba displays show (the same values as the view model's), built
+        once per table state (the reducer returns the same object for an input that changed
+        nothing). Callers must not change it."""
+        table = self.core.state.table
+        if table is not self._board_of:
+            self._board, self._board_of = scoreboard(table), table
+        return self._board
 
     def refresh(self) -> None:
         """After a group commit (and at start): every retained topic the table feeds."""

@@ -130,7 +130,7 @@ class Repeated:
     reply: dict[str, Any]
 
 
-#: what a group commit takes: inputs, and link positions alone (a table event that the sensor
+#: what a group commit takes: inputs, and link positions alone (a table event that the device
 #: tracker consumed without an input of its own)
 GroupItem = Pending | LinkPosition
 
