@@ -80,7 +80,6 @@ class TableLinkDriver:
         return self._link
 
     async def run(self, sink: InputSink) -> None:
-        from drivers.link.messages import Fault
         from drivers.table.link import LinkChange
 
         logged = await sink.link_position(self.name)
@@ -97,8 +96,6 @@ class TableLinkDriver:
                         log.info("table link %s (%s)", item.status.value, item.reason)
                         continue
                     self.events += 1
-                    if isinstance(item.event, Fault):
-                        self.last_fault = {**item.event.to_json(), "type": "table_fault"}
                     await self._log(sink, item)
                     link.confirm(item)  # committed: now the table may forget it
             finally:
@@ -113,6 +110,10 @@ class TableLinkDriver:
         """The table event's input(s), committed with the link's position after it."""
         receipt = item.receipt
         position = None if receipt is None else LinkPosition(self.name, receipt)
+        from drivers.link.messages import Fault
+
+        if isinstance(item.event, Fault):
+            self.last_fault = {**item.event.to_json(), "type": "table_fault"}
         assert self.tracker is not None
         await self.tracker.take(item.event, position)
 
