@@ -45,7 +45,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(BENCH))
 
 import venue_kit  # noqa: E402  (bench/venue_kit.py: broker, config and usage helpers)
-from replay import versus_riichienv  # noqa: E402  (bench/replay.py)
+from replay import versus_riichienv, versus_riichienv_process  # noqa: E402  (bench/replay.py)
 
 from hil.kit import free_port  # noqa: E402
 
@@ -249,6 +249,8 @@ def main(argv: list[str] | None = None) -> int:
         # best of 3 rounds even in the quick form (a second): both engines warm, as in play --
         # the first round in a fresh process fills our hand-shape caches (docs/performance.md)
         res["riichienv"] = versus_riichienv(3 if q else 5)
+        say("jantaku replay DIR against a riichienv process ...")
+        res["riichienv_process"] = versus_riichienv_process(3, 4 if q else 16)
         say("bench/scoring.py ...")
         res["scoring"] = run_json(
             "scoring.py", *(["--hands", "500", "--rulesets", "mleague"] if q else [])
@@ -264,6 +266,8 @@ def main(argv: list[str] | None = None) -> int:
             )
         else:
             res["overlay"] = "no Chromium on this machine"
+        say("bench/demo_stream.py ...")
+        res["demo_stream"] = run_json("demo_stream.py", timeout=900)
         if (BENCH / "daemon_latency.py").exists():
             say("bench/daemon_latency.py ...")
             res["daemon_latency"] = run_json(
@@ -389,6 +393,16 @@ def markdown(r: dict[str, Any], quick: bool) -> str:
             f"{rv['riichienv_hands_per_s']:,.0f} hands/s (ratio {rv['ratio']:.2f})")
     else:
         row("record replay vs riichienv", "—", "riichienv", str(get(rv, "riichienv")))
+    rpp = r.get("riichienv_process")
+    if isinstance(rpp, dict) and "ratio" in rpp:
+        verdict = "met" if rpp["ratio"] >= 0.5 else "NOT met"
+        row(f"`jantaku replay DIR`, whole process, {rpp['files']} files / {rpp['hands']:,} hands"
+            " (the same games, repeated): CPU (wall)",
+            f"{rpp['ours_cpu_s']:.2f} s ({rpp['ours_wall_s']:.2f} s); ratio {rpp['ratio']:.2f}"
+            f" (goal ≥ 0.5: {verdict})",
+            f"a Python process replaying the folder with riichienv {rv.get('riichienv', '')}"
+            if isinstance(rv, dict) else "riichienv process",
+            f"{rpp['riichienv_cpu_s']:.2f} s ({rpp['riichienv_wall_s']:.2f} s)")
     if isinstance(rp, dict):
         row("record replay (bench/replay.py): reducer inputs/s; hands/s with verify",
             f"{rp['inputs/s (reducer)']:,.0f} inputs/s; "
@@ -411,6 +425,24 @@ def markdown(r: dict[str, Any], quick: bool) -> str:
             "raw aiomqtt QoS 1 publish → subscriber p50", f"{rt['p50_ms']:.2f} ms")
     else:
         row("overlay latency", str(ov), "", "")
+    ds = r.get("demo_stream")
+    if isinstance(ds, dict):
+        row("`jantaku demo` (speed 20): retained `state` messages/s; shortest / p5 gap between"
+            " two as received",
+            f"{ds['states_per_s']:.2f}/s; {ds['state_gap_min_ms']:.0f} /"
+            f" {ds['state_gap_p5_ms']:.0f} ms",
+            "ceiling 1 / `mqtt.state_interval`; the interval; inputs/s driving it",
+            f"{ds['state_ceiling_per_s']:.1f}/s; {ds['state_interval_ms']:.0f} ms;"
+            f" {ds['inputs_per_s']:.1f} inputs/s")
+        dov = ds.get("overlay")
+        if isinstance(dov, dict):
+            row("`jantaku demo`: overlay page behind the daemon's `/api/view` (events p50 / max);"
+                " until it shows the served seq p50 / p99",
+                f"{dov['lag_events_p50']} / {dov['lag_events_max']} events;"
+                f" {dov['catch_up_p50_ms']:.0f} / {dov['catch_up_p99_ms']:.0f} ms",
+                "mean time between two events of the game", f"{ds['event_gap_mean_ms']:.0f} ms")
+    elif ds is not None:
+        row("bench/demo_stream.py", str(ds), "", "")
     dl = r.get("daemon_latency")
     if isinstance(dl, dict):
         goal = 2 * dl["raw"]["p99_ms"] + 1.0  # the goal: p99 ≤ 2 × raw p99 + 1 ms

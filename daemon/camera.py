@@ -3,7 +3,7 @@
 ``[tiles.camera]`` (docs/tiles.md) names a frame source, a detector and the zones. This driver
 runs the camera pipeline (:func:`drivers.tiles.camera.run_camera`: the blocking frame read and the
 detector in a worker thread) and hands every vote change, a :class:`~drivers.tiles.camera.
-CameraRead`, to the sensor tracker as an item of the one fold (:func:`daemon.tracking.track.
+CameraRead`, to the device tracker as an item of the one fold (:func:`daemon.tracking.track.
 track`). There it is evidence, never truth: compared with where the reducer and the tracker's
 ``held`` say tiles of its kind are, logged as a ``sensor_disagreement`` marker when the counts
 differ (counted in the tracker's health), and never an input: nothing moves a tile.
@@ -23,7 +23,7 @@ from drivers.tiles.errors import FrameSourceError
 
 if TYPE_CHECKING:
     from daemon.service import InputSink
-    from daemon.tracker import SensorTracker
+    from daemon.tracker import DeviceTracker
     from drivers.tiles.config import CameraConfig
     from drivers.tiles.detection import TileDetector
     from drivers.tiles.frames import Frame, FrameSource
@@ -51,7 +51,7 @@ class _Counted:
 class CameraDriver:
     """One camera; a source that fails ends the run (the supervisor starts it again)."""
 
-    def __init__(self, camera: CameraConfig, tracker: SensorTracker, *,
+    def __init__(self, camera: CameraConfig, tracker: DeviceTracker, *,
                  source: SourceFactory | None = None, detector: DetectorFactory | None = None,
                  name: str = "camera") -> None:
         self.name = name

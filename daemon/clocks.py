@@ -111,7 +111,7 @@ CLOCK_TYPES: dict[type, str] = {
     rt.Penalty: "clock_penalty",
     rt.SevereOvertime: "clock_severe_overtime",
     rt.DuplicateDiscard: "clock_duplicate_discard",
-    rt.Rejected: "clock_rejected",
+    rt.TimerRejected: "clock_rejected",
 }
 #: fields that are not published: the event's time is the envelope's ``ts``; whether a
 #: duplicate was the expected other half of a pair decides whether it is published at all
@@ -126,7 +126,7 @@ def clock_field(value: Any) -> Any:
         return value.value
     if isinstance(value, bool | int | str) or value is None:
         return value
-    return type(value).__name__.lower()  # Rejected.input: the clock input's kind
+    return type(value).__name__.lower()  # TimerRejected.input: the clock input's kind
 
 
 def event_json(event: rt.TimerEvent) -> dict[str, Any] | None:

@@ -31,7 +31,7 @@ from daemon.eventlog import LinkPosition
 
 if TYPE_CHECKING:
     from daemon.service import Driver, InputSink
-    from daemon.tracker import SensorTracker
+    from daemon.tracker import DeviceTracker
     from drivers.link.messages import Command
     from drivers.link.reports import RxPosition
     from drivers.table import LinkSpec
@@ -58,12 +58,12 @@ class TableLinkDriver:
         factory: LinkFactory,
         displays: DisplaysConfig,
         name: str = "table",
-        tracker: SensorTracker | None = None,
+        tracker: DeviceTracker | None = None,
     ) -> None:
         self.name = name
         self.factory = factory
         #: the one translation of table events into inputs (daemon/tracker.py): the configured
-        #: sensor tracker, or (no tile sensors) one of its own, so a seat key means its label
+        #: device tracker, or (no tile sensors) one of its own, so a seat key means its label
         #: whatever sensors the table has
         self.tracker = tracker
         self.displays = displays
@@ -170,12 +170,12 @@ class TableLinkDriver:
         }
 
 
-def _own_tracker(sink: InputSink, name: str) -> tuple[SensorTracker, asyncio.Task[None]]:
+def _own_tracker(sink: InputSink, name: str) -> tuple[DeviceTracker, asyncio.Task[None]]:
     """A driver built without the shared tracker (a test, the bench) runs one of its own: the
     translation is still the one fold (daemon/tracking), only its shell is not shared."""
-    from daemon.tracker import SensorTracker
+    from daemon.tracker import DeviceTracker
 
-    tracker = SensorTracker(name=f"{name}:tracker")
+    tracker = DeviceTracker(name=f"{name}:tracker")
     return tracker, asyncio.create_task(tracker.run(sink), name=f"{name}:tracker")
 
 
@@ -210,7 +210,7 @@ class ButtonsDriver:
         *,
         led_pins: Sequence[int] | None = None,
         buzzer_pin: int | None = None,
-        tracker: SensorTracker | None = None,
+        tracker: DeviceTracker | None = None,
     ) -> None:
         self.name = "buttons"
         self.tracker = tracker
@@ -378,15 +378,15 @@ def build_drivers(config: Config, *, pin_factory: Any = None) -> list[Driver]:
     camera = None if config.tiles is None else config.tiles.camera
     # one tracker for every device that reports to it (table link, RFID readers, buttons, the
     # camera): the one translation from device to input, one ``held``, one arrival order
-    tracker: SensorTracker | None = None
+    tracker: DeviceTracker | None = None
     if config.tiles is not None and config.tiles.readers:
-        from daemon.tracker import SensorTracker
+        from daemon.tracker import DeviceTracker
 
-        tracker = SensorTracker.from_config(config.tiles)
+        tracker = DeviceTracker.from_config(config.tiles)
     elif camera is not None or (gpio_buttons and link.kind != "none"):
-        from daemon.tracker import SensorTracker
+        from daemon.tracker import DeviceTracker
 
-        tracker = SensorTracker()
+        tracker = DeviceTracker()
     spec = _link_spec(link)
     if spec is not None:
         # the link's timings stretched for a slow peer (the emulated chip: docs/daemon.md)

@@ -10,7 +10,7 @@ all of it (it must check it), so everything the daemon publishes passes through 
 
 * ``events`` gets :func:`public_event` of every event envelope (same ``seq``); the full envelope
   goes to ``private/events``, which only the referee and broadcast-delay roles may read;
-* ``state`` gets :func:`public_state` of the snapshot; the full one is ``private/state``;
+* ``state`` gets :func:`public_state` of the view model; the full one is ``private/state``;
 * ``health`` gets :func:`public_health` (its ``last_event`` names a type).
 
 An event type this module does not know is concealed (a new engine event stays private until it
@@ -114,7 +114,7 @@ def public_event(envelope: dict[str, Any]) -> dict[str, Any]:
     return {**envelope, "type": shown["type"], "data": shown}
 
 
-def public_snapshot(snap: dict[str, Any]) -> dict[str, Any]:
+def public_view(snap: dict[str, Any]) -> dict[str, Any]:
     """The table's view model without its ``private`` part (concealed hands, drawn tiles,
     furiten, waits: rules/table_view.py), the seats' furiten and the violations' values."""
     out = {k: v for k, v in snap.items() if k != "private"}
@@ -135,11 +135,11 @@ def public_snapshot(snap: dict[str, Any]) -> dict[str, Any]:
 
 
 def public_state(payload: dict[str, Any]) -> dict[str, Any]:
-    """The retained ``state`` payload (``state`` holds the snapshot) as the public may see it."""
+    """The retained ``state`` payload (``state`` holds the view model) as the public may see it."""
     snap = payload.get("state")
     if not isinstance(snap, dict):
         return payload
-    return {**payload, "state": public_snapshot(snap)}
+    return {**payload, "state": public_view(snap)}
 
 
 def public_health(payload: dict[str, Any]) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""The rules engine as the daemon sees it: ``new_table``, ``reduce`` and the state's ``snapshot``.
+"""The rules engine as the daemon sees it: ``new_table``, ``reduce`` and the state's ``view``
+(the view model: a JSON dict; a pickled state is a *checkpoint*, daemon/eventlog.py).
 
 The daemon takes an :class:`Engine` as a parameter (tests and tools may pass another reducer with
 the same contract); :func:`load_engine` gives the real one, ``rules.reducer``.
@@ -30,7 +31,7 @@ class Engine:
     code: str
 
     @staticmethod
-    def snapshot(state: TableState) -> dict[str, Any]:
+    def view(state: TableState) -> dict[str, Any]:
         return table_view(state)
 
 

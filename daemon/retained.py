@@ -7,7 +7,7 @@ changed, and the whole view model (``table_view(state)``, most of a millisecond,
 many open violations) is built only when a ``state`` publication is due: at most once per
 ``mqtt.state_interval`` and only if the table state is another object than the one last looked
 at (the reducer returns the same object for an input that changed nothing). What is published
-is what the previous per-input form published: the ``state`` when its content (the snapshot
+is what the previous per-input form published: the ``state`` when its content (the view model
 without its input counter) changed, the newest one at the end of the interval.
 """
 
@@ -46,15 +46,24 @@ class RetainedState:
         self._state_sent: dict[str, Any] | None = None
         self._state_sent_mono = float("-inf")
         self._state_later: asyncio.TimerHandle | None = None
-        #: the table state the last published or compared snapshot was built from
+        #: the table state the last published or compared view model was built from
         self._state_seen: TableState | None = None
         self._scores_sent: dict[str, Any] | None = None
         self._timers_sent: dict[str, Any] | None = None
-        self.snapshots = 0  # view models built for ``state`` (benches read it)
+        self.views = 0  # view models built for ``state`` (benches read it)
+        #: the table state the last scoreboard was built from, and that scoreboard: the
+        #: retained ``state/scores`` and the drivers' displays read it after the same input
+        self._board_of: TableState | None = None
+        self._board: dict[str, Any] = {}
 
     def scoreboard(self) -> dict[str, Any]:
-        """What the score and honba displays show (the same values as the snapshot's)."""
-        return scoreboard(self.core.state.table)
+        """What the score and honba displays show (the same values as the view model's), built
+        once per table state (the reducer returns the same object for an input that changed
+        nothing). Callers must not change it."""
+        table = self.core.state.table
+        if table is not self._board_of:
+            self._board, self._board_of = scoreboard(table), table
+        return self._board
 
     def refresh(self) -> None:
         """After a group commit (and at start): every retained topic the table feeds."""
@@ -90,9 +99,9 @@ class RetainedState:
             self._publish_if_changed()
 
     def _refresh_state(self) -> None:
-        """Publish the retained ``state`` when the snapshot changed (an input that changed
+        """Publish the retained ``state`` when the view model changed (an input that changed
         nothing, a clock event, is no reason), at most once per ``mqtt.state_interval``: a
-        change inside the interval goes out at its end, as the latest snapshot then."""
+        change inside the interval goes out at its end, as the latest view model then."""
         if self.core.state.table is self._state_seen:
             return
         wait = self._state_sent_mono + self.interval - time.monotonic()
@@ -109,8 +118,8 @@ class RetainedState:
 
     def _publish_if_changed(self) -> None:
         self._state_seen = self.core.state.table
-        snap = self.core.snapshot()
-        self.snapshots += 1
+        snap = self.core.view()
+        self.views += 1
         if _content(snap) == _content(self._state_sent):
             return
         cs = self.core.state
@@ -132,8 +141,8 @@ class RetainedState:
         self._state_sent_mono = time.monotonic()
 
 
-def _content(snapshot: dict[str, Any] | None) -> dict[str, Any] | None:
-    """A snapshot without its input counter: what a viewer of the state could see change."""
-    if snapshot is None:
+def _content(view: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A view model without its input counter: what a viewer of the state could see change."""
+    if view is None:
         return None
-    return {k: v for k, v in snapshot.items() if k != "seq"}
+    return {k: v for k, v in view.items() if k != "seq"}

@@ -180,7 +180,7 @@ def data_schemas(gen: Generator) -> dict[str, dict[str, Any]]:
     for cls in event_classes():
         out[cls.TYPE] = gen.obj(cls, cls.KEYS, cls.SHAPES, head={"type": {"const": cls.TYPE}})
     for tcls, name in dc.CLOCK_TYPES.items():
-        # Rejected.input is published as the clock input's kind (daemon.clocks.clock_field)
+        # TimerRejected.input is published as the clock input's kind (daemon.clocks.clock_field)
         out[name] = gen.obj(tcls, hidden=dc.CLOCK_HIDDEN, head={"type": {"const": name}},
                             override={"input": {"type": "string"}})
     for dcls in DAEMON_EVENTS:

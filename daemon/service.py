@@ -83,8 +83,6 @@ class InputSink(Protocol):
 
     async def link_position(self, name: str) -> LinkPosition | None: ...
 
-    def snapshot(self) -> dict[str, Any]: ...
-
     def table_state(self) -> TableState: ...
 
     async def game_records(self) -> list[Record]: ...
@@ -237,9 +235,6 @@ class Service:
 
     async def link_position(self, name: str) -> LinkPosition | None:
         return await self.db(self.eventlog.link_position, name)
-
-    def snapshot(self) -> dict[str, Any]:
-        return self.core.snapshot()
 
     def table_state(self) -> TableState:
         return self.core.state.table

@@ -130,7 +130,7 @@ class Repeated:
     reply: dict[str, Any]
 
 
-#: what a group commit takes: inputs, and link positions alone (a table event that the sensor
+#: what a group commit takes: inputs, and link positions alone (a table event that the device
 #: tracker consumed without an input of its own)
 GroupItem = Pending | LinkPosition
 
@@ -156,7 +156,7 @@ class TableCore:
         self.topics = Topics(table_id)
         self.checkpoint_every = checkpoint_every
         self.state = CoreState(table=engine.new_table(), clocks=dc.Clocks())
-        self._snapshot: dict[str, Any] | None = None
+        self._view: dict[str, Any] | None = None
         self._checkpoints_ok = True
         self._warn = on_warning or log.warning
 
@@ -274,7 +274,7 @@ class TableCore:
             self._warn(mismatch)
             cs = replace(cs, event_seq=applied_ev)
         self.state = cs
-        self._snapshot = None
+        self._view = None
         return Recovery(last, replayed, cp_seq, completed, mismatch)
 
     # ------------------------------------------------------------------ run
@@ -334,7 +334,7 @@ class TableCore:
                 cs = after
                 out.append(applied)
         self.state = cs
-        self._snapshot = None
+        self._view = None
         if checkpoint:
             self.checkpoint()
         return out
@@ -368,10 +368,11 @@ class TableCore:
         return True
 
     # ------------------------------------------------------------------ views
-    def snapshot(self) -> dict[str, Any]:
-        if self._snapshot is None:
-            self._snapshot = self.engine.snapshot(self.state.table)
-        return self._snapshot
+    def view(self) -> dict[str, Any]:
+        """The table's view model (rules/table_view.py), built once per state."""
+        if self._view is None:
+            self._view = self.engine.view(self.state.table)
+        return self._view
 
     @property
     def game_running(self) -> bool:

@@ -2,7 +2,7 @@
 
 Fixed points (tools outside the project rely on them): everything is under
 ``jantaku/v1/<table_id>/``; ``events`` (every event, QoS 1, not retained), ``state`` (retained
-snapshot), ``status`` (retained availability, the Last Will), ``cmd/<name>`` (referee commands).
+view model), ``status`` (retained availability, the Last Will), ``cmd/<name>`` (referee commands).
 ``events`` and ``state`` are public projections (daemon/disclosure.py); ``private/events`` and
 ``private/state`` carry the concealed facts too.
 """
@@ -67,7 +67,7 @@ class Topics:
 
     @property
     def private_state(self) -> str:
-        """The retained snapshot in full: referee and broadcast-delay roles only."""
+        """The retained view model in full: referee and broadcast-delay roles only."""
         return f"{self.base}/private/state"
 
     @property

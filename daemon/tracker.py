@@ -1,4 +1,4 @@
-"""The sensor tracker: the async shell around the one translation from device to input.
+"""The device tracker: the async shell around the one translation from device to input.
 
 A sensor table reports *physical* facts: a tile appeared on a seat's hand rack, in its river, in
 its meld area, on the dora spot (``drivers/tiles``, RFID); the wall went up, the dice showed 3-4,
@@ -67,11 +67,14 @@ FOUR_WINDS: Final = int(SeatKey.FOUR_WINDS)
 FOUR_RIICHI: Final = int(SeatKey.FOUR_RIICHI)
 FOUR_KANS: Final = int(SeatKey.FOUR_KANS)
 __all__ = ["BUTTONS", "CLOCK", "FOUR_KANS", "FOUR_RIICHI", "FOUR_WINDS", "NINE_TERMINALS",
-           "NOTEN", "RIICHI", "RON", "TENPAI", "TSUMO", "SensorTracker"]
+           "NOTEN", "RIICHI", "RON", "TENPAI", "TSUMO", "DeviceTracker"]
 
 
-class SensorTracker:
-    """A daemon driver: runs the RFID readers, takes the table link's events, feeds inputs."""
+class DeviceTracker:
+    """A daemon driver: the shell of the one translation from device to input. It takes the
+    table link's events and seat keys, the RFID readers' reads (if the table has any: a table
+    without tile sensors runs one too, for its keys and buttons), the clock buttons' presses and
+    the camera's votes, and feeds the inputs and markers they make."""
 
     def __init__(self, readers: Sequence[TagReader] = (), sensor: TileSensor | None = None, *,
                  aka: bool = True, name: str = "tracker") -> None:
@@ -102,7 +105,7 @@ class SensorTracker:
         self._status = "starting"
 
     @classmethod
-    def from_config(cls, tiles: TilesConfig) -> SensorTracker:
+    def from_config(cls, tiles: TilesConfig) -> DeviceTracker:
         """The tracker for a config's ``[tiles]`` section (readers and their enrolment)."""
         from drivers.tiles.config import build_readers
         from drivers.tiles.enroll import load

@@ -43,10 +43,28 @@ _ID = attrgetter("id")
 _KIND_OF_ID = bytes(i >> 2 for i in range(136)) + bytes(256 - 136)
 
 
+#: one byte, the kind of each tile id
+_KIND_BYTE = tuple(bytes((i >> 2,)) for i in range(136))
+#: id(hand) -> (hand, its kinds as bytes), for hands held as tuples: a hand stays the same
+#: object until it changes, and the three other seats' discards each ask about it. The entry
+#: holds the hand, so its id is not reused while the entry lives; bounded by clearing.
+_KINDS_OF: dict[int, tuple[Sequence[Tile], bytes]] = {}
+_KINDS_KEPT = 1024
+
+
 def completes(tiles: Sequence[Tile], tile: Tile) -> bool:
     """``is_complete(counts_of((*tiles, tile)))``: kept by the tiles' kinds as bytes, which C
     makes from the tiles without a Python loop (every discard asks it of three hands)."""
-    return _complete_kinds(bytes(map(_ID, (*tiles, tile))).translate(_KIND_OF_ID))
+    kept = _KINDS_OF.get(id(tiles))
+    if kept is not None and kept[0] is tiles:
+        kinds = kept[1]
+    else:
+        kinds = bytes(map(_ID, tiles)).translate(_KIND_OF_ID)
+        if tiles.__class__ is tuple:
+            if len(_KINDS_OF) >= _KINDS_KEPT:
+                _KINDS_OF.clear()
+            _KINDS_OF[id(tiles)] = (tiles, kinds)
+    return _complete_kinds(kinds + _KIND_BYTE[tile.id])
 
 
 @lru_cache(maxsize=65536)

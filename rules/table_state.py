@@ -143,7 +143,7 @@ class HandState:
     deposits: int  # on the table now (riichi sticks of this hand included once accepted)
     scores: tuple[int, int, int, int]  # now (riichi sticks paid)
     seats: tuple[SeatState, SeatState, SeatState, SeatState]
-    located: tuple[int, ...]
+    located: bytes  # per tile id, its LOC_* place (bytes: a draw copies 136 bytes, not objects)
     step: Step = "setup"
     turn: Seat = Seat.S0
     rolls: tuple[tuple[Seat, tuple[int, int]], ...] = ()

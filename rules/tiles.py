@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import IntEnum
+from operator import attrgetter
 
 from rules.errors import RulesError
 
@@ -195,7 +196,10 @@ class Tile:
     There are 136 tiles and exactly one object for each (``Tile(i)`` is ``ALL_TILES[i]``), so
     equality is identity: comparing, finding and removing tiles in a hand, which every input
     does, never calls Python code. The hash stays the value a dataclass gives (deterministic, so
-    set order is the same from run to run) and the order is the id's.
+    set order is the same from run to run). Tiles have no order of their own: sort them with
+    ``key=BY_ID``. (Any ordering method written in Python makes CPython route *every*
+    comparison of the class through Python, equality included: ``tile in hand`` cost a tenth of
+    a replay.)
     """
 
     id: int
@@ -211,26 +215,6 @@ class Tile:
 
     def __hash__(self) -> int:
         return hash((self.id,))
-
-    def __lt__(self, other: Tile) -> bool:
-        if other.__class__ is not Tile:
-            return NotImplemented
-        return self.id < other.id
-
-    def __le__(self, other: Tile) -> bool:
-        if other.__class__ is not Tile:
-            return NotImplemented
-        return self.id <= other.id
-
-    def __gt__(self, other: Tile) -> bool:
-        if other.__class__ is not Tile:
-            return NotImplemented
-        return self.id > other.id
-
-    def __ge__(self, other: Tile) -> bool:
-        if other.__class__ is not Tile:
-            return NotImplemented
-        return self.id >= other.id
 
     def __reduce__(self) -> tuple[type[Tile], tuple[int]]:
         return Tile, (self.id,)  # unpickled and copied as the one object of its id
@@ -260,6 +244,9 @@ class Tile:
     def __str__(self) -> str:
         return self.mjai()
 
+
+#: the sort key of tiles (by id; a C function, not a lambda: every draw sorts a hand)
+BY_ID = attrgetter("id")
 
 _MADE: list[bool] = []  # empty while ALL_TILES is being made
 ALL_TILES: tuple[Tile, ...] = tuple(Tile(i) for i in range(136))
@@ -301,13 +288,12 @@ class TileAllocator:
     def take(self, kind: Kind, red: bool = False) -> Tile:
         if red and not self._aka:
             raise TileError(f"red {kind.mjai} in a game without red fives")
-        used, reds = self._used, RED_IDS if self._aka else frozenset()
-        base = kind * 4
-        for i in range(base, base + 4):  # ids, not Tile methods: a record takes every tile
-            if i in used or (i in reds) != red:
-                continue
-            used.add(i)
-            return ALL_TILES[i]
+        used = self._used
+        # ids, not Tile methods, from a table: a record takes every tile
+        for t in NAMED_COPIES[self._aka][red][kind]:
+            if t.id not in used:
+                used.add(t.id)
+                return t
         what = f"red {kind.mjai}" if red else kind.mjai
         raise TileError(f"no {what} left: all copies are already in play")
 
@@ -324,6 +310,21 @@ class TileAllocator:
 
     def remaining(self) -> Iterator[Tile]:
         return (t for t in ALL_TILES if t.id not in self._used)
+
+
+#: ``NAMED_COPIES[aka][red][kind]``: the physical tiles a kind's name means, by id (the plain
+#: copies, or the red one for a red name; with ``aka`` false every copy is plain): what
+#: :meth:`TileAllocator.take` gives in this order, and ``copies_of(kind, red=red, aka=aka)``
+NAMED_COPIES: tuple[tuple[tuple[tuple[Tile, ...], ...], ...], ...] = tuple(
+    tuple(
+        tuple(
+            tuple(t for t in ALL_TILES[4 * k:4 * k + 4] if (aka and t.id in RED_IDS) == red)
+            for k in range(34)
+        )
+        for red in (False, True)
+    )
+    for aka in (False, True)
+)
 
 
 def tiles_from_mjai(texts: Iterable[str], *, aka: bool = True) -> list[Tile]:

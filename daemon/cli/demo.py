@@ -173,7 +173,7 @@ async def _demo(args: argparse.Namespace) -> int:
                         continue
                     service = session.daemon.service
                     clocks = dc.view_json(service.core.state.clocks, time.monotonic_ns())
-                    v = overlay_view(service.core.snapshot(), table=args.table_id,
+                    v = overlay_view(service.core.view(), table=args.table_id,
                                      clocks=clocks, seq=service.core.state.event_seq)
                     pending, view.pending = view.pending, []
                     view.update(v, pending)

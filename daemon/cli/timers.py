@@ -28,12 +28,12 @@ from rules.timers import (
     Pause,
     Penalty,
     PenaltyKind,
-    Rejected,
     Restart,
     Resume,
     Source,
     TimerEvent,
     TimerInput,
+    TimerRejected,
     TimerRules,
     TimerState,
     hand_stats,
@@ -129,7 +129,7 @@ def replay_lines(rules: TimerRules, lines: Sequence[str]) -> Replayed | list[Bad
     for number, inp in parsed:
         state, out = step(state, inp)
         for event in out:
-            if isinstance(event, Rejected):
+            if isinstance(event, TimerRejected):
                 bad.append(BadLine(number, event.reason))
             elif isinstance(event, DuplicateDiscard):
                 duplicates += 1

@@ -245,7 +245,7 @@ class Config:
     referee: RefereeConfig
     logging: LoggingConfig
     #: ``[tiles]``: RFID readers and their enrolment (drivers/tiles/config.py, docs/tiles.md);
-    #: None: no tile sensors. With readers, the sensor tracker (daemon/tracker.py) runs.
+    #: None: no tile sensors. With readers, the device tracker (daemon/tracker.py) runs.
     tiles: Any = None
     #: ``[web]``: overlay + referee console; None: no web server.
     web: WebConfig | None = None

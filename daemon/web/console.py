@@ -139,7 +139,7 @@ class Console:
         svc = self.service
         history = await self.hand_history()
         cs = svc.core.state
-        snap = svc.core.snapshot()
+        snap = svc.core.view()
         last = cs.input_seq
         recent = await svc.db(
             lambda: [r for r in svc.eventlog.records(after=max(0, last - RECENT_INPUTS))]

@@ -39,7 +39,7 @@ def current_view(service: TablePort, table: str, *, hands: bool = False) -> dict
     state = service.core.state
     clocks = dc.view_json(state.clocks, time.monotonic_ns())
     # the view model built once for the applied input (TableCore caches it per state)
-    return overlay_view(service.core.snapshot(), table=table, clocks=clocks, seq=state.event_seq,
+    return overlay_view(service.core.view(), table=table, clocks=clocks, seq=state.event_seq,
                         hands=hands)
 
 

@@ -57,10 +57,10 @@ from drivers.link.reports import (
     Garbled,
     Incompatible,
     LinkCounters,
+    LinkRejected,
     LossReason,
     Lost,
     Output,
-    Rejected,
     Role,
     RxPosition,
 )
@@ -212,7 +212,7 @@ class Endpoint:
         self._tx.clear()
 
     def send(self, message: TableEvent | Command, now: float) -> int:
-        """Queue a sequenced message; returns the handle its Acked/Rejected output will carry."""
+        """Queue a sequenced message; returns the handle its Acked/LinkRejected output carries."""
         wanted = Direction.COMMAND if self.role is Role.HOST else Direction.EVENT
         if direction_of(message.TYPE) is not wanted:
             raise UnsupportedCommandError(
@@ -327,7 +327,7 @@ class Endpoint:
         self._outstanding = None
         if rejected:
             self._count("rejected_tx")
-            self._out.append(Rejected(pending.handle, pending.message))
+            self._out.append(LinkRejected(pending.handle, pending.message))
         else:
             self._out.append(Acked(pending.handle))
         if pump:

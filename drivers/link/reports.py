@@ -69,7 +69,9 @@ class Acked:
 
 
 @dataclass(frozen=True, slots=True)
-class Rejected:
+class LinkRejected:
+    """The peer refused a sequenced message (NAK ``rejected``, docs/firmware.md)."""
+
     handle: int
     message: TableEvent | Command
 
@@ -102,4 +104,4 @@ class Garbled:
     span: ErrorSpan
 
 
-Output = Delivered | Acked | Rejected | Connected | Incompatible | Lost | Garbled
+Output = Delivered | Acked | LinkRejected | Connected | Incompatible | Lost | Garbled

@@ -35,8 +35,8 @@ from drivers.link.reports import (
     Delivered,
     Garbled,
     Incompatible,
+    LinkRejected,
     Lost,
-    Rejected,
     Role,
     RxPosition,
 )
@@ -203,7 +203,7 @@ class LinkSession:
             if isinstance(out, Delivered):
                 if not isinstance(out.message, Command):  # the endpoint refuses commands
                     self._events.put_nowait(Delivery(out.message, out.at))
-            elif isinstance(out, Acked | Rejected):
+            elif isinstance(out, Acked | LinkRejected):
                 future = self._futures.pop(out.handle, None)
                 if future is None or future.done():
                     continue

@@ -25,7 +25,7 @@ from typing import Final
 
 from drivers.tiles.errors import SensorConfigError
 from drivers.tiles.places import Place, Zone
-from rules.tiles import Tile
+from rules.tiles import BY_ID, Tile
 
 
 class SeatRelation(Enum):
@@ -87,7 +87,7 @@ class Locations:
         return Locations(MappingProxyType(places), self.moves)
 
     def at(self, place: Place) -> list[Tile]:
-        return sorted(t for t, p in self.places.items() if p == place)
+        return sorted((t for t, p in self.places.items() if p == place), key=BY_ID)
 
     def reset(self) -> Locations:
         return Locations(MappingProxyType({}), self.moves)

@@ -25,7 +25,7 @@ from rules.inputs import (
     WinShown,
 )
 from rules.seats import Seat
-from rules.tiles import Tile
+from rules.tiles import BY_ID, Tile
 
 #: a turn: the moves, then the next (seat, must draw), or None when the hand is over
 Turn = Generator[Move, None, tuple[Seat, bool] | None]
@@ -121,8 +121,8 @@ def _win(w: World, p: Policy, seats: list[Seat], loser: Seat | None, tile: Tile
         for o in seats:
             pl = w.players[o]
             hand = [*pl.hand, *([tile] if loser is not None else [])]
-            melds = tuple(tuple(sorted(m.tiles)) for m in pl.melds)
-            yield Move(WinShown(o, tuple(sorted(hand)), tile, melds), o)
+            melds = tuple(tuple(sorted(m.tiles, key=BY_ID)) for m in pl.melds)
+            yield Move(WinShown(o, tuple(sorted(hand, key=BY_ID)), tile, melds), o)
         if w.sealed(seats, loser, tile, shown=True):
             return
     if p.referee_confirms and w.more_rons_possible(seats, loser, tile):

@@ -22,7 +22,7 @@ from rules import hand_shape
 from rules.claims import kuikae_kinds
 from rules.inputs import CallKind
 from rules.seats import Seat
-from rules.tiles import Kind, Tile
+from rules.tiles import BY_ID, Kind, Tile
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +127,7 @@ class RandomLegalPolicy:
         if pl.riichi:
             assert w.drawn is not None
             return w.drawn, False
-        choices = sorted([t for t in pl.hand if t.kind not in pl.kuikae] or pl.hand)
+        choices = sorted([t for t in pl.hand if t.kind not in pl.kuikae] or pl.hand, key=BY_ID)
         if rng.random() < self.skill:
             best: list[Tile] = []
             low = 99
@@ -143,7 +143,7 @@ class RandomLegalPolicy:
         else:
             tile = rng.choice(choices)
         if w.can_riichi(s) and rng.random() < self.riichi_rate:
-            for cand in sorted(pl.hand):
+            for cand in sorted(pl.hand, key=BY_ID):
                 rest = list(pl.hand)
                 rest.remove(cand)
                 if hand_shape.waits(hand_shape.counts_of(rest)):

@@ -9,7 +9,7 @@ steps is *performed* on the emulated sensor table (:mod:`hil.rig`) -- table acti
 frames on a pty, tile moves as RFID frames on the zone readers, declarations as seat-panel keys,
 clock presses as GPIO edges -- at the bots' think-time instants scaled by ``speed``. The daemon
 side is the production service (``daemon.service.Service``) built from a venue config by
-``daemon.devices.build_drivers``: its real serial table driver, RFID reader drivers, sensor tracker
+``daemon.devices.build_drivers``: its real serial table driver, RFID reader drivers, device tracker
 (``daemon/tracker.py``) and gpiozero buttons on a ``MockFactory`` (GPIO mock pins can only be
 driven in-process, so the daemon runs in this process; ``hil.procdaemon`` runs ``jantaku run``
 as a separate process for the kill -9 scenario).

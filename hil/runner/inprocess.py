@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from daemon.tracker import SensorTracker
+from daemon.tracker import DeviceTracker
 from hil.errors import EmulatorTimeout, ProcessStartError
 from hil.runner.result import table_scores
 from rules import inputs as ri
@@ -19,7 +19,7 @@ from rules import inputs as ri
 
 class EventTap:
     """A daemon driver that keeps every event envelope the service publishes (and the latest
-    snapshot): what a subscriber of ``events`` would receive, in order."""
+    scoreboard): what a subscriber of ``events`` would receive, in order."""
 
     name = "tap"
 
@@ -60,7 +60,7 @@ class InProcessDaemon:
         self.config = parse_config(config_text, source)
         drivers = build_drivers(self.config, pin_factory=gpio)
         self.tap = EventTap(on_events)
-        self.tracker = next(d for d in drivers if isinstance(d, SensorTracker))
+        self.tracker = next(d for d in drivers if isinstance(d, DeviceTracker))
         self.service = Service(self.config, load_engine(), drivers=[*drivers, self.tap],
                                ready_timeout=0.5)
         self._task: asyncio.Task[int] | None = None

@@ -40,7 +40,7 @@ from rules.inputs import (
 )
 from rules.records.model import ImportIssue
 from rules.seats import SEATS, Seat
-from rules.tiles import RED_IDS, Kind, Tile, TileAllocator, TileError
+from rules.tiles import BY_ID, NAMED_COPIES, RED_IDS, Kind, Tile, TileAllocator, TileError
 
 TileName = tuple[Kind, bool]  # (kind, red)
 KanTiming = Literal["immediate", "after_discard"]
@@ -157,10 +157,13 @@ class HandBuilder:
                 and prefer in hand):
             hand.remove(prefer)  # the preferred tile names the tile: what the scan would pick
             return prefer
-        # ids, not Tile.kind / Tile.is_red: every discard of a record runs this
-        matches = [t for t in hand if t.id >> 2 == kind and (t.id in reds) == red]
+        # the (at most four) tiles the name means, each looked for in the hand (C), in the
+        # hand's order: every discard of a record runs this
+        matches = [t for t in NAMED_COPIES[self.aka][red][kind] if t in hand]
+        if len(matches) > 1:
+            matches.sort(key=hand.index)
         if not matches:
-            held = " ".join(t.mjai(self.aka) for t in sorted(self._hands[seat]))
+            held = " ".join(t.mjai(self.aka) for t in sorted(self._hands[seat], key=BY_ID))
             self.issue(f"seat {int(seat)} does not hold {name_str(name)} (hand: {held})")
             return self._new(name)
         pick = matches[0]

@@ -245,7 +245,8 @@ class _Reader:
         tehais = ev.get("tehais")
         if not isinstance(tehais, list) or len(tehais) != 4:
             raise _Bad(f"start_kyoku.tehais: expected 4 hands, got {tehais!r}")
-        if all(isinstance(t, list) and set(t) == {UNSEEN} for t in tehais):
+        # (compared one by one: a garbled hand may hold lists, which a set cannot)
+        if all(isinstance(t, list) and t and all(x == UNSEEN for x in t) for t in tehais):
             self.unseen_hands += 1
         if any(UNSEEN in t for t in tehais if isinstance(t, list)):
             raise _Bad("start_kyoku.tehais: hidden tiles ('?'): a one-player view cannot replay")

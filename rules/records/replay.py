@@ -216,6 +216,10 @@ def _hand_start(state: TableState, inp: HandStart, index: int, hand: int | None
     return s, before + list(events), Resync(hand, index, record, engine)
 
 
+#: the events :class:`_Hands` reads (none of them is subclassed)
+_GATHERED = frozenset({HandStarted, Violation, HandEnded})
+
+
 class _Hands:
     """The hands as the engine plays them, gathered from its events."""
 
@@ -238,6 +242,8 @@ class _Hands:
         if self.keep:
             self.log.extend(ev.to_json() for ev in events)
         for ev in events:
+            if ev.__class__ not in _GATHERED:  # a draw's, a discard's: most events
+                continue
             if isinstance(ev, HandStarted):
                 self.close()
                 self.current = {

@@ -36,7 +36,7 @@ from rules.inputs import (
 from rules.inputs import DiceRolled as DiceInput
 from rules.reducer.calls import on_ankan, on_call, on_kakan
 from rules.reducer.draws import on_abortive, on_exhaustive
-from rules.reducer.output import Dead, Out, Rejected
+from rules.reducer.output import Dead, Out, ReducerRejected
 from rules.reducer.referee import on_referee
 from rules.reducer.sanctions import apply_sanctions
 from rules.reducer.sealing import end_hand, seal, try_finalize
@@ -74,7 +74,7 @@ def reduce(state: TableState, inp: Input) -> tuple[TableState, tuple[Event, ...]
     out = Out(state.ruleset, seq, kind)
     try:
         new = _dispatch(state, inp, out, seq)
-    except Rejected:
+    except ReducerRejected:
         # Only the refusal stands: anything noted on the way belonged to an input that did
         # not happen (except a win the input sealed before it was refused).
         last = out.violations[-1:]
@@ -97,7 +97,7 @@ def reduce(state: TableState, inp: Input) -> tuple[TableState, tuple[Event, ...]
     if out.violations:
         # What the violations cost beyond their sanction (ruleset penalties).
         # A sanction that cannot apply here leaves the input's result alone.
-        with contextlib.suppress(Rejected):
+        with contextlib.suppress(ReducerRejected):
             new = apply_sanctions(new, inp, list(out.violations), out)
         keep = (*new.open_violations, *out.violations)[-MAX_OPEN_VIOLATIONS:]
         new = replace(new, open_violations=keep)

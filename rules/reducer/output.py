@@ -1,6 +1,6 @@
 """The events and violations of one input (:class:`Out`), and the two signals a phase raises:
-:class:`Rejected` (the input is refused, only its violation stands) and :class:`Dead` (refused, but
-the seat's hand is dead)."""
+:class:`ReducerRejected` (the input is refused, only its violation stands) and :class:`Dead`
+(refused, but the seat's hand is dead)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from rules.table_state import HandState, TableState
 from rules.violations import article_for, sanction_for
 
 
-class Rejected(Exception):
+class ReducerRejected(Exception):
     """Internal: the input is refused (the violation is already recorded)."""
 
 
@@ -67,9 +67,9 @@ class Out:
             self.rejected = True
         return v
 
-    def reject(self, code: str, seat: Seat | None, expected: Any, actual: Any) -> Rejected:
+    def reject(self, code: str, seat: Seat | None, expected: Any, actual: Any) -> ReducerRejected:
         self.violation(code, seat, expected, actual, reject=True)
-        return Rejected(code)
+        return ReducerRejected(code)
 
 
 class Dead(Exception):

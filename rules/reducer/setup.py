@@ -27,7 +27,7 @@ from rules.inputs import (
     WallRaised,
 )
 from rules.inputs import DiceRolled as DiceInput
-from rules.reducer.hand_ops import BY_ID, check_free, close_kan_window, kill, locate, wall_for
+from rules.reducer.hand_ops import check_free, close_kan_window, kill, locate, wall_for
 from rules.reducer.output import Out
 from rules.ruleset import Ruleset, RulesetError, load_ruleset
 from rules.seats import SEATS, Seat, Wind, seat_by_dice
@@ -42,7 +42,7 @@ from rules.table_state import (
     SeatState,
     TableState,
 )
-from rules.tiles import Tile
+from rules.tiles import BY_ID, Tile
 from rules.wall import (
     Break,
     Position,
@@ -138,7 +138,7 @@ def begin_hand(t: TableState, p: GameProgress, out: Out) -> TableState:
         deposits=p.deposits,
         scores=p.scores,
         seats=(SeatState(), SeatState(), SeatState(), SeatState()),
-        located=(LOC_UNKNOWN,) * 136,
+        located=bytes((LOC_UNKNOWN,)) * 136,
         turn=p.dealer,
     )
     out.emit(HandStarted(hand=number, dealer=p.dealer, round_wind=p.round_wind,
@@ -169,7 +169,7 @@ def on_wall_raised(h: HandState, inp: WallRaised, out: Out) -> HandState:
     if sorted(t.id for t in inp.wall) != list(range(136)):
         raise out.reject("bad_input", None, "the 136 distinct tiles", f"{len(inp.wall)} tiles")
     out.emit(WallKnown(tiles=136))
-    return replace(h, wall=inp.wall, wall_raised=True, located=(LOC_WALL,) * 136)
+    return replace(h, wall=inp.wall, wall_raised=True, located=bytes((LOC_WALL,)) * 136)
 
 
 def _rolls_needed(rs: Ruleset) -> int:
@@ -337,7 +337,7 @@ def on_deal_done(rs: Ruleset, h: HandState, inp: DealDone, out: Out) -> HandStat
         all_tiles = [t for hand in inp.hands for t in hand]
         check_free(h, all_tiles, None, out)
         for s in SEATS:
-            hands[s] = tuple(sorted(inp.hands[s], key=BY_ID))  # (C, not Tile.__lt__)
+            hands[s] = tuple(sorted(inp.hands[s], key=BY_ID))
         if h.wall is not None:
             for s in SEATS:
                 idx = [i for i in deal[s] if jump or i != 52]

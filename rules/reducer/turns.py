@@ -15,7 +15,6 @@ from rules.inputs import (
     RinshanDraw,
 )
 from rules.reducer.hand_ops import (
-    BY_ID,
     check_free,
     close_kan_window,
     from_manifest,
@@ -40,7 +39,7 @@ from rules.table_state import (
     SeatState,
     TableState,
 )
-from rules.tiles import Kind, Tile
+from rules.tiles import BY_ID, Kind, Tile
 from rules.wall import (
     Wall,
 )
@@ -92,9 +91,9 @@ def on_draw(rs: Ruleset, h: HandState, inp: Draw, out: Out) -> HandState:
                 located=h.located if tile is None else located_with(h, (tile,), LOC_HAND + s),
                 next_live=h.next_live + 1, step="discard", turn=s, pre_call=None,
                 pre_call_seat=None)
-    out.emit(Drew(seat=s, tile=tile, position=inp.position, rinshan=False,
-                  live_left=h.live_left()))
-    if h.live_left() == 0:
+    live_left = h.live_left()
+    out.emit(Drew(seat=s, tile=tile, position=inp.position, rinshan=False, live_left=live_left))
+    if live_left == 0:
         out.emit(HaiteiReached(seat=s))
     return h
 

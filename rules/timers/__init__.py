@@ -15,9 +15,9 @@ from rules.timers.events import (
     DuplicateDiscard,
     Penalty,
     PenaltyKind,
-    Rejected,
     SevereOvertime,
     TimerEvent,
+    TimerRejected,
     TurnEnded,
     TurnEndReason,
 )
@@ -71,9 +71,9 @@ from rules.timers.view import ClockView, SeatView, WarningLevel, clock_view
 __all__ = [
     "NS_PER_SECOND", "PAIR_WINDOW_NS", "PAIR_WINDOW_SECONDS", "WMC_DEFAULTS", "Call",
     "CallableDiscard", "ClockView", "Deal", "Discard", "DiscardReport", "DuplicateDiscard", "End",
-    "Kan", "Mode", "Pause", "Penalty", "PenaltyKind", "Phase", "Rejected", "Restart",
-    "RestartPolicy", "Resume", "SeatClock", "SeatView", "SevereOvertime", "Source", "TimerEvent",
-    "TimerInput", "TimerRules", "TimerRulesError", "TimerState", "Turn", "TurnEndReason",
+    "Kan", "Mode", "Pause", "Penalty", "PenaltyKind", "Phase", "Restart", "RestartPolicy",
+    "Resume", "SeatClock", "SeatView", "SevereOvertime", "Source", "TimerEvent", "TimerInput",
+    "TimerRejected", "TimerRules", "TimerRulesError", "TimerState", "Turn", "TurnEndReason",
     "TurnEnded", "TurnStart", "TurnStats", "WarningLevel", "charged_ns", "clock_view",
     "hand_stats", "new_hand", "ns_to_seconds", "replay", "resume_after_restart", "seconds_to_ns",
     "step", "toggle_pause", "turn_stats", "wmc_rules",

@@ -68,7 +68,7 @@ class DuplicateDiscard:
 
 
 @dataclass(frozen=True, slots=True)
-class Rejected:
+class TimerRejected:
     """An input that does not fit the state; the state is unchanged."""
 
     t_ns: int
@@ -76,4 +76,4 @@ class Rejected:
     reason: str
 
 
-TimerEvent = TurnEnded | Penalty | SevereOvertime | DuplicateDiscard | Rejected
+TimerEvent = TurnEnded | Penalty | SevereOvertime | DuplicateDiscard | TimerRejected

@@ -11,9 +11,9 @@ from rules.timers.events import (
     DuplicateDiscard,
     Penalty,
     PenaltyKind,
-    Rejected,
     SevereOvertime,
     TimerEvent,
+    TimerRejected,
     TurnEnded,
     TurnEndReason,
 )
@@ -102,11 +102,11 @@ def _close_turn(
 def _reject(
     state: TimerState, inp: TimerInput, reason: str
 ) -> tuple[TimerState, tuple[TimerEvent, ...]]:
-    return state, (Rejected(inp.t_ns, inp, reason),)
+    return state, (TimerRejected(inp.t_ns, inp, reason),)
 
 
 def step(state: TimerState, inp: TimerInput) -> tuple[TimerState, tuple[TimerEvent, ...]]:
-    """Apply one input. A bad input gives a :class:`Rejected` event and the state unchanged."""
+    """Apply one input. A bad input gives a :class:`TimerRejected` event and the state unchanged."""
     if not isinstance(inp.t_ns, int) or isinstance(inp.t_ns, bool):
         return _reject(state, inp, f"t_ns must be an integer of nanoseconds, got {inp.t_ns!r}")
     if isinstance(inp, Restart):

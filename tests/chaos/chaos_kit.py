@@ -98,7 +98,7 @@ def event_collector(port: int, table: str, **kw: Any) -> daemon_kit.Collector:
 @dataclass
 class Reference:
     inputs: list[dict[str, Any]]  # the logged input bodies (kind "input"), in order
-    snapshot: dict[str, Any]
+    view: dict[str, Any]  # the view model after the last input
     envelopes: list[dict[str, Any]] = field(default_factory=list)
 
     @property
@@ -123,7 +123,7 @@ def reference(db: Path, table: str, work: Path) -> Reference:
             if rec.kind == KIND_INPUT:
                 inputs.append(rec.body)
             envelopes.extend(applied.events)
-        return Reference(inputs, core.snapshot(), envelopes)
+        return Reference(inputs, core.view(), envelopes)
     finally:
         src.close()
         out.close()

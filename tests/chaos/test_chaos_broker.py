@@ -76,7 +76,7 @@ async def test_broker_killed_and_restarted_during_play(
             await collector.wait_for(lambda: follower.next > last, 60)
             await collector.wait_for(lambda: service.eventlog.outbox_depth() == 0, 10)
             health = service.health()
-            snapshot = service.core.snapshot()
+            snapshot = service.core.view()
             following.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await following
@@ -85,7 +85,7 @@ async def test_broker_killed_and_restarted_during_play(
         chaos_kit.assert_consistent(got, ref, bodies)
         plain, dups = chaos_kit.delivered(collector)
         lost = sorted(set(range(1, last + 1)) - {e["seq"] for e in plain})
-        assert snapshot == ref.snapshot
+        assert snapshot == ref.view
         # the operator was told: reconnects counted, the lost connection logged
         assert health["broker"]["connects"] == KILLS + 1
         assert health["outbox_depth"] == 0

@@ -59,11 +59,11 @@ async def test_wall_clock_jumps_change_nothing_but_stamps(logdir: Path, tmp_path
                 >= set(range(1, last + 1)),
                 30,
             )
-            snapshot, clocks = service.core.snapshot(), service.core.state.clocks
+            snapshot, clocks = service.core.view(), service.core.state.clocks
         ref = chaos_kit.reference(config.eventlog.path, table, logdir)
         got, dups = chaos_kit.delivered(collector)
         chaos_kit.assert_consistent(got, ref, bodies)
-        assert snapshot == ref.snapshot
+        assert snapshot == ref.view
         # the stamps did jump (back, then forward), the order did not
         stamps = [e["ts"] for e in got]
         assert stamps != sorted(stamps)
@@ -105,7 +105,7 @@ def _fold_with_steady_wall(db: Path, table: str, work: Path) -> tuple[object, ob
         for rec in src.records():
             core.submit(rec.kind, rec.source, rec.body, rec.mono_ns, 1_700_000_000 * 10**9
                         + rec.mono_ns, rec.boot)
-        return core.snapshot(), core.state.clocks
+        return core.view(), core.state.clocks
     finally:
         src.close()
         out.close()

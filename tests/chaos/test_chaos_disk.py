@@ -75,14 +75,14 @@ async def test_disk_full_is_reported_and_recovered(
                     >= set(range(1, last + 1)),
                     30,
                 )
-                snapshot = service.core.snapshot()
+                snapshot = service.core.view()
                 assert service.health()["healthy"] is True
                 service.stop()
                 assert await asyncio.wait_for(task, 30) == 0
             ref = chaos_kit.reference(db, table, tmp_path)
         got, dups = chaos_kit.delivered(collector)
         chaos_kit.assert_consistent(got, ref, bodies)
-        assert snapshot == ref.snapshot
+        assert snapshot == ref.view
         print(f"{ref.last_seq} events, {dups} duplicates dropped")
     finally:
         broker.stop()

@@ -59,11 +59,11 @@ async def test_network_cut_during_play(
                     30,
                 )
                 health = service.health()
-                snapshot = service.core.snapshot()
+                snapshot = service.core.view()
         ref = chaos_kit.reference(config.eventlog.path, table, logdir)
         got, dups = chaos_kit.delivered(collector)
         chaos_kit.assert_consistent(got, ref, bodies)
-        assert snapshot == ref.snapshot
+        assert snapshot == ref.view
         assert health["broker"]["connects"] == CUTS + 1
         assert health["broker"]["connected"] is True
         assert any("broker connection lost" in r.getMessage() for r in caplog.records)

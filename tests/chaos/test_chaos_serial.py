@@ -83,7 +83,7 @@ async def test_serial_cable_pulled_during_play(
                     >= set(range(1, last + 1)),
                     30,
                 )
-                snapshot = service.core.snapshot()
+                snapshot = service.core.view()
                 health = service.health()
         ref = chaos_kit.reference(config.eventlog.path, table, logdir)
         got, _ = chaos_kit.delivered(collector)
@@ -93,7 +93,7 @@ async def test_serial_cable_pulled_during_play(
             for i, e in enumerate(expected)
         ]
         chaos_kit.assert_consistent(got, ref, expected)
-        assert snapshot == ref.snapshot
+        assert snapshot == ref.view
         link = health["links"]["table"]
         assert link["status"] == "connected" and link["opens"] >= 2
         said = [r.getMessage() for r in caplog.records if "table link" in r.getMessage()]

@@ -28,7 +28,7 @@ from rules.errors import JantakuError, RulesError
 BASES = (RulesError, LinkError, TileSensorError, DisplayError, GpioError, DaemonError, HilError)
 # Control-flow signals, not errors: each is raised and caught inside its own module.
 SIGNALS = {
-    "rules.reducer.output.Rejected", "rules.reducer.output.Dead",
+    "rules.reducer.output.ReducerRejected", "rules.reducer.output.Dead",
     "daemon.intake.RepeatedCommand", "drivers.tiles.device.Unplugged",
 }
 

@@ -25,14 +25,14 @@ def test_a_restart_resumes_from_a_checkpoint(tmp_path: Path, ruleset: str) -> No
     for body in script:
         core.submit("input", "table", body, time.monotonic_ns(), time.time_ns(), "b")
     assert core.checkpoint()
-    snap = core.snapshot()
+    snap = core.view()
     log.close()
     log = EventLog(db, "cp")
     try:
         again = TableCore(log, daemon_kit.engine(), "cp", checkpoint_every=5)
         rec = again.recover()
         assert rec.checkpoint == len(script) and rec.replayed == 0
-        assert again.snapshot() == snap
+        assert again.view() == snap
     finally:
         log.close()
 

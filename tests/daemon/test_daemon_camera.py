@@ -23,7 +23,7 @@ from track_kit import melds, read, river
 from daemon.camera import CameraDriver
 from daemon.config import Config
 from daemon.devices import build_drivers
-from daemon.tracker import SensorTracker
+from daemon.tracker import DeviceTracker
 from daemon.tracking.held import Held, restore
 from daemon.tracking.records import KIND_MARKER
 from daemon.tracking.track import track
@@ -89,7 +89,7 @@ def test_build_drivers_runs_a_configured_camera_through_the_one_tracker(
     config = dataclasses.replace(make_config(1), tiles=TilesConfig(None, 1500, (), CAMERA))
     drivers = build_drivers(config)
     cameras = [d for d in drivers if isinstance(d, CameraDriver)]
-    trackers = [d for d in drivers if isinstance(d, SensorTracker)]
+    trackers = [d for d in drivers if isinstance(d, DeviceTracker)]
     assert len(cameras) == len(trackers) == 1 and cameras[0].tracker is trackers[0]
 
 
@@ -116,14 +116,14 @@ async def test_camera_disagreements_are_logged_and_counted_and_move_no_tile(
                  "camera": r.count, "rfid": int(r.kind is discarded)}
                 for r in reads if r.count != int(r.kind is discarded)]
     assert expected, "the detector read none of the extra tiles: nothing to check"
-    tracker = SensorTracker()
+    tracker = DeviceTracker()
     camera = CameraDriver(CAMERA, tracker, source=lambda: ComposedFrameSource(shots),
                           detector=lambda: detector)
     config = make_config(broker.port)
     async with running_service(config, drivers=[tracker]) as service:
         for body in script[: first + 1]:
             await service.submit("input", "table", body)
-        logged, snapshot = len(list(service.eventlog.records())), service.core.snapshot()
+        logged, snapshot = len(list(service.eventlog.records())), service.core.view()
         task = asyncio.create_task(camera.run(service))  # the frames start after the discard
         try:
             await until(lambda: tracker.camera_reads >= len(reads))
@@ -136,7 +136,7 @@ async def test_camera_disagreements_are_logged_and_counted_and_move_no_tile(
                    if r.body.get("type") == "sensor_disagreement"]
         health = service.health()["links"]
         # nothing moved: no input was logged for the camera, the table is where it was
-        assert service.core.snapshot() == snapshot
+        assert service.core.view() == snapshot
         assert [r.kind for r in service.eventlog.records()][logged:] == ["marker"] * len(markers)
     assert markers == expected
     assert health["tracker"]["disagreements"] == len(expected)

@@ -179,7 +179,7 @@ async def test_clock_buttons_on_gpiozero_mock_pins_are_logged(
             for body in script[: deal + 1]:
                 await service.submit("input", "table", body)
             await until(lambda: buttons.health()["status"] == "up")
-            dealer = service.core.snapshot()["dealer"]
+            dealer = service.core.view()["dealer"]
             pin = factory.pin((17, 27, 22, 23)[dealer])
             pin.drive_low()  # pressed (pull-up wiring)
             await asyncio.sleep(0.05)
@@ -209,7 +209,7 @@ async def test_a_gpio_clock_press_and_the_link_clock_key_make_the_same_record(
 
     from daemon.config import ButtonsConfig, TableLinkConfig
     from daemon.devices import ButtonsDriver, build_drivers
-    from daemon.tracker import SensorTracker
+    from daemon.tracker import DeviceTracker
     from drivers.link.messages import SeatKey
 
     pins = (17, 27, 22, 23)
@@ -222,7 +222,7 @@ async def test_a_gpio_clock_press_and_the_link_clock_key_make_the_same_record(
         drivers = build_drivers(config, pin_factory=factory)
         table, trackers, buttons = (
             next(d for d in drivers if isinstance(d, kind))
-            for kind in (TableLinkDriver, SensorTracker, ButtonsDriver))
+            for kind in (TableLinkDriver, DeviceTracker, ButtonsDriver))
         assert isinstance(table, TableLinkDriver) and isinstance(buttons, ButtonsDriver)
         assert table.tracker is trackers and buttons.tracker is trackers
         async with running_service(config, drivers=drivers) as service:
@@ -232,7 +232,7 @@ async def test_a_gpio_clock_press_and_the_link_clock_key_make_the_same_record(
             deal = next(i for i, b in enumerate(script) if b["type"] == "deal_done")
             for body in script[: deal + 1]:
                 await service.submit("input", "referee:alice", body)
-            dealer = service.core.snapshot()["dealer"]
+            dealer = service.core.view()["dealer"]
             after = (dealer + 1) % 4
 
             def turn() -> int | None:

@@ -46,10 +46,10 @@ def reference(
     """Snapshot and event count after each prefix of the script, and every event's data."""
     log = EventLog(tmp / "reference.sqlite", "kill9")
     core = TableCore(log, daemon_kit.engine(), "kill9", checkpoint_every=0)
-    snaps, counts, events = [core.snapshot()], [0], []
+    snaps, counts, events = [core.view()], [0], []
     for body in script:
         applied = core.submit("input", "table", body, time.monotonic_ns(), time.time_ns(), "b")
-        snaps.append(core.snapshot())
+        snaps.append(core.view())
         counts.append(core.state.event_seq)
         events.extend((e["seq"], e["input_seq"], e["type"], e["data"]) for e in applied.events)
     log.close()
@@ -66,7 +66,7 @@ def check(db: Path, acked: int, snaps: list[Any], counts: list[int], events: lis
         assert n >= acked, f"input {acked} was acknowledged but the log ends at {n}"
         assert n <= acked + 1
         assert log.last_seq() == n
-        assert core.snapshot() == snaps[n]
+        assert core.view() == snaps[n]
         # The clocks' events depend on the logged times (which differ from the reference run's):
         # the events must equal a fresh fold, from nothing, of the logged inputs with their times.
         fresh = TableCore(EventLog(":memory:", "kill9"), daemon_kit.engine(), "kill9")

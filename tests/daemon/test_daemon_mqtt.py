@@ -14,7 +14,7 @@ from conftest import running_service
 
 from daemon import schema
 from daemon.config import Config
-from daemon.disclosure import public_snapshot
+from daemon.disclosure import public_view
 from daemon.mqtt_paho import PahoSession
 from daemon.topics import Topics
 
@@ -68,8 +68,8 @@ async def test_events_in_order_schema_valid_and_late_subscriber_complete(
             assert state["seq"] == total
             assert state["input_seq"] == len(script)
             # the public state is the projection of the snapshot; the full one is private
-            full = json.loads(json.dumps(service.core.snapshot()))
-            assert state["state"] == public_snapshot(full)
+            full = json.loads(json.dumps(service.core.view()))
+            assert state["state"] == public_view(full)
             assert late.payloads("/private/state")[-1]["state"] == full
             status = late.payloads("/status")[-1]
             assert schema.errors("status", status) == []

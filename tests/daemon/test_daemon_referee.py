@@ -66,26 +66,26 @@ async def test_new_game_and_corrections_are_one_input_each(config: Config) -> No
         reply = await _cmd(service, "new_game", NEW_GAME)
         assert reply["status"] == "ok", reply
         assert reply["input_seq"] == 1
-        snap = service.core.snapshot()
+        snap = service.core.view()
         assert [s["name"] for s in snap["seats"]] == NEW_GAME["names"]
         start = [s["score"] for s in snap["seats"]]
         scores = [30000, 20000, 26000, 24000]
         reply = await _cmd(service, "set_scores", {"scores": scores, "reason": "miscount"})
         assert reply["status"] == "ok", reply
         assert reply["input_seq"] == 2
-        assert [s["score"] for s in service.core.snapshot()["seats"]] == scores
+        assert [s["score"] for s in service.core.view()["seats"]] == scores
         assert reply["events"]  # the events it produced, by seq
         reply = await _cmd(service, "swap_seats", {"a": 0, "b": 2, "reason": "wrong seats"})
         assert reply["status"] == "ok", reply
-        snap = service.core.snapshot()
+        snap = service.core.view()
         assert [s["name"] for s in snap["seats"]] == ["Cy", "Bo", "Ai", "Di"]
         assert [s["score"] for s in snap["seats"]] == [26000, 20000, 30000, 24000]
         reply = await _cmd(service, "undo", {"reason": "swap was right"})
         assert reply["status"] == "ok", reply
-        assert [s["name"] for s in service.core.snapshot()["seats"]] == NEW_GAME["names"]
+        assert [s["name"] for s in service.core.view()["seats"]] == NEW_GAME["names"]
         reply = await _cmd(service, "penalty", {"seat": 1, "points": -8000, "reason": "x"})
         assert reply["status"] == "ok", reply
-        assert service.core.snapshot()["seats"][1]["score"] == 12000
+        assert service.core.view()["seats"][1]["score"] == 12000
         assert start != scores
         # the log holds exactly these inputs, by the referee
         records = list(service.eventlog.records())
@@ -96,7 +96,7 @@ async def test_new_game_and_corrections_are_one_input_each(config: Config) -> No
 async def test_refused_commands_change_nothing(config: Config) -> None:
     async with running_service(config) as service:
         assert (await _cmd(service, "new_game", NEW_GAME))["status"] == "ok"
-        before = (_inputs(service), service.core.snapshot())
+        before = (_inputs(service), service.core.view())
         good = {"scores": [1, 2, 3, 4], "reason": "r"}
 
         # an operator may start games but not correct scores
@@ -129,7 +129,7 @@ async def test_refused_commands_change_nothing(config: Config) -> None:
         assert (await _raw(service, "set_scores", payload))["error"]["code"] == "bad_signature"
         # pause with no hand being played
         assert (await _cmd(service, "pause", {}))["error"]["code"] == "not_applicable"
-        assert (_inputs(service), service.core.snapshot()) == before
+        assert (_inputs(service), service.core.view()) == before
 
 
 async def test_rules_engine_refusal_is_an_error_reply_with_the_violation(config: Config) -> None:
@@ -151,11 +151,11 @@ async def test_repeated_command_id_is_not_executed_twice(config: Config) -> None
         assert again["repeated"] is True
         assert again["input_seq"] == first["input_seq"]
         assert _inputs(service) == n
-        assert service.core.snapshot()["seats"][2]["score"] == first_score(service) == 24000
+        assert service.core.view()["seats"][2]["score"] == first_score(service) == 24000
 
 
 def first_score(service: Service) -> int:
-    score: int = service.core.snapshot()["seats"][2]["score"]
+    score: int = service.core.view()["seats"][2]["score"]
     return score
 
 

@@ -133,7 +133,7 @@ def test_clock_and_daemon_events_validate() -> None:
         dc.event_json(rt.Penalty(1, Seat.S2, rt.PenaltyKind.TURN, 7, 1)),
         dc.event_json(rt.SevereOvertime(1, Seat.S2, 5)),
         dc.event_json(rt.DuplicateDiscard(1, Seat.S2, rt.Source.BUTTON, paired=False)),
-        dc.event_json(rt.Rejected(1, rt.Pause(1), "pause: already paused")),
+        dc.event_json(rt.TimerRejected(1, rt.Pause(1), "pause: already paused")),
         DaemonBadInput(7, "unknown input type 'x'").to_json(),
         DaemonEngineError("ValueError('x')").to_json(),
     ]

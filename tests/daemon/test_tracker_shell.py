@@ -14,7 +14,7 @@ from track_kit import Table, melds, read
 
 from daemon.clocks import Clocks
 from daemon.eventlog import LinkPosition
-from daemon.tracker import SensorTracker
+from daemon.tracker import DeviceTracker
 from daemon.tracking.records import KIND_INPUT, Body, body_json
 from drivers.link import messages as m
 from drivers.link.messages import SeatKey
@@ -71,8 +71,8 @@ def _pon_pending() -> Table:
     return t
 
 
-async def _take(sink: FakeSink, event: m.TableEvent, position: LinkPosition) -> SensorTracker:
-    tracker = SensorTracker((), TileSensor(TagRegistry({}), {}))
+async def _take(sink: FakeSink, event: m.TableEvent, position: LinkPosition) -> DeviceTracker:
+    tracker = DeviceTracker((), TileSensor(TagRegistry({}), {}))
     task = asyncio.create_task(tracker.run(sink))  # type: ignore[arg-type]
     try:
         await asyncio.wait_for(tracker.take(event, position), 10)

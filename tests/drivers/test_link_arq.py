@@ -24,10 +24,10 @@ from drivers.link.reports import (
     Delivered,
     Garbled,
     Incompatible,
+    LinkRejected,
     LossReason,
     Lost,
     Output,
-    Rejected,
     Role,
 )
 from drivers.link.timings import LinkTimings
@@ -149,7 +149,7 @@ def test_command_without_capability_is_rejected_not_retried() -> None:
     refused = w.host.send(ScoreDisplay((1, 2, 3, 4)), w.now)
     w.run(0.2)
     assert [o.handle for o in w.host_out if isinstance(o, Acked)] == [ok]
-    assert [o.handle for o in w.host_out if isinstance(o, Rejected)] == [refused]
+    assert [o.handle for o in w.host_out if isinstance(o, LinkRejected)] == [refused]
     assert [o.message for o in w.ctl_out if isinstance(o, Delivered)] == [HonbaDisplay(1, 0)]
     assert w.host.counters.retransmits == 0
 

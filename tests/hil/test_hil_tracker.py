@@ -1,4 +1,4 @@
-"""The sensor tracker refuses what it cannot place: raw device events on the emulated table into
+"""The device tracker refuses what it cannot place: raw device events on the emulated table into
 the real daemon, mid-hand. Each refusal is a logged ``tile_rejected`` marker with its reason, no
 rules input, and the table state unchanged."""
 
@@ -41,7 +41,7 @@ async def test_tracker_rejects_what_it_cannot_place(tmp_path: Path) -> None:
         h = state.hand
         assert h is not None and h.step == "discard" and h.turn == Seat.S0
         db = tmp_path / "events.sqlite"
-        before_inputs, before_snapshot = _inputs(db), daemon.service.core.snapshot()
+        before_inputs, before_snapshot = _inputs(db), daemon.service.core.view()
 
         async def sync() -> None:
             await daemon.sync(rig.events)
@@ -63,7 +63,7 @@ async def test_tracker_rejects_what_it_cannot_place(tmp_path: Path) -> None:
         for reason in ("not_own_turn", "no_such_key", "wall_not_exhausted", "not_a_meld"):
             assert reasons[reason] >= 1, (reason, dict(reasons))
         assert _inputs(db) == before_inputs  # nothing reached the rules engine
-        assert daemon.service.core.snapshot() == before_snapshot
+        assert daemon.service.core.view() == before_snapshot
         markers = _markers(db)
         assert sum('"tile_rejected"' in m for m in markers) >= 5
 

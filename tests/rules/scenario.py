@@ -23,7 +23,7 @@ from rules.reducer import new_table, reduce
 from rules.ruleset import Ruleset, load_ruleset
 from rules.seats import Seat
 from rules.table_state import HandState, TableState
-from rules.tiles import Kind, Tile, TileAllocator, parse_compact
+from rules.tiles import BY_ID, Kind, Tile, TileAllocator, parse_compact
 from rules.wall import Wall
 
 S0, S1, S2, S3 = Seat.S0, Seat.S1, Seat.S2, Seat.S3
@@ -55,7 +55,7 @@ def build_wall(rs: Ruleset, dealer: Seat, hands: dict[Seat, str], draws: str = "
     put(list(Wall.URA), ura)
     for index, text in sorted((at or {}).items()):
         put([index], text)
-    rest_tiles = sorted(alloc.remaining())
+    rest_tiles = sorted(alloc.remaining(), key=BY_ID)
     random.Random(0).shuffle(rest_tiles)
     rest = iter(rest_tiles)
     return tuple(t if t is not None else next(rest) for t in ring)

@@ -29,7 +29,7 @@ from rules.inputs import (
 from rules.reducer import new_table, reduce
 from rules.seats import Wind
 from rules.table_view import table_view
-from rules.tiles import TileAllocator, parse_compact
+from rules.tiles import BY_ID, TileAllocator, parse_compact
 
 TENPAI = "123m456p789s1122z"  # shanpon on E / S
 
@@ -460,7 +460,7 @@ def test_accept_violation() -> None:
 def test_record_mode_sets_the_game_from_its_first_hand_and_checks_tiles() -> None:
     alloc = TileAllocator(aka=True)
     dealer_hand = tuple(alloc.take(k, r) for k, r in parse_compact(TENPAI))
-    rest = [x for x in sorted(alloc.remaining()) if x.kind.mjai != "E"]
+    rest = [x for x in sorted(alloc.remaining(), key=BY_ID) if x.kind.mjai != "E"]
     random.Random(3).shuffle(rest)
     others = [tuple(rest[i * 13:(i + 1) * 13]) for i in range(3)]
     for hand in others:

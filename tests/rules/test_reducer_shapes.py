@@ -145,9 +145,9 @@ def test_standard_shape_on_mixed_hands(counts: hand_shape.Counts) -> None:
 @settings(max_examples=200)
 @given(st.permutations(list(range(136))), st.sampled_from([1, 4, 7, 10, 13]))
 def test_completes_is_is_complete_of_the_counts(perm: list[int], n: int) -> None:
-    from rules.tiles import ALL_TILES
+    from rules.tiles import ALL_TILES, BY_ID
 
-    tiles = tuple(sorted(ALL_TILES[i] for i in perm[:n]))
+    tiles = tuple(sorted((ALL_TILES[i] for i in perm[:n]), key=BY_ID))
     tile = ALL_TILES[perm[n]]
     assert hand_shape.completes(tiles, tile) == hand_shape.is_complete(
         hand_shape.counts_of((*tiles, tile)))

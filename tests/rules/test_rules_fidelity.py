@@ -26,7 +26,7 @@ from rules.reducer.output import Out
 from rules.ruleset import load_ruleset
 from rules.scoring.zung_jung import zung_jung_value
 from rules.seats import Seat, Wind
-from rules.tiles import TileAllocator, parse_compact
+from rules.tiles import BY_ID, TileAllocator, parse_compact
 
 WMC = load_ruleset("wmc")
 # 123m 456p 789s 11z 22z: shanpon on E / S (the dealer's 14th, a 9p, is his riichi discard)
@@ -223,7 +223,7 @@ def _two_wait_on_the_3s(ruleset: str) -> Hand:
     h.send(Ron(S2))
     concealed = h.h.seats[2].concealed
     assert concealed is not None
-    h.send(WinShown(S2, tuple(sorted((*concealed, three))), three))
+    h.send(WinShown(S2, tuple(sorted((*concealed, three), key=BY_ID)), three))
     return h
 
 

@@ -22,6 +22,7 @@ from rules.inputs import (
     Tsumo,
     WinShown,
 )
+from rules.tiles import BY_ID
 
 S = "saikouisen"
 DEALER_DISCARD = "1p" + "23456789m1234z"
@@ -155,7 +156,7 @@ def test_s_45_12_a_shown_win_that_differs_from_the_known_hand() -> None:
     known = h.h.seats[S0].concealed
     assert known is not None
     other = next(t for t in h.wall[60:] if t.kind.mjai == "4m")
-    shown = tuple(sorted([*(t for t in known if t.kind.mjai != "1m"), other]))
+    shown = tuple(sorted([*(t for t in known if t.kind.mjai != "1m"), other], key=BY_ID))
     recorded(h, WinShown(S0, shown, known[-1]), "win_shown_mismatch", article="S §45-12")
     h.send(RefereeOverride("confirm_win"))
     assert h.ended()["outcome"]["wins"][0]["hand"] == [t.id for t in shown]

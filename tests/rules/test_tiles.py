@@ -9,6 +9,7 @@ from mahjong.tile import TilesConverter
 
 from rules.tiles import (
     ALL_TILES,
+    BY_ID,
     RED_IDS,
     Kind,
     Tile,
@@ -149,8 +150,15 @@ def test_tiles_are_interned_and_keep_their_value_semantics() -> None:
         assert dataclasses.replace(t, id=3) is ALL_TILES[3]
         assert replace(t, id=5) is ALL_TILES[5]
         assert hash(t) == hash((i,))  # a dataclass's hash: set order unchanged
-    assert Tile(3) < Tile(4) <= Tile(4) and Tile(9) > Tile(8) >= Tile(8)
-    assert sorted([Tile(9), Tile(2), Tile(5)]) == [Tile(2), Tile(5), Tile(9)]
+    # no order of their own (an ordering method in Python would route every equality test
+    # through Python): sorted by id with BY_ID
+    assert sorted([Tile(9), Tile(2), Tile(5)], key=BY_ID) == [Tile(2), Tile(5), Tile(9)]
+    with pytest.raises(TypeError):
+        _ = Tile(3) < Tile(4)  # type: ignore[operator]
+    with pytest.raises(TypeError):
+        sorted([Tile(9), Tile(2)])  # type: ignore[type-var]
+    assert Tile.__eq__ is object.__eq__
+    assert not {"__lt__", "__le__", "__gt__", "__ge__", "__eq__"} & set(Tile.__dict__)
     assert Tile(5) != 5  # type: ignore[comparison-overlap]
     assert Tile(5) != Tile(6)
     with pytest.raises(TypeError):

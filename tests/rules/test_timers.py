@@ -25,13 +25,13 @@ from rules.timers import (
     Penalty,
     PenaltyKind,
     Phase,
-    Rejected,
     Restart,
     Resume,
     SevereOvertime,
     Source,
     TimerEvent,
     TimerInput,
+    TimerRejected,
     TimerRules,
     TimerRulesError,
     TurnEnded,
@@ -102,7 +102,7 @@ class Expect:
 
 def run(rules: TimerRules, rows: Sequence[Row]) -> tuple[Expect, tuple[TimerEvent, ...]]:
     state, events = replay(rules, inputs(rows))
-    assert not [e for e in events if isinstance(e, Rejected)], events
+    assert not [e for e in events if isinstance(e, TimerRejected)], events
     used = tuple(sec(c.used_ns) for c in state.seats)
     turns = tuple(c.turns for c in state.seats)
     pens = tuple(
@@ -369,7 +369,7 @@ def test_bad_inputs_are_rejected_and_leave_the_state_intact(rows: list[Row], rea
     state, _ = replay(WMC, ins[:-1])
     after, events = step(state, ins[-1])
     assert after == state
-    assert len(events) == 1 and isinstance(events[0], Rejected)
+    assert len(events) == 1 and isinstance(events[0], TimerRejected)
     assert reason in events[0].reason
     assert events[0].input == ins[-1]
 
@@ -604,7 +604,7 @@ def test_never_raises_never_negative_rejections_keep_the_state(
         before = state
         state, events = step(state, inp)
         for e in events:
-            if isinstance(e, Rejected):
+            if isinstance(e, TimerRejected):
                 assert state == before
             if isinstance(e, TurnEnded):
                 assert e.charged_ns >= 0
@@ -650,7 +650,7 @@ def test_used_time_is_the_hand_clock_minus_the_grace(
 ) -> None:
     ins, last_end, paused = play
     state, events = replay(rules, ins)
-    assert not any(isinstance(e, Rejected) for e in events)
+    assert not any(isinstance(e, TimerRejected) for e in events)
     total_used = sum(c.used_ns for c in state.seats)
     assert total_used == max(0, last_end - paused - rules.grace_ns)
 

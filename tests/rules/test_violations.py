@@ -33,7 +33,7 @@ from rules.inputs import (
 from rules.reducer import new_table, reduce
 from rules.ruleset import load_ruleset
 from rules.seats import Seat
-from rules.tiles import Tile
+from rules.tiles import BY_ID, Tile
 from rules.violations import CATALOGUE, article_for
 from rules.wall import Break, Layer, Position, Wall
 
@@ -911,7 +911,7 @@ def test_win_shown_that_differs_from_the_known_hand() -> None:
     assert known is not None
     # the shown hand swaps the 1m for another complete reading's tile: 123m → 234m
     other = next(t for t in h.wall[60:] if t.kind.mjai == "4m")
-    shown = tuple(sorted([*(t for t in known if t.kind.mjai != "1m"), other]))
+    shown = tuple(sorted([*(t for t in known if t.kind.mjai != "1m"), other], key=BY_ID))
     v = recorded(h, WinShown(S0, shown, known[-1]), "win_shown_mismatch", article="M 5-3")
     assert v["sanction"] == "recorded"
     h.send(RefereeOverride("confirm_win"))

@@ -157,7 +157,7 @@ def test_console_runs_a_table(tmp_path: Path) -> None:
         assert sorted(seated) == ["Ann", "Bo", "Cy", "Di"]
         p.click("#panel-game button[type='submit']")
         assert "Done: New game" in p.preview_and_confirm()
-        snap = svc.core.snapshot()
+        snap = svc.core.view()
         assert [s["name"].split(" #")[0] for s in snap["seats"]] == seated
         rec = t.inputs()[-1]
         assert (rec.source, rec.body["type"]) == ("referee:alice", "game_start")
@@ -195,7 +195,7 @@ def test_console_runs_a_table(tmp_path: Path) -> None:
         p.click("#r-second")
         p.click("#panel-result button[type='submit']")
         assert "Done" in p.preview_and_confirm()
-        scores = [s["score"] for s in svc.core.snapshot()["seats"]]
+        scores = [s["score"] for s in svc.core.view()["seats"]]
         assert scores[1] == 25000 + want and scores[2] == 25000 - want
         rec = t.inputs()[-1]
         assert rec.source == "referee:alice"
@@ -214,16 +214,16 @@ def test_console_runs_a_table(tmp_path: Path) -> None:
         p.click("#t-palette button[data-tile='E']")
         p.click("#r-winner button[data-seat='3']")
         p.click("#r-loser button[data-seat='0']")
-        before = [s["score"] for s in svc.core.snapshot()["seats"]]
+        before = [s["score"] for s in svc.core.view()["seats"]]
         p.click("#panel-result button[type='submit']")
         p.wait(lambda d: "Tanyao" in d.find_element(By.ID, "preview-body").text)
         body = p.css("#preview-body").text
         assert "Pinfu" in body and "2 han 30 fu" in body
         p.shot("tiles-preview")
         assert "Done" in p.preview_and_confirm()
-        after = [s["score"] for s in svc.core.snapshot()["seats"]]
+        after = [s["score"] for s in svc.core.view()["seats"]]
         honba = ended["data"]["next"]["honba"]
-        paid = (2900 if svc.core.snapshot()["last_result"]["outcome"]["context"]["dealer"] == 3
+        paid = (2900 if svc.core.view()["last_result"]["outcome"]["context"]["dealer"] == 3
                 else 2000) + 300 * honba
         assert after[3] - before[3] == paid and before[0] - after[0] == paid
         rec = t.inputs()[-1]
@@ -254,12 +254,12 @@ def test_console_runs_a_table(tmp_path: Path) -> None:
         p.click("#tabs button[data-tab='draw']")
         p.click("#d-tenpai button[data-seat='0']")
         p.click("#d-tenpai button[data-seat='2']")
-        before = [s["score"] for s in svc.core.snapshot()["seats"]]
+        before = [s["score"] for s in svc.core.view()["seats"]]
         p.click("#panel-draw button[type='submit']")
         p.wait(lambda d: d.find_element(By.ID, "preview").is_displayed())
         assert p.preview_cell(0, 3) == "+1500" and p.preview_cell(1, 3) == "-1500"
         assert "Done" in p.preview_and_confirm()
-        after = [s["score"] for s in svc.core.snapshot()["seats"]]
+        after = [s["score"] for s in svc.core.view()["seats"]]
         assert [a - b for a, b in zip(after, before, strict=True)] == [1500, -1500, 1500, -1500]
         drawn = p.wait_events("hand_ended", 3)[-1]
         assert drawn["data"]["settlement"]["tenpai"] == [0, 2]
@@ -279,14 +279,14 @@ def test_console_runs_a_table(tmp_path: Path) -> None:
 
         # --- seat swap (between hands), atomic: names and scores move together
         p.click("#tabs button[data-tab='correct']")
-        before = svc.core.snapshot()["seats"]
+        before = svc.core.view()["seats"]
         p.click("#s-a button[data-seat='0']")
         p.click("#s-b button[data-seat='1']")
         p.type("#s-reason", "players sat wrong")
         p.click("#s-preview")
         p.wait(lambda d: d.find_element(By.ID, "preview").is_displayed())
         assert "Done" in p.preview_and_confirm()
-        swapped = svc.core.snapshot()["seats"]
+        swapped = svc.core.view()["seats"]
         assert (swapped[0]["name"], swapped[0]["score"]) == (before[1]["name"], before[1]["score"])
         assert (swapped[1]["name"], swapped[1]["score"]) == (before[0]["name"], before[0]["score"])
         p.wait_events("seats_swapped", 1)
@@ -299,7 +299,7 @@ def test_console_runs_a_table(tmp_path: Path) -> None:
         p.click("#panel-undo button[type='submit']")
         p.wait(lambda d: d.find_element(By.ID, "preview").is_displayed())
         assert "Done" in p.preview_and_confirm()
-        restored = svc.core.snapshot()["seats"]
+        restored = svc.core.view()["seats"]
         assert [(s["name"], s["score"]) for s in restored] == [
             (s["name"], s["score"]) for s in before
         ]
@@ -311,7 +311,7 @@ def test_console_runs_a_table(tmp_path: Path) -> None:
 
         # --- correct the scores: all four at once, one logged input
         p.click("#tabs button[data-tab='correct']")
-        now = [s["score"] for s in svc.core.snapshot()["seats"]]
+        now = [s["score"] for s in svc.core.view()["seats"]]
         fixed = [now[0] + 1000, now[1] - 1000, now[2], now[3]]
         for seat, value in enumerate(fixed):
             p.type(f"#c-score-{seat}", str(value))
@@ -320,7 +320,7 @@ def test_console_runs_a_table(tmp_path: Path) -> None:
         p.wait(lambda d: d.find_element(By.ID, "preview").is_displayed())
         assert p.preview_cell(0, 3) == "+1000" and p.preview_cell(1, 3) == "-1000"
         assert "Done" in p.preview_and_confirm()
-        assert [s["score"] for s in svc.core.snapshot()["seats"]] == fixed
+        assert [s["score"] for s in svc.core.view()["seats"]] == fixed
         assert t.inputs()[-1].body["args"] == {"scores": fixed, "reason": "miscounted sticks"}
         p.wait_events("scores_corrected", 1)
 

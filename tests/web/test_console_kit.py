@@ -95,7 +95,7 @@ class Table:
         return list(self.service.eventlog.records())
 
     def snapshot(self) -> dict[str, Any]:
-        return self.service.core.snapshot()
+        return self.service.core.view()
 
     def scores(self) -> list[int]:
         return [s["score"] for s in self.snapshot()["seats"]]

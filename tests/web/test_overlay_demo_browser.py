@@ -1,6 +1,9 @@
 """The overlay against a running ``jantaku demo`` (its own process, on a broker of its own) in
 headless Chromium: the DOM shows the table state as events arrive, keeps following the table while
-the broker is killed and restarted mid-game, and both layouts are saved as screenshots."""
+the broker is killed and restarted mid-game, and both layouts are saved as screenshots.
+
+The page is checked to reach what the daemon serves, not how soon: how far it trails, in events
+and in ms, is a figure of ``bench/demo_stream.py``."""
 
 from __future__ import annotations
 
@@ -54,6 +57,13 @@ const boxes = [...document.querySelectorAll('#table .seat')].map((b) => ({
 }));
 return {view: view, boxes: boxes};
 """
+
+
+def _catches_up(driver: Any, http_port: int) -> None:
+    """The page comes to show (at least) the view the daemon serves now: it is current."""
+    served = _api_view(http_port)["seq"]
+    _wait(lambda: ((_rendered(driver) or {}).get("seq") or 0) >= served,
+          f"the page to show the served seq {served}")
 
 
 def _dom_matches_rendered_view(driver: Any) -> None:
@@ -117,9 +127,7 @@ def test_overlay_follows_a_running_demo_through_a_broker_restart(tmp_path: Path)
             _wait(lambda: ((_rendered(driver) or {}).get("seq") or 0) > 40, "forty events")
             _dom_matches_rendered_view(driver)
             _hooks_hold(driver)
-            # The page is current: what it rendered is what the daemon serves now (give or
-            # take the events that arrived during the comparison).
-            assert _api_view(http_port)["seq"] - (_rendered(driver) or {})["seq"] < 10
+            _catches_up(driver, http_port)
 
             broker.stop()
             seq_down = (_rendered(driver) or {})["seq"]
@@ -131,7 +139,7 @@ def test_overlay_follows_a_running_demo_through_a_broker_restart(tmp_path: Path)
             _wait(lambda: (_rendered(driver) or {})["seq"] > seq_up + 20,
                   "the overlay after the broker came back")
             _dom_matches_rendered_view(driver)
-            assert _api_view(http_port)["seq"] - (_rendered(driver) or {})["seq"] < 10
+            _catches_up(driver, http_port)
             save_screenshot(driver, "overlay-demo-full.png")
             driver.get(f"http://127.0.0.1:{http_port}/overlay/?layout=strip")
             _wait(lambda: _rendered(driver), "the strip layout")
