@@ -38,6 +38,8 @@ KNOWN_TYPES = (HELLO, WELCOME, HEARTBEAT, ACK, NAK, START_PRESSED, WALL_RAISED, 
 
 NAK_CORRUPT = 1
 NAK_REJECTED = 2
+#: NAK payloads by reason, built once: the link sends them allocating nothing
+NAK_PAYLOADS = (b"", b"\x01", b"\x02")
 
 LED_OFF = 0
 LED_ON = 1

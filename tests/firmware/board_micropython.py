@@ -7,7 +7,8 @@ import struct
 
 from firmware import frame as fr
 from firmware import messages as m
-from firmware.board import Board, Config
+from firmware.board import Board
+from firmware.config import Config
 from firmware.link import Link
 from firmware.sim import SimMachine, SimNeoPixel, SimTM1637
 from firmware.table import Table
@@ -70,6 +71,7 @@ def scenario() -> list[str]:
         fails.append("events " + repr(seen))
     command(m.HONBA_DISPLAY, b"\x02\x01")
     command(m.SCORE_DISPLAY, struct.pack("<4i", 25000, 1, 2, 3))
+    run(25)  # one display written per loop turn, five displays
     if honba.text(4) != " 2. 1" or seat0.text() != " 25000":
         fails.append("displays show " + honba.text(4) + " / " + seat0.text())
     sim.drive(5, 0)
