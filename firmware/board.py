@@ -26,6 +26,9 @@ if TYPE_CHECKING:
     from typing import Any
 
 
+INPUT_POLL_MS = 10  # unchanged inputs: how often their timers run (debounce is 20 ms)
+
+
 def capabilities(cfg: Config) -> int:
     """What this wiring lets the table announce (§5)."""
     caps = 0
@@ -41,9 +44,16 @@ def capabilities(cfg: Config) -> int:
 class Board(Outputs):
     def __init__(self, machine: "Any", cfg: Config | None = None,
                  neopixel: "Callable[[Any, int], Any] | None" = None,
-                 delay_us: "Callable[[int], object] | None" = None) -> None:
+                 delay_us: "Callable[[int], object] | None" = None,
+                 gpio_in: "Callable[[], int] | None" = None) -> None:
         self.cfg = cfg = cfg or Config()
         self.machine = machine
+        # every input's level in one read (the RP2040's SIO GPIO_IN): while none changed, the
+        # adapters are polled every INPUT_POLL_MS only (debounce and stuck timers), not every
+        # turn: an idle turn is then a fraction of a millisecond on the chip
+        self._gpio_in = gpio_in
+        self._levels = -1
+        self._polled = 0
         self.table: Table | None = None
         self.honba = (0, 0)
         self._display_ok: dict[int, bool] = {}  # per display (seat, -1 = honba): last write ok
@@ -220,14 +230,24 @@ class Board(Outputs):
         if self.status is not None:
             self.status.connected = connected
 
+    def _poll_inputs(self, now: int) -> None:
+        self._polled = now
+        for adapter in self._inputs:
+            adapter.poll(now)
+
     @property
     def displays_pending(self) -> int:
         """Displays with something new to show (written over the next loop turns)."""
         return self._dirty
 
     def poll(self, now: int) -> None:
-        for adapter in self._inputs:
-            adapter.poll(now)
+        if self._gpio_in is None:
+            self._poll_inputs(now)
+        else:
+            levels = self._gpio_in()
+            if levels != self._levels or now - self._polled >= INPUT_POLL_MS:
+                self._levels = levels
+                self._poll_inputs(now)
         for timed in self._timed:
             timed.poll(now)
         if self._dirty:

@@ -31,6 +31,7 @@ _DICE_LINES = 6  # [[pin, pin, pin], [pin, pin, pin]]
 _BOOL = 7
 _MS = 8  # milliseconds 1..600000
 _STATUS = 9  # a GPIO number, "LED" or null
+_QUEUE = 10  # events held while the host is away: 8..1024
 
 KINDS = {
     "transport": ("usb", "uart"), "uart_id": (0, 1), "uart_tx": _PIN, "uart_rx": _PIN,
@@ -41,7 +42,7 @@ KINDS = {
     "honba_dio": _OPT_PIN, "honba_digits": (4, 6), "score_dios": _PIN_LIST,
     "score_digits": (4, 6), "buzzer": _OPT_PIN, "leds": _OPT_PIN, "status_led": _STATUS,
     "maintenance_pin": _OPT_PIN, "active_low": _BOOL, "stuck_ms": _MS, "debounce_ms": _MS,
-    "dice_settle_ms": _MS,
+    "dice_settle_ms": _MS, "event_queue": _QUEUE,
 }
 #: the keys that choose the link: honoured by the safe configuration when they are right
 LINK_KEYS = ("transport", "uart_id", "uart_tx", "uart_rx", "baud")
@@ -77,6 +78,7 @@ class Config:
         self.stuck_ms = 10000
         self.debounce_ms = 20
         self.dice_settle_ms = 300
+        self.event_queue = 256  # events held while the host is away (about 40 B of RAM each)
         #: the safe configuration of a board whose config.json is wrong: it refuses commands
         self.safe = False
 
@@ -153,6 +155,10 @@ def _check_value(kind: "Any", value: "Any") -> int:
         if not _is_int(value):
             return m.CONFIG_TYPE
         return 0 if 1 <= value <= 600000 else m.CONFIG_VALUE
+    if kind == _QUEUE:
+        if not _is_int(value):
+            return m.CONFIG_TYPE
+        return 0 if 8 <= value <= 1024 else m.CONFIG_VALUE
     if kind == _PIN_LIST:
         if not isinstance(value, list):
             return m.CONFIG_TYPE

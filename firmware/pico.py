@@ -17,6 +17,7 @@ try:
 except ImportError:  # MicroPython has no typing module
     TYPE_CHECKING = False  # type: ignore[misc,unused-ignore]
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 from firmware import config, firmware_string
@@ -67,6 +68,20 @@ def main(watchdog: "Any" = None, cause: int | None = None,
     run(cfg, watchdog, cause, problems)
 
 
+SIO_GPIO_IN = 0xD0000004  # RP2040: every GPIO's input level, one bit each (bits 0..29)
+
+
+def gpio_in() -> "Callable[[], int] | None":
+    """Reads every input at once on an RP2040 (bits 0..29: a small int, no allocation)."""
+    if platform() != "rp2040":
+        return None
+    mem32 = machine.mem32
+
+    def levels() -> int:
+        return mem32[SIO_GPIO_IN]  # type: ignore[no-any-return,unused-ignore]
+    return levels
+
+
 def _reset_memory(cause: int | None) -> ResetMemory:
     if cause is None and hasattr(machine, "reset_cause"):
         cause = machine.reset_cause()
@@ -79,8 +94,9 @@ def run(cfg: Config, watchdog: "Any" = None, cause: int | None = None,
     from neopixel import NeoPixel
 
     resets = _reset_memory(cause)
-    board = Board(machine, cfg, NeoPixel, time.sleep_us)
-    link = Link(boot_id(), board.capabilities(), firmware_string(platform()))
+    board = Board(machine, cfg, NeoPixel, time.sleep_us, gpio_in())
+    link = Link(boot_id(), board.capabilities(), firmware_string(platform()),
+                max_queue=cfg.event_queue)
     table = Table(link, board)
     table.refuse_commands = cfg.safe
     board.table = table
@@ -120,8 +136,11 @@ def turn(table: Table, transport: "UartTransport | UsbCdcTransport", clock: Cloc
     return got
 
 
+IDLE_MS = 4  # a turn that read nothing waits this long for input (the chip idles meanwhile)
+
+
 def loop(table: Table, transport: "UartTransport | UsbCdcTransport", clock: Clock,
          watchdog: "Any", resets: ResetMemory) -> None:
     while True:
         if not turn(table, transport, clock, watchdog, resets):
-            time.sleep_ms(1)
+            transport.wait(IDLE_MS)

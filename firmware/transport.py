@@ -13,6 +13,8 @@ transport writes one byte per poll that says the port takes one (docs/firmware.m
 timing"). Reads go a byte at a time too: the port reads block until their buffer is full.
 """
 
+import time
+
 try:
     from typing import TYPE_CHECKING
 except ImportError:  # MicroPython has no typing module
@@ -37,6 +39,10 @@ class UartTransport:
                                  parity=None, stop=1, rxbuf=2048, txbuf=2048, timeout=0)
         self.buf = bytearray(MAX_READ)
         self._mv: memoryview | None = None
+
+    def wait(self, ms: int) -> None:
+        """Idle up to ``ms`` (the UART's ring buffer keeps what arrives meanwhile)."""
+        time.sleep_ms(ms)
 
     def read(self) -> int:
         if not self.uart.any():
@@ -82,6 +88,14 @@ class UsbCdcTransport:
                 return True
             return False
         return bool(poller.poll(0))
+
+    def wait(self, ms: int) -> None:
+        """Idle until input arrives, at most ``ms``."""
+        if self._ipoll:
+            for _ in self._read.ipoll(ms):
+                return
+        else:
+            self._read.poll(ms)
 
     def read(self) -> int:
         n = 0

@@ -43,7 +43,7 @@ def main() -> None:
     data = bytearray(64)
     out = bytearray(68)
     halves = crc.new_halves()
-    board = Board(machine, Config(), NeoPixel, time.sleep_us)
+    board = Board(machine, Config(), NeoPixel, time.sleep_us, pico.gpio_in())
     link = Link(1, board.capabilities(), "x")
     table = Table(link, board)
     board.table = table
@@ -79,7 +79,7 @@ def main() -> None:
     start = time.ticks_us()
     for _ in range(100):
         if not pico.turn(table, transport, clock, dog, resets):
-            time.sleep_ms(1)
+            transport.wait(pico.IDLE_MS)
         link.tx_len = 0
     result["period_us"] = time.ticks_diff(time.ticks_us(), start) // 100
     start = time.ticks_us()
