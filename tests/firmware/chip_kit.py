@@ -27,6 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "daemon"))
 import daemon_kit
 import outside
 
+from daemon import auth
+from daemon.cli.referee import build_command, send
 from daemon.eventlog import EventLog
 from daemon.topics import Topics
 from hil.rp2040_board import MODULES, Rp2040Board
@@ -140,6 +142,16 @@ class Chip:
         await asyncio.sleep(ms / 1000 * 3)
         while self.board.outputs.clock[0] - start < ms and time.monotonic() < deadline:
             await asyncio.sleep(0.1)
+
+
+ALICE = auth.derive_key("alice", daemon_kit.REFEREE_PASSWORD, 1000)
+
+
+async def referee(c: Chip, name: str, args: dict[str, Any]) -> None:
+    """A referee command over MQTT (as ``jantaku referee`` sends it); it must succeed."""
+    topic, payload = build_command(c.table, name, "alice", ALICE, args)
+    reply = await send("127.0.0.1", c.broker.port, c.table, topic, payload)
+    assert reply is not None and reply["status"] == "ok", reply
 
 
 async def until(cond: Callable[[], object], timeout: float, what: str) -> None:

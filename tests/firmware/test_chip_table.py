@@ -12,7 +12,6 @@ import random
 import threading
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 from chip_kit import (
     BUZZER,
@@ -27,26 +26,17 @@ from chip_kit import (
     Chip,
     chip,
     needs_rp2040js,
+    referee,
     until,
 )
-from chip_kit import daemon_kit as daemon_kit
 
-from daemon import auth
-from daemon.cli.referee import build_command, send
 from drivers.link.frame import encode_frame
 from drivers.link.messages import Heartbeat, HonbaDisplay
 from hil.kit import SLOW
 
 pytestmark = needs_rp2040js
 
-ALICE = auth.derive_key("alice", daemon_kit.REFEREE_PASSWORD, 1000)
 STORM_S = 30.0 if SLOW else 5.0
-
-
-async def referee(c: Chip, name: str, args: dict[str, Any]) -> None:
-    topic, payload = build_command(c.table, name, "alice", ALICE, args)
-    reply = await send("127.0.0.1", c.broker.port, c.table, topic, payload)
-    assert reply is not None and reply["status"] == "ok", reply
 
 
 def dice_lines(c: Chip, a: int, b: int) -> None:
