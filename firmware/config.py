@@ -220,10 +220,13 @@ def _used(values: "dict[str, Any]") -> "list[tuple[str, int]]":
 
 
 def check(values: object) -> "list[tuple[int, str | None, int | None]]":
-    """Every problem of ``values`` (config.json's object) as (problem, key, pin), in key order."""
+    """Every problem of ``values`` (config.json's object) as (problem, key, pin): each key's own,
+    in key order, then the pins used twice among the keys that are right (named by the key the
+    file sets, the other may be a default)."""
     if not isinstance(values, dict):
         return [(m.CONFIG_JSON, None, None)]
     problems: list[tuple[int, str | None, int | None]] = []
+    right = {}
     for key in sorted(values):
         kind = KINDS.get(key)
         if kind is None:
@@ -232,14 +235,15 @@ def check(values: object) -> "list[tuple[int, str | None, int | None]]":
         problem = _check_value(kind, values[key])
         if problem:
             problems.append((problem, key, None))
-    if not problems:
-        if values.get("dice") == "buttons" and len(values.get("dice_buttons", [9, 10])) != 2:
-            problems.append((m.CONFIG_VALUE, "dice_buttons", None))
-        seen: dict[int, str] = {}
-        for key, pin in _used(values):
-            if pin in seen:
-                problems.append((m.CONFIG_PIN_CONFLICT, key, pin))
-            seen[pin] = key
+        else:
+            right[key] = values[key]
+    if right.get("dice") == "buttons" and len(right.get("dice_buttons", [9, 10])) != 2:
+        problems.append((m.CONFIG_VALUE, "dice_buttons", None))
+    seen: dict[int, str] = {}
+    for key, pin in _used(right):
+        if pin in seen:
+            problems.append((m.CONFIG_PIN_CONFLICT, key if key in values else seen[pin], pin))
+        seen[pin] = key
     return problems[:MAX_PROBLEMS]
 
 

@@ -7,6 +7,7 @@
 //        {"reset": "run"|"power"}   the RUN pin pulled low / a power cycle (flash is kept)
 //        {"reset": "watchdog"|"force"}  the watchdog's timer runs out / the firmware's reset
 //        {"ack": false}             the TM1637 modules stop acknowledging (a display unplugged)
+//        {"flash": path}            a new littlefs image at 0xA0000, then a power cycle
 //        {"stall": true|false}      the host holds the CDC port open but stops reading it (the
 //                                   board's IN transfers wait, its FIFO fills) / reads again
 //   out: {"cdc": "<hex>"}            bytes the board wrote to USB CDC
@@ -328,6 +329,10 @@ createInterface({ input: process.stdin }).on("line", (line) => {
     flash.set(sim.rp2040.flash.subarray(0, flash.length));
     pendingIn.length = 0;
     boot(cmd.reset);
+  } else if (cmd.flash !== undefined) {
+    flash.set(readFileSync(cmd.flash), FS_OFFSET);
+    pendingIn.length = 0;
+    boot("power");
   } else if (cmd.stall !== undefined) {
     stalled = cmd.stall;
     if (!stalled) releaseIn();

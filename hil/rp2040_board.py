@@ -123,6 +123,8 @@ class Rp2040Board:
         if node is None or not (MODULES / "node_modules" / "rp2040js").is_dir():
             raise BoardError("rp2040js is not installed: run bin/ensure-services")
         workdir.mkdir(parents=True, exist_ok=True)
+        self._workdir = workdir
+        self._mpy = mpy
         image = workdir / "flash.img"
         image.write_bytes(flash_image(config, main_py, mpy))
         levels = {pin: 1 for pin in INPUT_PINS}
@@ -171,6 +173,13 @@ class Rp2040Board:
         out ("watchdog": as when the firmware hangs) or the firmware's own reset ("force"); the
         flash is kept, and the watchdog's scratch registers by the last two."""
         self._send({"reset": how})
+
+    def reflash(self, config: dict[str, Any] | bytes | None, main_py: bytes | None = None) -> None:
+        """A new file system (``config.json`` as given) and a power cycle: the venue edited the
+        board's configuration and switched it off and on."""
+        image = self._workdir / f"flash{len(self.outputs.boots)}.img"
+        image.write_bytes(flash_image(config, main_py, self._mpy))
+        self._send({"flash": str(image)})
 
     def stall(self, on: bool) -> None:
         """The host keeps the CDC port open but stops reading it (``on``), or reads again."""
