@@ -5,6 +5,7 @@ for each report (daemon/controller_reports.py)."""
 
 from __future__ import annotations
 
+from daemon.controller_reports import ControllerReports, notice
 from drivers.link.arq import Endpoint
 from drivers.link.messages import (
     ConfigFault,
@@ -20,8 +21,6 @@ from firmware import messages as m
 from firmware import resets
 from firmware.link import Link
 from firmware.table import Outputs, Table
-
-from daemon.controller_reports import ControllerReports, notice
 
 
 class Mem32(dict[int, int]):
