@@ -6,7 +6,7 @@ host -- and is the :class:`firmware.table.Outputs` the firmware carries commands
 
 Displays are written from :meth:`Board.poll`, one display per loop turn: a TM1637 write is the
 longest thing the loop does (16 ms measured on the emulated RP2040), so a score update to four
-displays takes four turns instead of holding the loop for 66 ms.
+displays and the honba display takes five turns instead of holding the loop for 80 ms.
 """
 
 from firmware import messages as m
