@@ -50,7 +50,8 @@ async def reset_while_the_host_says_hello(c: Chip, how: str, cause: str) -> floa
     kept = how in ("watchdog", "force")
     assert resets(c)[-1] == {"type": "table_controller_reset", "cause": resets(c)[-1]["cause"],
                              "name": cause, "lost": 0 if kept else None}
-    await c.settle_ms(200)  # the report's ack reaches the board: nothing is held any more
+    # the report's ack reaches the board behind the hellos that piled up while it booted
+    await c.settle_ms(1000)
     return took
 
 
