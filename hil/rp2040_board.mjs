@@ -4,6 +4,7 @@
 //   in:  {"cdc": "<hex>"}            bytes from the host into the USB CDC port
 //        {"pin": n, "level": 0|1}   drive an input pin (the level the wire has)
 //        {"pulse": n, "level": 0|1, "ms": m}  drive a pin for m ms of emulated time, then back
+//                                   (n = -1: no pin, only the "pulsed" report after m ms)
 //        {"reset": "run"|"power"}   the RUN pin pulled low / a power cycle (flash is kept)
 //        {"reset": "watchdog"|"force"}  the watchdog's timer runs out / the firmware's reset
 //        {"ack": false}             the TM1637 modules stop acknowledging (a display unplugged)
@@ -258,8 +259,10 @@ function endPulses(chip, nanos) {
   for (let i = pulses.length - 1; i >= 0; i--) {
     const [pin, level, when] = pulses[i];
     if (nanos >= when) {
-      levels.set(pin, level);
-      chip.gpio[pin].setInputValue(level === 1);
+      if (pin >= 0) {
+        levels.set(pin, level);
+        chip.gpio[pin].setInputValue(level === 1);
+      }
       pulses.splice(i, 1);
       send({ pulsed: pin, t: nanos / 1e6 });
     }
@@ -313,6 +316,8 @@ createInterface({ input: process.stdin }).on("line", (line) => {
   else if (cmd.pin !== undefined) {
     levels.set(cmd.pin, cmd.level);
     sim.rp2040.gpio[cmd.pin].setInputValue(cmd.level === 1);
+  } else if (cmd.pulse === -1) {
+    pulses.push([-1, 1, sim.clock.nanos + cmd.ms * 1e6]); // no pin: "pulsed" after ms
   } else if (cmd.pulse !== undefined) {
     const back = levels.get(cmd.pulse) ?? 1;
     levels.set(cmd.pulse, cmd.level);

@@ -168,6 +168,23 @@ class Rp2040Board:
         self._send({"pulse": pin, "level": 0, "ms": ms})
         self.wait(lambda o: o.pulsed >= done, timeout, f"the end of a {ms} ms press of GP{pin}")
 
+    def press_together(self, pins: list[int], ms: int = 120, timeout: float = 120) -> None:
+        """Hold every pin of ``pins`` low for the same ``ms`` (several players at once), then
+        leave them released as long (a press that follows is a new one)."""
+        with self.lock:
+            done = self.outputs.pulsed + len(pins)
+        for pin in pins:
+            self._send({"pulse": pin, "level": 0, "ms": ms})
+        self.wait(lambda o: o.pulsed >= done, timeout, f"the end of presses of {pins}")
+        self.wait_chip_ms(ms, timeout)
+
+    def wait_chip_ms(self, ms: int, timeout: float = 120) -> None:
+        """Until ``ms`` of the chip's time have passed."""
+        with self.lock:
+            done = self.outputs.pulsed + 1
+        self._send({"pulse": -1, "ms": ms})
+        self.wait(lambda o: o.pulsed >= done, timeout, f"{ms} ms of the chip's time")
+
     def reset(self, how: str = "run") -> None:
         """The RUN pin pulled low ("run"), a power cycle ("power"), the watchdog's timer running
         out ("watchdog": as when the firmware hangs) or the firmware's own reset ("force"); the

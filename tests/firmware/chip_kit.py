@@ -136,12 +136,7 @@ class Chip:
 
     async def settle_ms(self, ms: int) -> None:
         """Let ``ms`` of the chip's time pass."""
-        start = self.board.outputs.clock[0]
-        deadline = time.monotonic() + ms / 1000 * 30 + 10
-        # the clock report comes once a second of chip time; wait on wall time meanwhile
-        await asyncio.sleep(ms / 1000 * 3)
-        while self.board.outputs.clock[0] - start < ms and time.monotonic() < deadline:
-            await asyncio.sleep(0.1)
+        await asyncio.to_thread(self.board.wait_chip_ms, ms)
 
 
 ALICE = auth.derive_key("alice", daemon_kit.REFEREE_PASSWORD, 1000)
