@@ -21,7 +21,7 @@ from pathlib import Path
 
 from chip_kit import FIRMWARE, SEATS, Chip, chip, needs_rp2040js, until
 
-from hil.kit import SLOW
+from hil.kit import SLOW, bounded
 
 pytestmark = needs_rp2040js
 
@@ -29,7 +29,9 @@ pytestmark = needs_rp2040js
 RESETS = [("run", "reset_pin"), ("watchdog", "watchdog")] + [
     ("force", "software"), ("power", "power_on"), ("run", "reset_pin"), ("watchdog", "watchdog"),
 ] * (3 if SLOW else 0)
-QUEUE = 8  # the board's event queue here (config.json ``event_queue``), so it overflows soon
+#: the board's event queue (config.json ``event_queue``): 8 in CI so that it overflows soon, the
+#: default 256 with JANTAKU_SLOW=1
+QUEUE = bounded(8, 256)
 
 
 def resets(c: Chip) -> list[dict[str, object]]:
