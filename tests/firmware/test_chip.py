@@ -69,8 +69,8 @@ async def overflow(c: Chip) -> None:
     ups = c.connections()
     c.start()
     await c.up_again(ups)
-    await until(lambda: any(r.type == "table_events_dropped" for r in c.rows()), 60,
-                "the overflow reported")
+    await until(lambda: any(r.type == "table_events_dropped" for r in c.rows()),
+                bounded(60, 600), "the overflow reported")
     assert [r for r in c.rows() if r.type == "table_events_dropped"][-1].body == {
         "type": "table_events_dropped", "count": 3}
     assert held_presses(c) == before + QUEUE
