@@ -46,7 +46,7 @@ FS_BLOCK = 4096
 FS_BLOCKS = 352
 FS_PROG = 256
 
-#: the documented wiring (docs/firmware.md, firmware.board.Config defaults)
+#: the documented wiring (docs/firmware.md, firmware.config.Config defaults)
 INPUT_PINS = (2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
 OUTPUT_PINS = (3, 22, 25)  # relay, buzzer, the on-board LED
 TM1637_CLK = 16
