@@ -89,6 +89,18 @@ class Board(Outputs):
                                        cfg.stuck_ms, cfg.debounce_ms, cfg.active_low))
         elif cfg.dice != "none":
             raise ValueError("dice must be 'lines', 'buttons' or 'none', not " + str(cfg.dice))
+        self._wire_displays(pin, out, delay_us)
+        self.buzzer = Buzzer(out(cfg.buzzer)) if cfg.buzzer is not None else None
+        self.relay = Pulse(out(cfg.start_relay)) if cfg.start_relay is not None else None
+        self.leds = SeatLeds(neopixel(out(cfg.leds), 4)) \
+            if cfg.leds is not None and neopixel is not None else None
+        self.status = StatusLed(out(cfg.status_led)) if cfg.status_led is not None else None
+        self._timed: list[Any] = [x for x in (self.buzzer, self.relay, self.leds, self.status)
+                                  if x is not None]
+
+    def _wire_displays(self, pin: "Any", out: "Callable[[int], Any]",
+                       delay_us: "Callable[[int], object] | None") -> None:
+        cfg = self.cfg
         self.honba_display: TM1637 | None = None
         self.score_displays: list[TM1637] = []
         if cfg.display_clk is not None:
@@ -107,13 +119,6 @@ class Board(Outputs):
         self._dirty = 0  # displays with something new to show
         self._next_display = 0
         self.display_writes = 0
-        self.buzzer = Buzzer(out(cfg.buzzer)) if cfg.buzzer is not None else None
-        self.relay = Pulse(out(cfg.start_relay)) if cfg.start_relay is not None else None
-        self.leds = SeatLeds(neopixel(out(cfg.leds), 4)) \
-            if cfg.leds is not None and neopixel is not None else None
-        self.status = StatusLed(out(cfg.status_led)) if cfg.status_led is not None else None
-        self._timed: list[Any] = [x for x in (self.buzzer, self.relay, self.leds, self.status)
-                                  if x is not None]
 
     def capabilities(self) -> int:
         return 0 if self.cfg.safe else capabilities(self.cfg)
