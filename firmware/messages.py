@@ -241,7 +241,12 @@ def events_dropped(count: int) -> bytes:
 
 
 def config_fault(problem: int, key: str | None, pin: int | None) -> bytes:
-    name = b"" if key is None else key.encode("utf-8")[:MAX_KEY_BYTES]
+    """The key is cut to 32 bytes on a character boundary (a config.json key is anything)."""
+    name = b"" if key is None else key.encode("utf-8")
+    n = len(name) if len(name) < MAX_KEY_BYTES else MAX_KEY_BYTES
+    while n and not _utf8_ok(name[:n]):
+        n -= 1
+    name = name[:n]
     return bytes((problem, NONE_U8 if pin is None else pin, len(name))) + name
 
 

@@ -78,3 +78,12 @@ def test_update_refuses_what_check_refuses() -> None:
         cfg.update({"buzzer": 3})
     cfg.update({"event_queue": 16})
     assert cfg.event_queue == 16
+
+
+def test_any_key_makes_a_valid_report() -> None:
+    """A key of config.json is anything: cut to 32 bytes on a character boundary, it still
+    makes a valid ``config_fault`` (an invalid one would stop the board at boot)."""
+    for key in ("é" * 20, "x" * 31 + "é", "", "🀄" * 9):
+        payload = m.config_fault(m.CONFIG_UNKNOWN_KEY, key, None)
+        assert m.payload_error(m.CONFIG_FAULT, payload) is None, key
+        assert key.encode().startswith(payload[3:])
