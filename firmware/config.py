@@ -239,6 +239,9 @@ def check(values: object) -> "list[tuple[int, str | None, int | None]]":
             right[key] = values[key]
     if right.get("dice") == "buttons" and len(right.get("dice_buttons", [9, 10])) != 2:
         problems.append((m.CONFIG_VALUE, "dice_buttons", None))
+    if len(right.get("score_dios", ())) > 4:  # one display per seat
+        problems.append((m.CONFIG_VALUE, "score_dios", None))
+        del right["score_dios"]
     seen: dict[int, str] = {}
     for key, pin in _used(right):
         if pin in seen:

@@ -34,6 +34,7 @@ from firmware.table import Table
     ({"seat_buttons": [[0, 0]]}, [(m.CONFIG_TYPE, "seat_buttons", None)]),
     ({"dice_lines": [[9, 10, 11]]}, [(m.CONFIG_VALUE, "dice_lines", None)]),
     ({"event_queue": 4}, [(m.CONFIG_VALUE, "event_queue", None)]),
+    ({"score_dios": [18, 19, 20, 21, 27]}, [(m.CONFIG_VALUE, "score_dios", None)]),
     ({"start_relay": 22}, [(m.CONFIG_PIN_CONFLICT, "start_relay", 22)]),  # the buzzer's pin
     ({"score_dios": [18, 18, 20, 21]}, [(m.CONFIG_PIN_CONFLICT, "score_dios", 18)]),
     # the UART's pins count only when the link is on the UART
