@@ -40,7 +40,7 @@ def round_trips(n: int, controller: str) -> float:
 
         def to_ctl(data: bytes, now: float) -> bytes:
             ctl.receive(data, int(now * 1000))
-            return ctl.drain()[0]
+            return ctl.take_tx()
     else:
         ref = Endpoint(Role.CONTROLLER, boot_id=2)
         ref.attach(0.0)

@@ -21,13 +21,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from daemon.config import Config, DisplaysConfig, TableLinkConfig
+from daemon.controller_reports import ControllerReports
 from daemon.eventlog import LinkPosition
+from daemon.table import iso
 
 if TYPE_CHECKING:
     from daemon.service import Driver, InputSink
@@ -73,6 +76,8 @@ class TableLinkDriver:
         self.events = 0
         self.failed_effects = 0
         self.last_fault: dict[str, Any] | None = None
+        #: what the controller said about itself: resets, overflows, configuration faults
+        self.controller = ControllerReports()
 
     @property
     def link(self) -> TableLink | None:
@@ -110,10 +115,13 @@ class TableLinkDriver:
         """The table event's input(s), committed with the link's position after it."""
         receipt = item.receipt
         position = None if receipt is None else LinkPosition(self.name, receipt)
-        from drivers.link.messages import Fault
+        from drivers.link.messages import ConfigFault, ControllerReset, EventsDropped, Fault
 
-        if isinstance(item.event, Fault):
-            self.last_fault = {**item.event.to_json(), "type": "table_fault"}
+        event = item.event
+        if isinstance(event, Fault | ConfigFault):
+            self.last_fault = {**event.to_json(), "type": f"table_{event.to_json()['type']}"}
+        if isinstance(event, ControllerReset | EventsDropped | ConfigFault):
+            self.controller.take(event, iso(time.time_ns()))
         assert self.tracker is not None
         await self.tracker.take(item.event, position)
 
@@ -167,6 +175,7 @@ class TableLinkDriver:
             "events": self.events,
             "failed_effects": self.failed_effects,
             "last_fault": self.last_fault,
+            "controller": self.controller.health(),
         }
 
 
@@ -226,8 +235,6 @@ class ButtonsDriver:
     async def _indicate(self, sink: InputSink) -> None:
         """Warning LEDs and buzzer follow the live clocks (drivers/leds.py): what they show is a
         function of the clock view at the time of each refresh, not of the refresh rate."""
-        import time
-
         from drivers.leds import ClockIndicators
         from rules.timers import clock_view
 
@@ -319,8 +326,6 @@ class ClockDisplayDriver:
         self._status = "starting"
 
     async def run(self, sink: InputSink) -> None:
-        import time
-
         from drivers.display.errors import DisplayError
         from drivers.display.serial import SerialDisplay
         from drivers.table.serial import SerialTransport

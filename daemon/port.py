@@ -52,3 +52,8 @@ class TablePort(Protocol):
     def sensorless(self) -> bool:
         """No table data link: the referee records every hand's result (docs/console.md)."""
         ...
+
+    @property
+    def controller_notices(self) -> list[str]:
+        """What the table's controller said about itself (docs/firmware.md "Resets")."""
+        ...

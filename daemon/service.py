@@ -254,6 +254,15 @@ class Service:
         """No table data link: the referee records every hand's result (docs/console.md)."""
         return self.config.devices.table.kind == "none"
 
+    @property
+    def controller_notices(self) -> list[str]:
+        """What the table's controller said about itself (a reset, a bad config.json)."""
+        for driver in self.drivers:
+            reports = getattr(driver, "controller", None)
+            if reports is not None:
+                return list(reports.notices)
+        return []
+
     def stop(self) -> None:
         self._stop.set()
 

@@ -1,17 +1,21 @@
 """The board: the table's signals wired to adapters (docs/firmware.md "Wiring").
 
-:class:`Config` is the pin map (defaults: the documented wiring; a venue may override any key in
-``config.json`` on the Pico's flash). :class:`Board` builds every adapter from a ``machine``-like
-module -- MicroPython's own on the Pico, :class:`firmware.sim.SimMachine` on the host -- and is
-the :class:`firmware.table.Outputs` the firmware carries commands out on.
+:class:`~firmware.config.Config` is the pin map. :class:`Board` builds every adapter from a
+``machine``-like module -- MicroPython's own on the Pico, :class:`firmware.sim.SimMachine` on the
+host -- and is the :class:`firmware.table.Outputs` the firmware carries commands out on.
+
+Displays are written from :meth:`Board.poll`, one display per loop turn: a TM1637 write is the
+longest thing the loop does (16 ms measured on the emulated RP2040), so a score update to four
+displays and the honba display takes five turns instead of holding the loop for 80 ms.
 """
 
 from firmware import messages as m
+from firmware.config import Config
 from firmware.dice import DiceEntry, DiceLines
 from firmware.inputs import Button, Level
 from firmware.outputs import Buzzer, Pulse, SeatLeds, StatusLed
 from firmware.table import Outputs, Table
-from firmware.tm1637 import TM1637, segments
+from firmware.tm1637 import TM1637, number_text, segments
 
 try:
     from typing import TYPE_CHECKING
@@ -22,43 +26,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-class Config:
-    """Pico GPIO numbers of every signal (``None``/empty: the table has no such signal)."""
-
-    def __init__(self) -> None:
-        self.transport = "usb"  # "usb" (the Pico's USB CDC serial) or "uart"
-        self.uart_id = 0
-        self.uart_tx = 0
-        self.uart_rx = 1
-        self.baud = 115200
-        self.start_inputs: list[tuple[int | None, int]] = [(None, 2)]  # (seat or None, pin)
-        self.start_relay: int | None = 3
-        self.wall_input: int | None = 4
-        self.seat_buttons: list[tuple[int, int, int]] = [(0, 0, 5), (1, 0, 6), (2, 0, 7),
-                                                         (3, 0, 8)]  # (seat, button, pin)
-        self.dice = "lines"  # "lines", "buttons" or "none"
-        self.dice_lines: list[list[int]] = [[9, 10, 11], [12, 13, 14]]  # bit 0, 1, 2 per die
-        self.dice_buttons: list[int] = [9, 10]  # STEP, ENTER
-        self.display_clk: int | None = 16  # shared by every TM1637
-        self.honba_dio: int | None = 17
-        self.honba_digits = 4
-        self.score_dios: list[int] = [18, 19, 20, 21]  # seat 0..3
-        self.score_digits = 6
-        self.buzzer: int | None = 22
-        self.leds: int | None = 26  # WS2812 chain, one pixel per seat
-        self.status_led: int | str | None = "LED"
-        self.maintenance_pin: int | None = 15  # to GND at power-up: do not run (mpremote)
-        self.active_low = True  # optocoupler outputs pull the pin low when the signal is on
-        self.stuck_ms = 10000
-        self.debounce_ms = 20
-        self.dice_settle_ms = 300
-
-    def update(self, values: "dict[str, Any]") -> None:
-        """Override keys (from config.json); an unknown key is an error, not silently ignored."""
-        for key in values:
-            if not hasattr(self, key):
-                raise ValueError("unknown config key: " + key)
-            setattr(self, key, values[key])
+INPUT_POLL_MS = 10  # unchanged inputs: how often their timers run (debounce is 20 ms)
 
 
 def capabilities(cfg: Config) -> int:
@@ -76,9 +44,16 @@ def capabilities(cfg: Config) -> int:
 class Board(Outputs):
     def __init__(self, machine: "Any", cfg: Config | None = None,
                  neopixel: "Callable[[Any, int], Any] | None" = None,
-                 delay_us: "Callable[[int], object] | None" = None) -> None:
+                 delay_us: "Callable[[int], object] | None" = None,
+                 gpio_in: "Callable[[], int] | None" = None) -> None:
         self.cfg = cfg = cfg or Config()
         self.machine = machine
+        # every input's level in one read (the RP2040's SIO GPIO_IN): while none changed, the
+        # adapters are polled every INPUT_POLL_MS only (debounce and stuck timers), not every
+        # turn: an idle turn is then a fraction of a millisecond on the chip
+        self._gpio_in = gpio_in
+        self._levels = -1
+        self._polled = 0
         self.table: Table | None = None
         self.honba = (0, 0)
         self._display_ok: dict[int, bool] = {}  # per display (seat, -1 = honba): last write ok
@@ -114,6 +89,18 @@ class Board(Outputs):
                                        cfg.stuck_ms, cfg.debounce_ms, cfg.active_low))
         elif cfg.dice != "none":
             raise ValueError("dice must be 'lines', 'buttons' or 'none', not " + str(cfg.dice))
+        self._wire_displays(pin, out, delay_us)
+        self.buzzer = Buzzer(out(cfg.buzzer)) if cfg.buzzer is not None else None
+        self.relay = Pulse(out(cfg.start_relay)) if cfg.start_relay is not None else None
+        self.leds = SeatLeds(neopixel(out(cfg.leds), 4)) \
+            if cfg.leds is not None and neopixel is not None else None
+        self.status = StatusLed(out(cfg.status_led)) if cfg.status_led is not None else None
+        self._timed: list[Any] = [x for x in (self.buzzer, self.relay, self.leds, self.status)
+                                  if x is not None]
+
+    def _wire_displays(self, pin: "Any", out: "Callable[[int], Any]",
+                       delay_us: "Callable[[int], object] | None") -> None:
+        cfg = self.cfg
         self.honba_display: TM1637 | None = None
         self.score_displays: list[TM1637] = []
         if cfg.display_clk is not None:
@@ -124,14 +111,17 @@ class Board(Outputs):
                                             delay_us, *io)
             self.score_displays = [TM1637(clk, out(n), cfg.score_digits, 5, delay_us, *io)
                                    for n in cfg.score_dios]
-        self.buzzer = Buzzer(out(cfg.buzzer)) if cfg.buzzer is not None else None
-        self.relay = Pulse(out(cfg.start_relay)) if cfg.start_relay is not None else None
-        self.leds = SeatLeds(neopixel(out(cfg.leds), 4)) \
-            if cfg.leds is not None and neopixel is not None else None
-        self.status = StatusLed(out(cfg.status_led)) if cfg.status_led is not None else None
+        # what each display is to show next (None: up to date), written by poll one at a time;
+        # index = seat, 4 = the honba display
+        self._displays: list[TM1637 | None] = list(self.score_displays)
+        self._displays += [None] * (4 - len(self.score_displays)) + [self.honba_display]
+        self._wanted: list[bytes | None] = [None] * 5
+        self._dirty = 0  # displays with something new to show
+        self._next_display = 0
+        self.display_writes = 0
 
     def capabilities(self) -> int:
-        return capabilities(self.cfg)
+        return 0 if self.cfg.safe else capabilities(self.cfg)
 
     # --- inputs -> table events ----------------------------------------------------------------
 
@@ -185,23 +175,47 @@ class Board(Outputs):
         # the colon (grid 1's point on clock modules) separates honba from deposits
         return " " * (2 - len(h)) + h + "." + " " * (2 - len(d)) + d
 
+    def _want(self, index: int, segs: bytes) -> None:
+        if self._wanted[index] is None:
+            self._dirty += 1
+        self._wanted[index] = segs
+
     def show_honba(self, honba: int, deposits: int, now: int) -> None:
         self.honba = (honba, deposits)
         if self.honba_display is not None and (self.dice_entry is None
                                                or not self.dice_entry.entering):
-            self._checked(-1, self.honba_display.show(self._honba_text()), now)
+            self._want(4, self.honba_display.fit(self._honba_text()))
 
     def _show_entry(self, a: int | None, b: int | None) -> None:
         if self.honba_display is None:
             return
         if a is None:
-            self.honba_display.show(self._honba_text())
+            self._want(4, self.honba_display.fit(self._honba_text()))
         else:
-            self.honba_display.write(segments("d" + str(a) + " " + (str(b) if b else "-")))
+            self._want(4, segments("d" + str(a) + " " + (str(b) if b else "-")))
 
     def show_scores(self, scores: tuple[int, int, int, int], now: int) -> None:
         for seat in range(len(self.score_displays)):
-            self._checked(seat, self.score_displays[seat].number(scores[seat]), now)
+            display = self.score_displays[seat]
+            self._want(seat, display.fit(number_text(scores[seat], display.digits)))
+
+    def _write_display(self, now: int) -> None:
+        """At most one display write per loop turn: the next display (round robin) that has
+        something new to show."""
+        wanted = self._wanted
+        i = self._next_display
+        for _ in range(5):
+            segs = wanted[i]
+            if segs is not None:
+                display = self._displays[i]
+                wanted[i] = None
+                self._dirty -= 1
+                self._next_display = (i + 1) % 5
+                if display is not None:
+                    self.display_writes += 1
+                    self._checked(-1 if i == 4 else i, display.write(segs), now)
+                return
+            i = (i + 1) % 5
 
     # --- other outputs -------------------------------------------------------------------------
 
@@ -221,9 +235,25 @@ class Board(Outputs):
         if self.status is not None:
             self.status.connected = connected
 
-    def poll(self, now: int) -> None:
+    def _poll_inputs(self, now: int) -> None:
+        self._polled = now
         for adapter in self._inputs:
             adapter.poll(now)
-        for timed in (self.buzzer, self.relay, self.leds, self.status):
-            if timed is not None:
-                timed.poll(now)
+
+    @property
+    def displays_pending(self) -> int:
+        """Displays with something new to show (written over the next loop turns)."""
+        return self._dirty
+
+    def poll(self, now: int) -> None:
+        if self._gpio_in is None:
+            self._poll_inputs(now)
+        else:
+            levels = self._gpio_in()
+            if levels != self._levels or now - self._polled >= INPUT_POLL_MS:
+                self._levels = levels
+                self._poll_inputs(now)
+        for timed in self._timed:
+            timed.poll(now)
+        if self._dirty:
+            self._write_display(now)

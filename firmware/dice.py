@@ -32,7 +32,7 @@ class DiceLines:
         self.on_error = on_error
         self.settle_ms = settle_ms
         self.active_low = active_low
-        self._last = (-1, -1)
+        self._last = -1  # die A | die B << 3 (an int: a poll allocates nothing)
         self._since = 0
         self._done = True  # the value at boot is not a roll
 
@@ -48,17 +48,18 @@ class DiceLines:
         return (self._value(self.die_a), self._value(self.die_b))
 
     def poll(self, now: int) -> None:
-        values = self.read()
-        if values != self._last:
-            first = self._last == (-1, -1)
-            self._last = values
+        value = self._value(self.die_a) | (self._value(self.die_b) << 3)
+        if value != self._last:
+            first = self._last == -1
+            self._last = value
             self._since = now
             self._done = first
             return
         if self._done or now - self._since < self.settle_ms:
             return
         self._done = True
-        a, b = values
+        a = value & 7
+        b = value >> 3
         if a == 0 and b == 0:
             return  # the display went blank: ready for the next roll
         if 1 <= a <= 6 and 1 <= b <= 6:

@@ -2,11 +2,18 @@
 wait delivery with acks, NAKs and retransmission, duplicate suppression, heartbeats, link loss.
 
 Pure: bytes and the time (integer milliseconds, never wrapping: the board's clock unwraps
-``time.ticks_ms``) come in as arguments; what to write and what happened are collected and
-handed out by :meth:`Link.drain`. Integer milliseconds because MicroPython's floats on the
-RP2040 are 30-bit: seconds as floats would lose the millisecond within hours.
+``time.ticks_ms``) come in as arguments. What happened goes to a :class:`Listener`, one method
+per kind of report, so a listener that forgets one is a type error (``mypy --strict``), not a
+report dropped at run time; what to write accumulates in the preallocated ``tx`` buffer
+(``tx_len`` bytes), which the transport empties with :meth:`Link.consume`. Integer milliseconds
+because MicroPython's floats on the RP2040 are 30-bit: seconds as floats would lose the
+millisecond within hours.
+
+A frame without payload (ack, heartbeat, NAK) is encoded and decoded without allocating
+(docs/firmware.md "Memory and timing").
 """
 
+from firmware import crc
 from firmware import frame as fr
 from firmware import messages as m
 
@@ -15,19 +22,34 @@ try:
 except ImportError:  # MicroPython has no typing module
     TYPE_CHECKING = False  # type: ignore[misc,unused-ignore]
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from typing import Protocol
+
+    class Listener(Protocol):
+        """What a :class:`Link` reports. ``accepts`` may refuse a command (NAK ``rejected``)."""
+
+        def accepts(self, kind: int, payload: bytes) -> bool: ...
+
+        def delivered(self, kind: int, payload: bytes, seq: int, now: int) -> None:
+            """A command, delivered once (its ack is already written)."""
+
+        def acked(self, handle: int, kind: int, seq: int) -> None: ...
+
+        def rejected(self, handle: int, kind: int, payload: bytes, seq: int) -> None:
+            """The host refused an event (NAK ``rejected``): it is dropped."""
+
+        def connected(self, peer_boot_id: int, now: int) -> None: ...
+
+        def lost(self, reason: str, now: int) -> None: ...
+
+        def garbled(self, reason: str) -> None:
+            """A damaged or unusable chunk was heard."""
 
 SILENCE = "silence"  # nothing valid heard for link_timeout
 NO_ACK = "no_ack"  # an event went unacknowledged max_retries times
 TRANSPORT = "transport"  # the port went away
 
-# what Link reports (Output.what)
-DELIVERED = 1  # a command, delivered once (kind, payload, seq)
-ACKED = 2  # an event was acknowledged (handle)
-REJECTED = 3  # the host refused an event (handle, kind, payload)
-CONNECTED = 4  # handshake done (seq: the host's boot id)
-LOST = 5  # link lost (reason)
-GARBLED = 6  # a damaged or unusable chunk was heard (reason)
+TX_SIZE = 2048  # bytes the transport may leave unwritten (a host that does not read) before
+# frames are dropped: the protocol recovers a lost frame (retransmit, NAK, hello)
 
 
 class Timings:
@@ -47,7 +69,7 @@ class Timings:
 
 
 class Counters:
-    """The same counters as the host's ``LinkCounters``."""
+    """The same counters as the host's ``LinkCounters``, and the controller's own."""
 
     def __init__(self) -> None:
         self.frames_rx = 0
@@ -64,21 +86,36 @@ class Counters:
         self.connects = 0
         self.link_losses = 0
         self.overflows = 0  # events refused because the queue was full
+        self.tx_dropped = 0  # frames not written: the transport left ``tx`` full
 
 
-class Output:
-    def __init__(self, what: int, handle: int = 0, kind: int = 0, payload: bytes = b"",
-                 seq: int = 0, reason: str = "") -> None:
-        self.what = what
-        self.handle = handle
-        self.kind = kind
-        self.payload = payload
-        self.seq = seq
-        self.reason = reason
+class Recorder:
+    """A :class:`Listener` that keeps every report as a tuple (tests and tools; the board's
+    listener is :class:`firmware.table.Table`). It accepts every command."""
 
+    def __init__(self) -> None:
+        self.reports: list[tuple[object, ...]] = []
 
-class QueueFull(ValueError):
-    """The event queue is full (the host has been away for long)."""
+    def accepts(self, kind: int, payload: bytes) -> bool:
+        return True
+
+    def delivered(self, kind: int, payload: bytes, seq: int, now: int) -> None:
+        self.reports.append(("delivered", kind, payload, seq))
+
+    def acked(self, handle: int, kind: int, seq: int) -> None:
+        self.reports.append(("acked", handle, kind, seq))
+
+    def rejected(self, handle: int, kind: int, payload: bytes, seq: int) -> None:
+        self.reports.append(("rejected", handle, kind, payload, seq))
+
+    def connected(self, peer_boot_id: int, now: int) -> None:
+        self.reports.append(("connected", peer_boot_id))
+
+    def lost(self, reason: str, now: int) -> None:
+        self.reports.append(("lost", reason))
+
+    def garbled(self, reason: str) -> None:
+        self.reports.append(("garbled", reason))
 
 
 class _Pending:
@@ -92,12 +129,9 @@ class _Pending:
 
 
 class Link:
-    """``accept(kind, payload)`` may refuse a command (answered NAK ``rejected``)."""
-
     def __init__(self, boot_id: int, capabilities: int, firmware: str,
                  timings: Timings | None = None, versions: tuple[int, int] = (1, 1),
-                 accept: "Callable[[int, bytes], bool] | None" = None,
-                 max_queue: int = 256) -> None:
+                 max_queue: int = 256, tx_size: int = TX_SIZE) -> None:
         if not 1 <= boot_id <= 0xFFFFFFFF:
             raise ValueError("boot_id must be 1..2**32-1")
         m.welcome(1, capabilities, boot_id, None, firmware)  # fails early on a bad string
@@ -107,13 +141,16 @@ class Link:
         self.timings = timings or Timings()
         self.versions = versions
         self.max_queue = max_queue
-        self._accept = accept
+        self.listener: Listener = Recorder()
         self.version = 0
         self.peer_boot_id: int | None = None
         self.counters = Counters()
+        self.mute = False  # fault injection (hil): count frames, write none
+        self.dropped = 0  # events refused for a full queue, not reported yet (events_dropped)
         self._attached = False
         self._connected = False
         self._decoder = fr.Decoder()
+        self._now = 0  # the time of the input being decoded (the decoder's sink has none)
         self._last_rx = 0
         self._last_tx: int | None = None
         self._last_nak: int | None = None
@@ -123,12 +160,16 @@ class Link:
         self._queue: list[tuple[int, int, bytes]] = []
         self._outstanding: _Pending | None = None
         self._next_handle = 1
+        #: the last data frame's bytes, kept only when ``keep_last`` (the emulator's duplicates)
+        self.keep_last = False
         self.last_data_frame: bytes | None = None
-        self._tx = bytearray()
-        self._out: list[Output] = []
+        self.tx = bytearray(tx_size)
+        self.tx_len = 0
+        self._body = bytearray(fr.MAX_BODY)
+        self._halves = crc.new_halves()
 
-    def set_accept(self, accept: "Callable[[int, bytes], bool] | None") -> None:
-        self._accept = accept
+    def listen(self, listener: "Listener") -> None:
+        self.listener = listener
 
     # --- state ---------------------------------------------------------------------------------
 
@@ -149,12 +190,30 @@ class Link:
     def rx_last(self) -> int | None:
         return self._rx_last
 
-    def drain(self) -> "tuple[bytes, list[Output]]":
-        data = bytes(self._tx)
-        out = self._out
-        self._tx = bytearray()
-        self._out = []
-        return data, out
+    def consume(self, n: int) -> None:
+        """The transport wrote the first ``n`` bytes of ``tx``."""
+        left = self.tx_len - n
+        if left > 0:
+            tx = self.tx
+            i = 0
+            while i < left:
+                tx[i] = tx[n + i]
+                i += 1
+        self.tx_len = left if left > 0 else 0
+
+    def take_tx(self) -> bytes:
+        """What is to be written, as bytes (the host's emulator and tests; allocates)."""
+        data = bytes(memoryview(self.tx)[:self.tx_len])
+        self.tx_len = 0
+        return data
+
+    def write_raw(self, data: bytes) -> None:
+        """Bytes for the wire that bypass the protocol (the emulator's fault injection)."""
+        if self.tx_len + len(data) > len(self.tx):
+            self.counters.tx_dropped += 1
+            return
+        self.tx[self.tx_len:self.tx_len + len(data)] = data
+        self.tx_len += len(data)
 
     def next_deadline(self) -> int | None:
         """When :meth:`tick` has something to do (``None``: only input can change state)."""
@@ -184,34 +243,35 @@ class Link:
     def detach(self, now: int) -> None:
         """The transport is gone; queued and outstanding events are kept for the next attach."""
         if self._connected:
-            self._lose(TRANSPORT)
+            self._lose(TRANSPORT, now)
         self._attached = False
-        self._tx = bytearray()
+        self.tx_len = 0
 
     def send(self, kind: int, payload: bytes, now: int) -> int:
-        """Queue a table event; returns the handle its ACKED/REJECTED output carries."""
+        """Queue a table event; returns the handle its ``acked``/``rejected`` report carries, or
+        0 when the queue is full: the event is dropped, counted (``counters.overflows``) and
+        reported to the host later (``events_dropped``)."""
         if not m.is_event(kind) or kind not in m.KNOWN_TYPES:
-            raise ValueError(f"a controller sends table events (0x10..0x17), not 0x{kind:02x}")
+            raise ValueError("a controller sends table events (0x10..0x1F), not " + str(kind))
         error = m.payload_error(kind, payload)
         if error is not None:
             raise ValueError(error)
         if len(self._queue) >= self.max_queue:
             self.counters.overflows += 1
-            raise QueueFull(f"event queue full ({self.max_queue})")
+            self.dropped += 1
+            return 0
         handle = self._next_handle
         self._next_handle += 1
         self._queue.append((handle, kind, bytes(payload)))
         self._pump(now)
         return handle
 
-    def receive(self, data: bytes | bytearray, now: int) -> None:
+    def receive(self, data: "bytes | bytearray", now: int, size: int = -1) -> None:
+        """Take ``data`` (its first ``size`` bytes: a preallocated read buffer)."""
         if not self._attached:
             return
-        for item in self._decoder.feed(data):
-            if isinstance(item, fr.Frame):
-                self._on_frame(item, now)
-            else:
-                self._on_error(item, now)
+        self._now = now
+        self._decoder.feed_into(data, len(data) if size < 0 else size, self)
 
     def tick(self, now: int) -> None:
         if not self._connected:
@@ -219,36 +279,59 @@ class Link:
         t = self.timings
         pending = self._outstanding
         if now - self._last_rx >= t.link_timeout:
-            self._lose(SILENCE)
+            self._lose(SILENCE, now)
         elif pending is not None and now - pending.sent_at >= t.ack_timeout:
             if pending.retries >= t.max_retries:
-                self._lose(NO_ACK)
+                self._lose(NO_ACK, now)
             else:
                 pending.retries += 1
                 self._retransmit(now)
         if self._connected and (self._last_tx is None
                                 or now - self._last_tx >= t.heartbeat_interval):
-            self._write(fr.encode_frame(m.HEARTBEAT, b""), now)
+            self._write(m.HEARTBEAT, b"", 0, False, now)
+
+    # --- the decoder's sink --------------------------------------------------------------------
+
+    def rx_frame(self, kind: int, payload: bytes, seq: int, retransmit: bool, offset: int,
+                 length: int) -> None:
+        self._on_frame(kind, payload, seq, self._now)
+
+    def rx_garbled(self, reason: str, offset: int, length: int, seq: int, kind: int) -> None:
+        self._on_error(reason, seq, kind, self._now)
 
     # --- internals -----------------------------------------------------------------------------
 
-    def _write(self, data: bytes, now: int) -> None:
-        self._tx += data
-        self._last_tx = now
+    def _write(self, kind: int, payload: bytes, seq: int, retransmit: bool, now: int) -> bool:
+        """Encode one frame into ``tx``; False when it did not fit (dropped, counted)."""
         self.counters.frames_tx += 1
+        self._last_tx = now
+        if self.mute:
+            return True
+        if self.tx_len + fr.wire_size(len(payload)) > len(self.tx):
+            self.counters.tx_dropped += 1
+            return False
+        self.tx_len = fr.encode_into(self.tx, self.tx_len, kind, payload, seq, retransmit,
+                                     self._body, self._halves)
+        return True
 
-    def _lose(self, reason: str) -> None:
+    def _write_data(self, pending: _Pending, retransmit: bool, now: int) -> None:
+        start = self.tx_len
+        if self._write(pending.kind, pending.payload, pending.seq, retransmit, now) \
+                and self.keep_last and not self.mute:
+            self.last_data_frame = bytes(memoryview(self.tx)[start:self.tx_len])
+
+    def _lose(self, reason: str, now: int) -> None:
         self._connected = False
         if self._outstanding is not None:
             self._outstanding.retries = 0
         self.counters.link_losses += 1
-        self._out.append(Output(LOST, reason=reason))
+        self.listener.lost(reason, now)
 
     def _connect(self, now: int) -> None:
         if not self._connected:
             self._connected = True
             self.counters.connects += 1
-            self._out.append(Output(CONNECTED, seq=self.peer_boot_id or 0))
+            self.listener.connected(self.peer_boot_id or 0, now)
         self._last_rx = now
         if self._outstanding is not None:
             self._outstanding.retries = 0
@@ -260,22 +343,23 @@ class Link:
         if not self._connected or self._outstanding is not None or not self._queue:
             return
         handle, kind, payload = self._queue.pop(0)
+        if self.dropped:
+            # the queue just made room: the gap goes in where it happened, before any event
+            # queued after it
+            self._queue.append((0, m.EVENTS_DROPPED, m.events_dropped(self.dropped)))
+            self.dropped = 0
         seq = self._tx_seq
         self._tx_seq = (seq + 1) & 0xFF
-        self._outstanding = _Pending(handle, kind, payload, seq, now)
-        data = fr.encode_frame(kind, payload, seq)
-        self.last_data_frame = data
-        self._write(data, now)
+        pending = self._outstanding = _Pending(handle, kind, payload, seq, now)
+        self._write_data(pending, False, now)
 
     def _retransmit(self, now: int) -> None:
         pending = self._outstanding
         if pending is None:
             return
-        data = fr.encode_frame(pending.kind, pending.payload, pending.seq, True)
-        self.last_data_frame = data
         pending.sent_at = now
         self.counters.retransmits += 1
-        self._write(data, now)
+        self._write_data(pending, True, now)
 
     def _settle(self, now: int, rejected: bool, pump: bool = True) -> None:
         pending = self._outstanding
@@ -284,37 +368,35 @@ class Link:
         self._outstanding = None
         if rejected:
             self.counters.rejected_tx += 1
-            self._out.append(Output(REJECTED, pending.handle, pending.kind, pending.payload,
-                                    pending.seq))
+            self.listener.rejected(pending.handle, pending.kind, pending.payload, pending.seq)
         else:
-            self._out.append(Output(ACKED, pending.handle, pending.kind, b"", pending.seq))
+            self.listener.acked(pending.handle, pending.kind, pending.seq)
         if pump:
             self._pump(now)
 
     def _nak(self, reason: int, seq: int, now: int) -> None:
         self.counters.naks_tx += 1
-        self._write(fr.encode_frame(m.NAK, m.nak(reason), seq), now)
+        self._write(m.NAK, m.NAK_PAYLOADS[reason], seq, False, now)
 
-    def _on_error(self, span: fr.Garbled, now: int) -> None:
+    def _on_error(self, reason: str, seq: int, kind: int, now: int) -> None:
         self.counters.errors += 1
-        self._out.append(Output(GARBLED, reason=span.reason))
+        self.listener.garbled(reason)
         if not self._connected:
             return
-        if span.reason in fr.INTACT:
+        if reason in fr.INTACT:
             # read intact but unusable: refuse it for good; an unknown control frame (a newer
             # protocol's) is ignored (§6)
-            if span.seq is not None and span.kind is not None and span.kind >= 0x10:
+            if seq >= 0 and kind >= 0x10:
                 self.counters.rejected_rx += 1
-                self._nak(m.NAK_REJECTED, span.seq, now)
+                self._nak(m.NAK_REJECTED, seq, now)
         elif self._last_nak is None or now - self._last_nak >= self.timings.nak_holdoff:
             self._last_nak = now
             self._nak(m.NAK_CORRUPT, 0, now)
 
-    def _on_frame(self, f: fr.Frame, now: int) -> None:
+    def _on_frame(self, kind: int, payload: bytes, seq: int, now: int) -> None:
         self.counters.frames_rx += 1
-        kind = f.kind
         if kind == m.HELLO:
-            self._on_hello(m.Hello(f.payload), now)
+            self._on_hello(m.Hello(payload), now)
             return
         if kind == m.WELCOME:
             return  # a host never sends one; another controller on the line is ignored
@@ -327,51 +409,50 @@ class Link:
             return
         pending = self._outstanding
         if kind == m.ACK:
-            if pending is not None and f.seq == pending.seq:
+            if pending is not None and seq == pending.seq:
                 self._settle(now, False)
             return  # a late ack (of a seq already settled) changes nothing
         if kind == m.NAK:
             self.counters.naks_rx += 1
             if pending is None:
                 return
-            if f.payload[0] == m.NAK_REJECTED:
-                if f.seq == pending.seq:
+            if payload[0] == m.NAK_REJECTED:
+                if seq == pending.seq:
                     self._settle(now, True)
             else:
                 # the host rate-limits its corrupt NAKs (nak_holdoff), which bounds these
                 self._retransmit(now)
             return
-        self._on_data(kind, f.payload, f.seq, now)
+        self._on_data(kind, payload, seq, now)
 
     def _on_data(self, kind: int, payload: bytes, seq: int, now: int) -> None:
         if seq == self._rx_last:
             self.counters.duplicates += 1
-            self._write(fr.encode_frame(m.ACK, b"", seq), now)
+            self._write(m.ACK, b"", seq, False, now)
             return
-        if not m.is_command(kind) or (self._accept is not None
-                                      and not self._accept(kind, payload)):
+        if not m.is_command(kind) or not self.listener.accepts(kind, payload):
             self.counters.rejected_rx += 1
             self._nak(m.NAK_REJECTED, seq, now)
             return
         self._rx_last = seq
         self.counters.delivered += 1
-        self._out.append(Output(DELIVERED, 0, kind, payload, seq))
-        self._write(fr.encode_frame(m.ACK, b"", seq), now)
+        self._write(m.ACK, b"", seq, False, now)
+        self.listener.delivered(kind, payload, seq, now)
 
     def _on_hello(self, hello: m.Hello, now: int) -> None:
         lo, hi = self.versions
         if hello.max_version < lo or hello.min_version > hi:
             # no common version: say so (version 0) and stay unconnected (§7.1)
-            self._write(fr.encode_frame(m.WELCOME, m.welcome(
-                0, self.capabilities, self.boot_id, None, self.firmware)), now)
+            self._write(m.WELCOME, m.welcome(0, self.capabilities, self.boot_id, None,
+                                             self.firmware), 0, False, now)
             return
         self.version = hello.max_version if hello.max_version < hi else hi
         if hello.boot_id != self.peer_boot_id:
             # a new host process: its command seqs start afresh (§7.4)
             self.peer_boot_id = hello.boot_id
             self._rx_last = None
-        self._write(fr.encode_frame(m.WELCOME, m.welcome(
-            self.version, self.capabilities, self.boot_id, self._rx_last, self.firmware)), now)
+        self._write(m.WELCOME, m.welcome(self.version, self.capabilities, self.boot_id,
+                                         self._rx_last, self.firmware), 0, False, now)
         pending = self._outstanding
         if (pending is not None and hello.rx_boot_id == self.boot_id
                 and hello.rx_last == pending.seq):

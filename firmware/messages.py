@@ -22,6 +22,9 @@ INDICATOR_TURNED = 0x14
 WALL_MANIFEST = 0x15
 SEAT_BUTTON = 0x16
 FAULT = 0x17
+CONTROLLER_RESET = 0x18  # the board's own reports (table-link.md §12)
+EVENTS_DROPPED = 0x19
+CONFIG_FAULT = 0x1A
 HONBA_DISPLAY = 0x20
 SCORE_DISPLAY = 0x21
 BUZZER = 0x22
@@ -30,10 +33,13 @@ PRESS_START = 0x24
 
 KNOWN_TYPES = (HELLO, WELCOME, HEARTBEAT, ACK, NAK, START_PRESSED, WALL_RAISED, DICE,
                BREAK_OPENED, INDICATOR_TURNED, WALL_MANIFEST, SEAT_BUTTON, FAULT,
-               HONBA_DISPLAY, SCORE_DISPLAY, BUZZER, LED, PRESS_START)
+               CONTROLLER_RESET, EVENTS_DROPPED, CONFIG_FAULT, HONBA_DISPLAY, SCORE_DISPLAY,
+               BUZZER, LED, PRESS_START)
 
 NAK_CORRUPT = 1
 NAK_REJECTED = 2
+#: NAK payloads by reason, built once: the link sends them allocating nothing
+NAK_PAYLOADS = (b"", b"\x01", b"\x02")
 
 LED_OFF = 0
 LED_ON = 1
@@ -67,6 +73,21 @@ FAULT_FIRMWARE = 9
 FAULT_INPUT_STUCK = 10  # an input held active far longer than any press (seat: whose)
 FAULT_DISPLAY = 11  # a display that does not answer (seat: whose; 0xFF: honba display)
 
+# --- controller_reset causes and config_fault problems (§12) -----------------------------------
+RESET_UNKNOWN = 0
+RESET_POWER_ON = 1  # power applied (on the RP2040 also a brown-out)
+RESET_PIN = 2  # the RUN pin / a reset button
+RESET_WATCHDOG = 3  # the loop stopped feeding the watchdog
+RESET_SOFTWARE = 4  # the firmware reset itself (machine.reset() after an error)
+RESET_BROWN_OUT = 5
+
+CONFIG_JSON = 1  # config.json is no JSON object
+CONFIG_UNKNOWN_KEY = 2
+CONFIG_TYPE = 3
+CONFIG_VALUE = 4
+CONFIG_PIN_CONFLICT = 5
+MAX_KEY_BYTES = 32
+
 
 def is_control(kind: int) -> bool:
     return kind < 0x10
@@ -93,7 +114,8 @@ def required_capability(kind: int) -> int:
 
 _SIZES = {HEARTBEAT: 0, ACK: 0, NAK: 1, HELLO: 12, START_PRESSED: 1, WALL_RAISED: 0, DICE: 2,
           BREAK_OPENED: 2, INDICATOR_TURNED: 5, WALL_MANIFEST: WALL_TILES, SEAT_BUTTON: 2,
-          FAULT: 3, HONBA_DISPLAY: 2, SCORE_DISPLAY: 16, BUZZER: 3, LED: 5, PRESS_START: 0}
+          FAULT: 3, CONTROLLER_RESET: 3, EVENTS_DROPPED: 2, HONBA_DISPLAY: 2, SCORE_DISPLAY: 16,
+          BUZZER: 3, LED: 5, PRESS_START: 0}
 
 
 def _tile_ok(code: int) -> bool:
@@ -121,6 +143,12 @@ def payload_error(kind: int, p: bytes) -> str | None:
             return "welcome: version, boot_id or rx_last out of range"
         if p[9] > MAX_FIRMWARE_BYTES or not _utf8_ok(p[10:]):
             return "welcome: firmware must be UTF-8, at most 32 bytes"
+        return None
+    if kind == CONFIG_FAULT:
+        if len(p) < 3 or len(p) != 3 + p[2]:
+            return "config_fault: payload must be 3 bytes + key"
+        if p[0] == 0 or p[2] > MAX_KEY_BYTES or not _utf8_ok(p[3:]):
+            return "config_fault: problem 1..255, key UTF-8 of at most 32 bytes"
         return None
     size = _SIZES[kind]
     if len(p) != size:
@@ -155,6 +183,9 @@ def payload_error(kind: int, p: bytes) -> str | None:
     elif kind == FAULT:
         if p[0:2] == b"\x00\x00" or not _seat_ok(p[2], True):
             return "fault: code 1..65535, seat 0..3 or 0xFF"
+    elif kind == EVENTS_DROPPED:
+        if p == b"\x00\x00":
+            return "events_dropped: count 1..65535"
     elif kind == BUZZER:
         duration, count = struct.unpack("<HB", p)
         if not (1 <= duration <= 10000 and 1 <= count <= 10):
@@ -199,6 +230,24 @@ def seat_button(seat: int, button: int) -> bytes:
 
 def fault(code: int, seat: int | None) -> bytes:
     return struct.pack("<HB", code, NONE_U8 if seat is None else seat)
+
+
+def controller_reset(cause: int, lost: int | None) -> bytes:
+    return struct.pack("<BH", cause, NONE_U16 if lost is None else min(lost, NONE_U16 - 1))
+
+
+def events_dropped(count: int) -> bytes:
+    return struct.pack("<H", min(count, 0xFFFF))
+
+
+def config_fault(problem: int, key: str | None, pin: int | None) -> bytes:
+    """The key is cut to 32 bytes on a character boundary (a config.json key is anything)."""
+    name = b"" if key is None else key.encode("utf-8")
+    n = len(name) if len(name) < MAX_KEY_BYTES else MAX_KEY_BYTES
+    while n and not _utf8_ok(name[:n]):
+        n -= 1
+    name = name[:n]
+    return bytes((problem, NONE_U8 if pin is None else pin, len(name))) + name
 
 
 def nak(reason: int) -> bytes:

@@ -110,7 +110,10 @@ class StatusLed:
     def __init__(self, pin: "PinLike") -> None:
         self.pin = pin
         self.connected = False
+        self._lit = -1
 
     def poll(self, now: int) -> None:
-        lit = self.connected or (now // BLINK_MS) % 2 == 0
-        self.pin.value(1 if lit else 0)
+        lit = 1 if self.connected or (now // BLINK_MS) % 2 == 0 else 0
+        if lit != self._lit:
+            self._lit = lit
+            self.pin.value(lit)

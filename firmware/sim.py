@@ -106,8 +106,14 @@ class SimMachine:
         self.Pin = Pin
         self.UART = UART
         self.WDT = SimWDT
+        self.PWRON_RESET = 1
+        self.WDT_RESET = 3
+        self.cause = 1  # what reset_cause() says (a test sets WDT_RESET)
         #: per UART id: (read what has arrived, write) -- what the simulated UART is wired to
         self.uart_io: dict[int, tuple[Callable[[], bytes], Callable[[bytes], object]]] = {}
+
+    def reset_cause(self) -> int:
+        return self.cause
 
     def net(self, pin_id: int | str) -> Net:
         if pin_id not in self.nets:
@@ -145,9 +151,21 @@ class SimUART:
         data, self._buf = self._buf[:size], self._buf[size:]
         return data
 
-    def write(self, data: bytes) -> int:
-        self.io[1](data)
+    def readinto(self, buf: bytearray) -> int | None:
+        self.any()
+        if not self._buf:
+            return None
+        n = min(len(buf), len(self._buf))
+        buf[:n] = self._buf[:n]
+        self._buf = self._buf[n:]
+        return n
+
+    def write(self, data: "bytes | memoryview") -> int:
+        self.io[1](bytes(data))
         return len(data)
+
+    def txdone(self) -> bool:
+        return True
 
 
 class SimWDT:

@@ -45,6 +45,9 @@ class Outputs:
 
 
 class Table:
+    """The link's :class:`~firmware.link.Listener`: every report it makes has its method here
+    (a missing one fails ``mypy --strict`` where :meth:`Link.listen` is called)."""
+
     def __init__(self, link: ln.Link, outputs: Outputs | None = None) -> None:
         self.link = link
         self.outputs = outputs or Outputs()
@@ -52,21 +55,18 @@ class Table:
         self.on_command: Callable[[int, bytes], None] | None = None
         #: called with (reason) for each problem worth a log line on the board's debug UART
         self.on_log: Callable[[str], None] | None = None
-        self.silent = False  # fault injection (hil): transmit nothing
-        self._tx = bytearray()
-        link.set_accept(self.accepts)
+        #: a board whose configuration is wrong wires nothing: it refuses every command
+        self.refuse_commands = False
+        link.listen(self)
 
     # --- table events --------------------------------------------------------------------------
 
     def emit(self, kind: int, payload: bytes, now: int) -> int:
-        """Queue one table event; returns its handle (0 when the queue was full: logged and
-        counted in ``link.counters.overflows``)."""
-        try:
-            handle = self.link.send(kind, payload, now)
-        except ln.QueueFull as exc:
-            self._log(f"event 0x{kind:02x} dropped: {exc}")
-            handle = 0
-        self._collect(now)
+        """Queue one table event; returns its handle (0 when the queue was full: dropped,
+        counted, reported to the host as ``events_dropped`` once there is room)."""
+        handle = self.link.send(kind, payload, now)
+        if not handle:
+            self._log("event dropped: the queue is full")
         return handle
 
     def press_start(self, seat: int | None, now: int) -> int:
@@ -84,68 +84,82 @@ class Table:
     def fault(self, code: int, seat: int | None, now: int) -> int:
         return self.emit(m.FAULT, m.fault(code, seat), now)
 
+    def controller_reset(self, cause: int, lost: int | None, now: int) -> int:
+        """The first event of a boot: why the board started, and how many events it held
+        unacknowledged when it went down (None: not known)."""
+        return self.emit(m.CONTROLLER_RESET, m.controller_reset(cause, lost), now)
+
+    def config_fault(self, problem: int, key: str | None, pin: int | None, now: int) -> int:
+        return self.emit(m.CONFIG_FAULT, m.config_fault(problem, key, pin), now)
+
     # --- link plumbing -------------------------------------------------------------------------
 
     def attach(self, now: int) -> None:
         self.link.attach(now)
-        self._collect(now)
 
     def detach(self, now: int) -> None:
         self.link.detach(now)
-        self._collect(now)
-        self._tx = bytearray()
 
-    def receive(self, data: bytes | bytearray, now: int) -> None:
-        self.link.receive(data, now)
-        self._collect(now)
+    def receive(self, data: "bytes | bytearray", now: int, size: int = -1) -> None:
+        self.link.receive(data, now, size)
 
     def tick(self, now: int) -> None:
         self.link.tick(now)
         self.outputs.poll(now)
-        self._collect(now)
+
+    @property
+    def silent(self) -> bool:
+        """Fault injection (hil): transmit nothing."""
+        return self.link.mute
+
+    @silent.setter
+    def silent(self, value: bool) -> None:
+        self.link.mute = value
 
     @property
     def pending_output(self) -> bool:
-        return bool(self._tx)
+        return self.link.tx_len > 0
 
     def take_output(self) -> bytes:
-        data = bytes(self._tx)
-        self._tx = bytearray()
-        return data
+        return self.link.take_tx()
 
     def write_raw(self, data: bytes) -> None:
         """Bytes for the wire that bypass the protocol (the emulator's fault injection)."""
-        self._tx += data
+        self.link.write_raw(data)
+
+    # --- the link's reports (firmware.link.Listener) -------------------------------------------
 
     def accepts(self, kind: int, payload: bytes) -> bool:
         """A command is carried out only with the capability it needs (§5)."""
+        if self.refuse_commands:
+            return False
         need = m.required_capability(kind)
         return need == 0 or bool(self.link.capabilities & need)
+
+    def delivered(self, kind: int, payload: bytes, seq: int, now: int) -> None:
+        self._carry_out(kind, payload, now)
+
+    def acked(self, handle: int, kind: int, seq: int) -> None:
+        pass  # the host has it: nothing left to do
+
+    def rejected(self, handle: int, kind: int, payload: bytes, seq: int) -> None:
+        self._log("host rejected an event")
+
+    def connected(self, peer_boot_id: int, now: int) -> None:
+        self.outputs.link_status(True, now)
+
+    def lost(self, reason: str, now: int) -> None:
+        self.outputs.link_status(False, now)
+        self._log("link lost: " + reason)
+
+    def garbled(self, reason: str) -> None:
+        pass  # counted by the link (counters.errors); the protocol answers it
 
     # --- internals -----------------------------------------------------------------------------
 
     def _log(self, text: str) -> None:
         if self.on_log is not None:
             self.on_log(text)
-
-    def _collect(self, now: int) -> None:
-        while True:
-            data, outputs = self.link.drain()
-            if not data and not outputs:
-                return
-            if not self.silent:
-                self._tx += data
-            for out in outputs:
-                what = out.what
-                if what == ln.DELIVERED:
-                    self._carry_out(out.kind, out.payload, now)
-                elif what == ln.CONNECTED:
-                    self.outputs.link_status(True, now)
-                elif what == ln.LOST:
-                    self.outputs.link_status(False, now)
-                    self._log("link lost: " + out.reason)
-                elif what == ln.REJECTED:
-                    self._log(f"host rejected event 0x{out.kind:02x} seq {out.seq}")
 
     def _carry_out(self, kind: int, p: bytes, now: int) -> None:
         o = self.outputs
@@ -161,9 +175,9 @@ class Table:
         elif kind == m.PRESS_START:
             # the table starts its cycle as if its start button were pressed (§6.3)
             o.pulse_start(now)
-            try:
-                self.link.send(m.START_PRESSED, m.start_pressed(None), now)
-            except ln.QueueFull as exc:
-                self._log(f"start_pressed dropped: {exc}")
+            self.emit(m.START_PRESSED, m.start_pressed(None), now)
+        else:  # MicroPython has no `match`: tests/firmware deliver every command code
+            self._log("no handler for a command")
+            return
         if self.on_command is not None:
             self.on_command(kind, p)

@@ -129,11 +129,15 @@ class TM1637:
         ok = self._command(bytes((_ADDRESS | pos,)) + segs) and ok
         return self._command(bytes((_DISPLAY_ON | self.brightness,))) and ok
 
-    def show(self, text: str) -> bool:
+    def fit(self, text: str) -> bytes:
+        """The segments of ``text`` on this module: right-aligned, as many as it has digits."""
         segs = segments(text)
         if len(segs) < self.digits:
             segs = bytes(self.digits - len(segs)) + segs
-        return self.write(segs[-self.digits:])
+        return segs[-self.digits:]
+
+    def show(self, text: str) -> bool:
+        return self.write(self.fit(text))
 
     def number(self, value: int) -> bool:
         return self.show(number_text(value, self.digits))

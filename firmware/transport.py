@@ -1,10 +1,19 @@
 """The byte pipes of the table link on the Pico: its USB CDC serial port or a UART.
 
-Both are non-blocking: ``read()`` returns what has arrived (``b""`` when nothing), ``write``
-queues bytes. The USB CDC port is the one MicroPython's REPL uses: the firmware takes it over
-raw (``micropython.kbd_intr(-1)``, so a 0x03 byte inside a frame is data, not Ctrl-C) and then
-prints nothing on it (``firmware.pico`` logs to the UART only when the link is on USB).
+Neither blocks the main loop. ``read()`` fills the transport's preallocated ``buf`` with what has
+arrived and returns how many bytes (0: nothing); ``write(link)`` writes what the link has in its
+``tx`` buffer as far as the port takes it now and leaves the rest for the next turn
+(``link.consume``). The USB CDC port is the one MicroPython's REPL uses: the firmware takes it
+over raw (``micropython.kbd_intr(-1)``, so a 0x03 byte inside a frame is data, not Ctrl-C) and
+prints nothing on it.
+
+A USB write blocks in MicroPython for up to 500 ms while the CDC FIFO is full (the host holds the
+port open without reading), and ``select.poll`` says only that one byte fits; so the USB
+transport writes one byte per poll that says the port takes one (docs/firmware.md "Memory and
+timing"). Reads go a byte at a time too: the port reads block until their buffer is full.
 """
+
+import time
 
 try:
     from typing import TYPE_CHECKING
@@ -13,7 +22,10 @@ except ImportError:  # MicroPython has no typing module
 if TYPE_CHECKING:
     from typing import Any
 
-MAX_READ = 512  # bytes per read: bounds the time one loop iteration spends on input
+    from firmware.link import Link
+
+MAX_READ = 512  # bytes per read: bounds the time one loop turn spends on input
+MAX_WRITE = 128  # bytes per turn
 
 
 class UartTransport:
@@ -21,18 +33,31 @@ class UartTransport:
 
     def __init__(self, machine: "Any", uart_id: int, tx: int, rx: int, baud: int) -> None:
         pin = machine.Pin
-        # rxbuf: a 1 KiB wall manifest frame may arrive while the loop is busy elsewhere
+        # rxbuf: a 1 KiB wall manifest frame may arrive while the loop is busy elsewhere;
+        # txbuf: the link's whole tx buffer, so a write lands in it at once
         self.uart = machine.UART(uart_id, baudrate=baud, tx=pin(tx), rx=pin(rx), bits=8,
                                  parity=None, stop=1, rxbuf=2048, txbuf=2048, timeout=0)
+        self.buf = bytearray(MAX_READ)
+        self._mv: memoryview | None = None
 
-    def read(self) -> bytes:
+    def wait(self, ms: int) -> None:
+        """Idle up to ``ms`` (the UART's ring buffer keeps what arrives meanwhile)."""
+        time.sleep_ms(ms)
+
+    def read(self) -> int:
         if not self.uart.any():
-            return b""
-        data = self.uart.read(MAX_READ)
-        return bytes(data) if data else b""
+            return 0
+        got = self.uart.readinto(self.buf)
+        return got or 0
 
-    def write(self, data: bytes) -> None:
-        self.uart.write(data)
+    def write(self, link: "Link") -> None:
+        if not link.tx_len or not self.uart.txdone():
+            return  # the last write is still going out: the ring buffer has room for this one
+        if self._mv is None:
+            self._mv = memoryview(link.tx)
+        n = link.tx_len
+        self.uart.write(self._mv[:n])
+        link.consume(n)
 
 
 class UsbCdcTransport:
@@ -47,17 +72,52 @@ class UsbCdcTransport:
         micropython.kbd_intr(-1)
         self._in = sys.stdin.buffer
         self._out = sys.stdout.buffer
-        self._poll = select.poll()
-        self._poll.register(sys.stdin, select.POLLIN)
+        self._read = select.poll()
+        self._read.register(sys.stdin, select.POLLIN)
+        self._write = select.poll()
+        self._write.register(sys.stdout, select.POLLOUT)
+        # MicroPython's ipoll reuses one result tuple (poll would allocate a list per call); the
+        # host's simulation (CPython) has only poll
+        self._ipoll = hasattr(self._read, "ipoll")
+        self.buf = bytearray(MAX_READ)
+        self._one = bytearray(1)
 
-    def read(self) -> bytes:
-        data = bytearray()
-        while len(data) < MAX_READ and self._poll.poll(0):
-            chunk = self._in.read(1)
-            if not chunk:
+    def _ready(self, poller: "Any") -> bool:
+        if self._ipoll:
+            for _ in poller.ipoll(0):
+                return True
+            return False
+        return bool(poller.poll(0))
+
+    def wait(self, ms: int) -> None:
+        """Idle until input arrives, at most ``ms``."""
+        if self._ipoll:
+            for _ in self._read.ipoll(ms):
+                return
+        else:
+            self._read.poll(ms)
+
+    def read(self) -> int:
+        n = 0
+        one = self._one
+        buf = self.buf
+        while n < MAX_READ and self._ready(self._read):
+            if not self._in.readinto(one):
                 break
-            data += chunk
-        return bytes(data)
+            buf[n] = one[0]
+            n += 1
+        return n
 
-    def write(self, data: bytes) -> None:
-        self._out.write(data)
+    def write(self, link: "Link") -> None:
+        total = link.tx_len
+        if not total:
+            return
+        tx = link.tx
+        one = self._one
+        sent = 0
+        while sent < total and sent < MAX_WRITE and self._ready(self._write):
+            one[0] = tx[sent]
+            self._out.write(one)
+            sent += 1
+        if sent:
+            link.consume(sent)

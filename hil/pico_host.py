@@ -36,7 +36,7 @@ import types
 from pathlib import Path
 from typing import Any
 
-from firmware.board import Config
+from firmware.config import Config
 from firmware.sim import SimMachine, SimNeoPixel, SimTM1637
 
 
@@ -48,6 +48,9 @@ def _install_micropython_modules(sim: SimMachine) -> dict[str, list[Any]]:
     machine.Pin = sim.Pin  # type: ignore[attr-defined]
     machine.UART = sim.UART  # type: ignore[attr-defined]
     machine.WDT = sim.WDT  # type: ignore[attr-defined]
+    machine.reset_cause = sim.reset_cause  # type: ignore[attr-defined]
+    machine.PWRON_RESET = sim.PWRON_RESET  # type: ignore[attr-defined]
+    machine.WDT_RESET = sim.WDT_RESET  # type: ignore[attr-defined]
     neopixel = types.ModuleType("neopixel")
 
     def strip(pin: Any, n: int) -> SimNeoPixel:

@@ -4,8 +4,13 @@
 //   in:  {"cdc": "<hex>"}            bytes from the host into the USB CDC port
 //        {"pin": n, "level": 0|1}   drive an input pin (the level the wire has)
 //        {"pulse": n, "level": 0|1, "ms": m}  drive a pin for m ms of emulated time, then back
+//                                   (n = -1: no pin, only the "pulsed" report after m ms)
 //        {"reset": "run"|"power"}   the RUN pin pulled low / a power cycle (flash is kept)
+//        {"reset": "watchdog"|"force"}  the watchdog's timer runs out / the firmware's reset
 //        {"ack": false}             the TM1637 modules stop acknowledging (a display unplugged)
+//        {"flash": path}            a new littlefs image at 0xA0000, then a power cycle
+//        {"stall": true|false}      the host holds the CDC port open but stops reading it (the
+//                                   board's IN transfers wait, its FIFO fills) / reads again
 //   out: {"cdc": "<hex>"}            bytes the board wrote to USB CDC
 //        {"pin": n, "level": 0|1, "t": ms}       a watched output changed
 //        {"tm1637": dio, "bytes": [...], "t": ms} one start..stop transaction on a TM1637 bus
@@ -13,6 +18,8 @@
 //        {"boot": n, "cause": "power"|"run"|"watchdog", "t": 0}  the chip (re)started
 //        {"usb": "connected"}  USB enumerated
 //        {"clock": ms, "wall": ms}  every second: emulated vs wall time since boot
+// A watchdog or software reset keeps the watchdog's scratch registers (as the chip does: the
+// firmware counts its unsent events there); a RUN-pin reset or a power cycle clears them.
 // Emulated time never runs ahead of wall time (the firmware's 1 ms sleeps would otherwise skip
 // ahead): a chunk that got ahead waits for the wall clock.
 // Usage: node rp2040_board.mjs MODULE_DIR CONFIG_JSON
@@ -67,7 +74,11 @@ let sim = null;
 let cdc = null;
 let wallStart = 0;
 let cdcReady = false;
+let stalled = false;
+let heldIn = []; // IN buffer-control writes held while the host does not read: [offset, value]
 const pendingIn = [];
+const USB_BUF_CTRL_AVAILABLE = 1 << 10;
+const EP0_IN_BUFFER_CONTROL = 0x80;
 
 class ChipReset extends rp.BasePeripheral {
   // VREG_AND_CHIP_RESET: CHIP_RESET (offset 8) says whether the last reset was a power-on or RUN
@@ -164,7 +175,30 @@ function watchWs2812(chip, pinNo) {
 
 let flushLeds = () => {};
 
-function boot(cause) {
+function holdInTransfers(chip) {
+  // the device hands an IN buffer to the controller by setting AVAILABLE in its buffer control;
+  // while the host does not read, the controller does not take it (the device sees NAKs)
+  const ctrl = chip.usbCtrl;
+  const original = ctrl.DPRAMUpdated.bind(ctrl);
+  ctrl.DPRAMUpdated = (offset, value) => {
+    const ep = (offset - EP0_IN_BUFFER_CONTROL) >> 3;
+    if (stalled && cdc && cdc.inEndpoint > 0 && ep === cdc.inEndpoint && !(offset & 4)
+        && (value & USB_BUF_CTRL_AVAILABLE)) {
+      heldIn.push([offset, value]);
+      return;
+    }
+    original(offset, value);
+  };
+  return () => {
+    const held = heldIn;
+    heldIn = [];
+    for (const [offset, value] of held) original(offset, value);
+  };
+}
+
+let releaseIn = () => {};
+
+function boot(cause, scratch = null) {
   if (sim) sim.stop();
   boots += 1;
   sim = new rp.Simulator();
@@ -178,13 +212,15 @@ function boot(cause) {
   const watchdog = chip.peripherals[0x40058];
   if (cause === "watchdog") watchdog.reason = WATCHDOG_REASON_TIMER;
   if (cause === "force") watchdog.reason = WATCHDOG_REASON_FORCE;
+  if (scratch) watchdog.scratchData.set(scratch);
   watchdog.onWatchdogTrigger = () => {
-    // keep what the firmware wrote to flash, then start a new chip (setTimeout: not from inside
-    // the instruction that triggered it)
+    // keep what the firmware wrote to flash and the scratch registers, then start a new chip
+    // (setTimeout: not from inside the instruction that triggered it)
     flash.set(chip.flash.subarray(0, flash.length));
     const reason = watchdog.reason === WATCHDOG_REASON_FORCE ? "force" : "watchdog";
+    const kept = Uint32Array.from(watchdog.scratchData);
     sim.stop();
-    setTimeout(() => boot(reason), 0);
+    setTimeout(() => boot(reason, kept), 0);
   };
   for (const [pin, level] of levels) chip.gpio[pin].setInputValue(level === 1);
   for (const pin of config.watch) {
@@ -201,6 +237,8 @@ function boot(cause) {
   }
   if (config.ws2812 !== null && config.ws2812 !== undefined) flushLeds = watchWs2812(chip, config.ws2812);
   cdcReady = false;
+  heldIn = [];
+  releaseIn = holdInTransfers(chip);
   cdc = new rp.USBCDC(chip.usbCtrl);
   cdc.onDeviceConnected = () => {
     cdcReady = true;
@@ -221,8 +259,10 @@ function endPulses(chip, nanos) {
   for (let i = pulses.length - 1; i >= 0; i--) {
     const [pin, level, when] = pulses[i];
     if (nanos >= when) {
-      levels.set(pin, level);
-      chip.gpio[pin].setInputValue(level === 1);
+      if (pin >= 0) {
+        levels.set(pin, level);
+        chip.gpio[pin].setInputValue(level === 1);
+      }
       pulses.splice(i, 1);
       send({ pulsed: pin, t: nanos / 1e6 });
     }
@@ -276,15 +316,31 @@ createInterface({ input: process.stdin }).on("line", (line) => {
   else if (cmd.pin !== undefined) {
     levels.set(cmd.pin, cmd.level);
     sim.rp2040.gpio[cmd.pin].setInputValue(cmd.level === 1);
+  } else if (cmd.pulse === -1) {
+    pulses.push([-1, 1, sim.clock.nanos + cmd.ms * 1e6]); // no pin: "pulsed" after ms
   } else if (cmd.pulse !== undefined) {
     const back = levels.get(cmd.pulse) ?? 1;
     levels.set(cmd.pulse, cmd.level);
     sim.rp2040.gpio[cmd.pulse].setInputValue(cmd.level === 1);
     pulses.push([cmd.pulse, back, sim.clock.nanos + cmd.ms * 1e6]);
+  } else if (cmd.reset === "watchdog" || cmd.reset === "force") {
+    // the watchdog's timer runs out (the firmware stopped feeding it) / the firmware's own
+    // machine.reset(): the chip's watchdog reset path, scratch registers kept
+    pendingIn.length = 0;
+    const watchdog = sim.rp2040.peripherals[0x40058];
+    watchdog.reason = cmd.reset === "force" ? WATCHDOG_REASON_FORCE : WATCHDOG_REASON_TIMER;
+    watchdog.onWatchdogTrigger();
   } else if (cmd.reset !== undefined) {
     flash.set(sim.rp2040.flash.subarray(0, flash.length));
     pendingIn.length = 0;
     boot(cmd.reset);
+  } else if (cmd.flash !== undefined) {
+    flash.set(readFileSync(cmd.flash), FS_OFFSET);
+    pendingIn.length = 0;
+    boot("power");
+  } else if (cmd.stall !== undefined) {
+    stalled = cmd.stall;
+    if (!stalled) releaseIn();
   } else if (cmd.ack !== undefined) {
     displaysAck = cmd.ack;
     for (const n of config.tm1637.dios) sim.rp2040.gpio[n].setInputValue(!displaysAck);

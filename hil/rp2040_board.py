@@ -7,12 +7,17 @@
 rest read as the wiring in docs/firmware.md says: every optocoupler off, pulled up, high), decodes
 what the board drives (TM1637 buses back to digits, buzzer, relay, status LED, the WS2812 chain)
 and bridges the board's USB CDC port to a pty, the table link ``jantaku run`` opens.
+
+The pty is the board's ``/dev/ttyACM0``: it appears behind the stable symlink ``path`` when the
+board's USB enumerates and vanishes when the board resets (the host's port fails and is reopened
+by path, as udev's ``/dev/serial/by-id`` link does for a real Pico).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import select
 import shutil
 import subprocess
 import sys
@@ -41,7 +46,7 @@ FS_BLOCK = 4096
 FS_BLOCKS = 352
 FS_PROG = 256
 
-#: the documented wiring (docs/firmware.md, firmware.board.Config defaults)
+#: the documented wiring (docs/firmware.md, firmware.config.Config defaults)
 INPUT_PINS = (2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
 OUTPUT_PINS = (3, 22, 25)  # relay, buzzer, the on-board LED
 TM1637_CLK = 16
@@ -118,6 +123,8 @@ class Rp2040Board:
         if node is None or not (MODULES / "node_modules" / "rp2040js").is_dir():
             raise BoardError("rp2040js is not installed: run bin/ensure-services")
         workdir.mkdir(parents=True, exist_ok=True)
+        self._workdir = workdir
+        self._mpy = mpy
         image = workdir / "flash.img"
         image.write_bytes(flash_image(config, main_py, mpy))
         levels = {pin: 1 for pin in INPUT_PINS}
@@ -129,10 +136,12 @@ class Rp2040Board:
         self.outputs = Outputs()
         self.lock = threading.Condition()
         self.on_cdc: Callable[[bytes], None] | None = None
-        self._master, slave = os.openpty()
-        tty.setraw(slave)
-        self.tty = os.ttyname(slave)
-        self._slave = slave
+        #: the board's USB serial port as the host opens it (a symlink to the current pty)
+        self.path = workdir / "ttyACM0"
+        self.tty = str(self.path)
+        self._port_lock = threading.Lock()
+        self._master = self._slave = -1
+        self._plugs = 0  # the pty's generation: its reader closes it when this moves on
         self._stderr = open(workdir / "node.stderr", "wb")  # noqa: SIM115 (closed in close())
         self._proc = subprocess.Popen(
             [node, str(SCRIPT), str(MODULES), str(workdir / "board.json")],
@@ -140,10 +149,7 @@ class Rp2040Board:
         self._write_lock = threading.Lock()
         # every USB byte, both ways ("> " host to board), for the post-mortem of a failed test
         self._wire = open(workdir / "usb.log", "wb", buffering=0)  # noqa: SIM115 (close())
-        self._threads = [threading.Thread(target=self._read_node, daemon=True),
-                         threading.Thread(target=self._read_pty, daemon=True)]
-        for t in self._threads:
-            t.start()
+        threading.Thread(target=self._read_node, daemon=True).start()
 
     # --- driving the board -------------------------------------------------------------------
 
@@ -162,9 +168,47 @@ class Rp2040Board:
         self._send({"pulse": pin, "level": 0, "ms": ms})
         self.wait(lambda o: o.pulsed >= done, timeout, f"the end of a {ms} ms press of GP{pin}")
 
+    def press_together(self, pins: list[int], ms: int = 120, timeout: float = 120) -> None:
+        """Hold every pin of ``pins`` low for the same ``ms`` (several players at once), then
+        leave them released as long (a press that follows is a new one)."""
+        with self.lock:
+            done = self.outputs.pulsed + len(pins)
+        for pin in pins:
+            self._send({"pulse": pin, "level": 0, "ms": ms})
+        self.wait(lambda o: o.pulsed >= done, timeout, f"the end of presses of {pins}")
+        self.wait_chip_ms(ms, timeout)
+
+    def wait_chip_ms(self, ms: int, timeout: float = 120) -> None:
+        """Until ``ms`` of the chip's time have passed."""
+        with self.lock:
+            done = self.outputs.pulsed + 1
+        self._send({"pulse": -1, "ms": ms})
+        self.wait(lambda o: o.pulsed >= done, timeout, f"{ms} ms of the chip's time")
+
     def reset(self, how: str = "run") -> None:
-        """The RUN pin pulled low ("run") or a power cycle ("power"); the flash is kept."""
+        """The RUN pin pulled low ("run"), a power cycle ("power"), the watchdog's timer running
+        out ("watchdog": as when the firmware hangs) or the firmware's own reset ("force"); the
+        flash is kept, and the watchdog's scratch registers by the last two."""
         self._send({"reset": how})
+
+    def reflash(self, config: dict[str, Any] | bytes | None, main_py: bytes | None = None) -> None:
+        """A new file system (``config.json`` as given) and a power cycle: the venue edited the
+        board's configuration and switched it off and on."""
+        image = self._workdir / f"flash{len(self.outputs.boots)}.img"
+        image.write_bytes(flash_image(config, main_py, self._mpy))
+        self._send({"flash": str(image)})
+
+    def stall(self, on: bool) -> None:
+        """The host keeps the CDC port open but stops reading it (``on``), or reads again."""
+        self._send({"stall": on})
+
+    def send_ack(self, on: bool) -> None:
+        """The TM1637 modules acknowledge (``on``) or not (unplugged, no power)."""
+        self._send({"ack": on})
+
+    def set_input(self, pin: int, level: int) -> None:
+        """Drive ``pin`` to ``level`` until changed (a held button, dice lines)."""
+        self._send({"pin": pin, "level": level})
 
     def send_usb(self, data: bytes) -> None:
         """Bytes into the board's USB CDC port (as the host would write them)."""
@@ -204,6 +248,32 @@ class Rp2040Board:
 
     # --- what the board does -----------------------------------------------------------------
 
+    def _plug(self) -> None:
+        """The board's USB enumerated: its port appears."""
+        with self._port_lock:
+            self._unplug_locked()
+            master, slave = os.openpty()
+            tty.setraw(slave)
+            tmp = self.path.with_name(self.path.name + ".new")
+            with suppress(FileNotFoundError):
+                tmp.unlink()
+            tmp.symlink_to(os.ttyname(slave))
+            tmp.replace(self.path)
+            self._master, self._slave = master, slave
+            self._plugs += 1
+            plug = self._plugs
+        threading.Thread(target=self._read_pty, args=(master, plug), daemon=True).start()
+
+    def _unplug_locked(self) -> None:
+        """The port vanishes: the host's reads fail once the reader has closed the master."""
+        with suppress(FileNotFoundError):
+            self.path.unlink()
+        if self._slave >= 0:
+            with suppress(OSError):
+                os.close(self._slave)
+        self._master = self._slave = -1
+        self._plugs += 1
+
     def _read_node(self) -> None:
         assert self._proc.stdout is not None
         for line in self._proc.stdout:
@@ -214,9 +284,15 @@ class Rp2040Board:
                 if self.on_cdc is not None:
                     self.on_cdc(data)
                 else:
-                    with suppress(OSError):
-                        os.write(self._master, data)
+                    with self._port_lock, suppress(OSError):
+                        if self._master >= 0:
+                            os.write(self._master, data)
                 continue
+            if "boot" in msg:  # the chip reset: its USB device is gone
+                with self._port_lock:
+                    self._unplug_locked()
+            elif msg.get("usb") == "connected":
+                self._plug()
             with self.lock:
                 self._record(msg)
                 self.lock.notify_all()
@@ -241,16 +317,29 @@ class Rp2040Board:
         elif "clock" in msg:
             out.clock = (msg["clock"], msg["wall"])
 
-    def _read_pty(self) -> None:
-        while True:
-            try:
-                data = os.read(self._master, 4096)
-            except OSError:
-                return
-            if not data:
-                return
-            self._wire.write(b"> " + data.hex().encode() + b"\n")
-            self.send_usb(data)
+    def _read_pty(self, master: int, plug: int) -> None:
+        """Host to board, until the port is unplugged (this thread closes its master: the fd
+        cannot be reused under it meanwhile)."""
+        try:
+            while True:
+                ready, _, _ = select.select([master], [], [], 0.1)
+                with self._port_lock:
+                    if self._plugs != plug:
+                        return
+                if not ready:
+                    continue
+                try:
+                    data = os.read(master, 4096)
+                except OSError:
+                    return
+                if not data:
+                    return
+                with suppress(ValueError, OSError):  # closed under us at the end of a test
+                    self._wire.write(b"> " + data.hex().encode() + b"\n")
+                    self.send_usb(data)
+        finally:
+            with suppress(OSError):
+                os.close(master)
 
     def wait(self, predicate: Callable[[Outputs], bool], timeout: float, what: str) -> None:
         deadline = time.monotonic() + timeout
@@ -269,8 +358,7 @@ class Rp2040Board:
             except subprocess.TimeoutExpired:
                 self._proc.kill()
                 self._proc.wait()
-        for fd in (self._master, self._slave):
-            with suppress(OSError):
-                os.close(fd)
+        with self._port_lock:
+            self._unplug_locked()
         self._stderr.close()
         self._wire.close()

@@ -59,7 +59,8 @@ from drivers.link.messages import (
 from drivers.link.timings import LinkTimings
 from firmware import firmware_string
 from firmware import link as fwlink
-from firmware.board import Board, Config
+from firmware.board import Board
+from firmware.config import Config
 from firmware.sim import SimMachine, SimNeoPixel, SimTM1637
 from firmware.table import Outputs, Table
 from hil.errors import EmulatorUsageError
@@ -123,8 +124,9 @@ class TableController:
         self.timings = timings or LinkTimings()
         self.endpoint = fwlink.Link(
             boot_id or secrets.randbits(32) or 1, capabilities_to_bits(capabilities), firmware,
-            timings=firmware_timings(self.timings), versions=versions,
+            timings=firmware_timings(self.timings), versions=versions, tx_size=1 << 16,
         )
+        self.endpoint.keep_last = True  # send_duplicate repeats it
         self.sim: SimMachine | None = None
         self.board: Board | None = None
         self.honba_chip: SimTM1637 | None = None

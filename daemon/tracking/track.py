@@ -96,6 +96,9 @@ def _step(held: Held, state: TableState | None, item: Item, setup: Setup,
                                    and held.melds_of(seat) is not None):
                 return _close_first(held, state, setup), True
             return reads.place(held, state, read, setup.aka), False
+        case m.ControllerReset() | m.EventsDropped() | m.ConfigFault():
+            # about the board, not the game: logged, and no meld area is closed by it
+            return (_table_event(held, state, item, setup),), False
         case SeatPress():  # the table link's clock key, from a GPIO button
             if held.melds:
                 return _close_first(held, state, setup), True
@@ -134,7 +137,7 @@ def _table_event(held: Held, state: TableState | None, item: m.TableEvent,
             return hold("indicator_position", position=pos.to_json())
         case m.SeatButton():
             return keys.press(held, state, Seat.of(item.seat), item.button)
-        case m.Fault():
+        case m.Fault() | m.ControllerReset() | m.EventsDropped() | m.ConfigFault():
             body = item.to_json()
             return marker(TABLE, {**body, "type": f"table_{body['type']}"})
         case _:

@@ -180,6 +180,8 @@ class Console:
             "history": history,
             # game over: the final standings with pt on the page, not only as downloads
             "final": standings_rows(table, svc.table_id) if snap.get("game_over") else None,
+            # what the table's controller said about itself (a reset, a bad config.json)
+            "controller": svc.controller_notices,
         }
 
     # ------------------------------------------------------------------ requests

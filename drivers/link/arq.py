@@ -29,8 +29,11 @@ from drivers.link.messages import (
     Buzzer,
     Capability,
     Command,
+    ConfigFault,
+    ControllerReset,
     Dice,
     Direction,
+    EventsDropped,
     Fault,
     Heartbeat,
     Hello,
@@ -366,6 +369,7 @@ class Endpoint:
                     self._on_welcome(message, now)
             case Heartbeat() | Ack() | Nak() | StartPressed() | WallRaised() | Dice() \
                     | BreakOpened() | IndicatorTurned() | WallManifest() | SeatButton() | Fault() \
+                    | ControllerReset() | EventsDropped() | ConfigFault() \
                     | HonbaDisplay() | ScoreDisplay() | Buzzer() | Led() | PressStart():
                 if not self._connected:
                     if direction_of(message.TYPE) is not Direction.CONTROL:

@@ -19,7 +19,7 @@ import logging
 import secrets
 from collections.abc import AsyncIterator
 from types import TracebackType
-from typing import Self
+from typing import Self, assert_never
 
 from drivers.link.arq import PROTOCOL_VERSIONS, Endpoint
 from drivers.link.errors import (
@@ -195,36 +195,45 @@ class LinkSession:
                                    "status": status.value, "reason": reason}))
         self._events.put_nowait(LinkChange(status, reason))
 
+    def _settle(self, handle: int, error: CommandRejectedError | None) -> None:
+        """The command ``handle`` was acknowledged (``error`` None) or refused."""
+        future = self._futures.pop(handle, None)
+        if future is None or future.done():
+            return
+        if error is None:
+            future.set_result(None)
+        else:
+            future.set_exception(error)
+
     def _service(self) -> None:
         """Dispatch what the endpoint produced; keep its bytes for the ticker; wake the ticker."""
         data, outputs = self._endpoint.drain()
         self._tx += data
         for out in outputs:
-            if isinstance(out, Delivered):
-                if not isinstance(out.message, Command):  # the endpoint refuses commands
-                    self._events.put_nowait(Delivery(out.message, out.at))
-            elif isinstance(out, Acked | LinkRejected):
-                future = self._futures.pop(out.handle, None)
-                if future is None or future.done():
-                    continue
-                if isinstance(out, Acked):
-                    future.set_result(None)
-                else:
-                    future.set_exception(CommandRejectedError(
-                        f"the table rejected {out.message.to_json()}"))
-            elif isinstance(out, Connected):
-                self._attempt = 0
-                self._set_status(LinkStatus.CONNECTED, None)
-            elif isinstance(out, Lost):
-                self._set_status(LinkStatus.LOST, out.reason.value)
-            elif isinstance(out, Incompatible):
-                self._set_status(LinkStatus.INCOMPATIBLE, out.reason or (
-                    f"table firmware {out.firmware!r} supports none of protocol "
-                    f"versions {out.offered[0]}..{out.offered[1]}"))
-            elif isinstance(out, Garbled):
-                log.debug(json.dumps({"event": "table_link_garbled",
-                                      "reason": out.span.reason.value,
-                                      "offset": out.span.offset, "length": out.span.length}))
+            match out:
+                case Delivered(message=message):
+                    if not isinstance(message, Command):  # the endpoint refuses commands
+                        self._events.put_nowait(Delivery(message, out.at))
+                case Acked(handle=handle):
+                    self._settle(handle, None)
+                case LinkRejected(handle=handle, message=message):
+                    self._settle(handle, CommandRejectedError(
+                        f"the table rejected {message.to_json()}"))
+                case Connected():
+                    self._attempt = 0
+                    self._set_status(LinkStatus.CONNECTED, None)
+                case Lost(reason=reason):
+                    self._set_status(LinkStatus.LOST, reason.value)
+                case Incompatible():
+                    self._set_status(LinkStatus.INCOMPATIBLE, out.reason or (
+                        f"table firmware {out.firmware!r} supports none of protocol "
+                        f"versions {out.offered[0]}..{out.offered[1]}"))
+                case Garbled(span=span):
+                    log.debug(json.dumps({"event": "table_link_garbled",
+                                          "reason": span.reason.value,
+                                          "offset": span.offset, "length": span.length}))
+                case _:
+                    assert_never(out)
         self._kick.set()
 
     async def _run(self) -> None:

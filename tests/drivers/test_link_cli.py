@@ -23,7 +23,7 @@ def test_examples_round_trip_through_encode_and_decode() -> None:
     examples = run("encode", "--examples")
     assert examples.returncode == 0
     messages = lines(examples.stdout)
-    assert len({m["type"] for m in messages}) == len(messages) == 18
+    assert len({m["type"] for m in messages}) == len(messages) == 21
     frames = run("encode", stdin=examples.stdout)
     assert frames.returncode == 0 and frames.stderr == b""
     decoded = run("decode", stdin=frames.stdout)

@@ -7,7 +7,8 @@ import struct
 
 from firmware import frame as fr
 from firmware import messages as m
-from firmware.board import Board, Config
+from firmware.board import Board
+from firmware.config import Config, check, safe
 from firmware.link import Link
 from firmware.sim import SimMachine, SimNeoPixel, SimTM1637
 from firmware.table import Table
@@ -70,12 +71,20 @@ def scenario() -> list[str]:
         fails.append("events " + repr(seen))
     command(m.HONBA_DISPLAY, b"\x02\x01")
     command(m.SCORE_DISPLAY, struct.pack("<4i", 25000, 1, 2, 3))
+    run(25)  # one display written per loop turn, five displays
     if honba.text(4) != " 2. 1" or seat0.text() != " 25000":
         fails.append("displays show " + honba.text(4) + " / " + seat0.text())
     sim.drive(5, 0)
     run(1500)
     if seen[-2:] != [(m.SEAT_BUTTON, b"\x00\x00"), (m.FAULT, m.fault(m.FAULT_INPUT_STUCK, 0))]:
         fails.append("stuck button: " + repr(seen[-2:]))
+    # config.json's check, as the board runs it (firmware/config.py)
+    got = check({"buzzer": 3, "zz": 1, "debounce_ms": True, "seat_buttons": [[0, 0, 40]]})
+    if got != [(m.CONFIG_TYPE, "debounce_ms", None), (m.CONFIG_VALUE, "seat_buttons", None),
+               (m.CONFIG_UNKNOWN_KEY, "zz", None), (m.CONFIG_PIN_CONFLICT, "buzzer", 3)]:
+        fails.append("config check " + repr(got))
+    if check("x") != [(m.CONFIG_JSON, None, None)] or not safe(None).safe:
+        fails.append("config: not an object")
     return fails
 
 

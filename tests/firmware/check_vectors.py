@@ -68,6 +68,18 @@ def check_codec(doc: dict[str, list[dict[str, object]]]) -> list[str]:
     return fails
 
 
+class _Watched(Table):
+    """The firmware's table, noting each command it is delivered."""
+
+    def __init__(self, link: ln.Link) -> None:
+        Table.__init__(self, link)
+        self.seen: list[list[int]] = []
+
+    def delivered(self, kind: int, payload: bytes, seq: int, now: int) -> None:
+        self.seen.append([kind, seq])
+        Table.delivered(self, kind, payload, seq, now)
+
+
 def check_arq(doc: dict[str, object]) -> list[str]:
     fails = []
     ctl = doc["controller"]
@@ -79,7 +91,8 @@ def check_arq(doc: dict[str, object]) -> list[str]:
         link = ln.Link(ctl["boot_id"], ctl["capabilities"], ctl["firmware"],
                        ln.Timings(t["heartbeat_interval"], t["link_timeout"], t["ack_timeout"],
                                   t["max_retries"], t["nak_holdoff"]))
-        Table(link)  # wires the capability check into the link, as the firmware does
+        table = _Watched(link)  # the capability check as the firmware does it
+        delivered = table.seen
         link.attach(0)
         for step in script["steps"]:
             now = step["at"]
@@ -89,13 +102,13 @@ def check_arq(doc: dict[str, object]) -> list[str]:
                 link.tick(now)
             if "rx" in step:
                 link.receive(unhexlify(step["rx"]), now)
-            data, outputs = link.drain()
-            delivered = [[o.kind, o.seq] for o in outputs if o.what == ln.DELIVERED]
+            data = link.take_tx()
             if _hex(data) != step["tx"] or delivered != step["delivered"]:
                 fails.append(script["name"] + " at " + str(now) + " ms: sent " + _hex(data)
                              + " delivered " + str(delivered) + ", expected " + step["tx"]
                              + " " + str(step["delivered"]))
                 break
+            del delivered[:]
     return fails
 
 

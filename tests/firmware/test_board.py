@@ -95,7 +95,7 @@ def test_the_documented_wiring_announces_its_capabilities() -> None:
         | Capability.SEAT_BUTTONS.bit
     cfg.update({"honba_dio": None, "score_dios": [], "seat_buttons": []})
     assert capabilities(cfg) == 0
-    with pytest.raises(ValueError, match="unknown config key: start_pin"):
+    with pytest.raises(ValueError, match="unknown key start_pin"):
         cfg.update({"start_pin": 3})
 
 
@@ -185,6 +185,12 @@ def test_honba_and_score_displays_show_the_commands() -> None:
     rig = Rig()
     rig.command(HonbaDisplay(3, 2))
     rig.command(ScoreDisplay((25000, -1200, 31000, 145200)))
+    # one display write per loop turn (a TM1637 write holds the loop ~16 ms on the chip)
+    writes = [rig.board.display_writes]
+    for _ in range(6):
+        rig.run(5)
+        writes.append(rig.board.display_writes)
+    assert writes == [0, 1, 2, 3, 4, 5, 5]
     assert rig.honba.text(4) == " 3. 2" and rig.honba.on
     assert [c.text() for c in rig.scores] == [" 25000", " -1200", " 31000", "145200"]
     assert number_text(25000, 4) == " 250." and number_text(-1200, 4) == " -12."
@@ -201,8 +207,10 @@ def test_a_display_that_does_not_answer_is_reported_once_per_failure() -> None:
     assert [c.text() for c in rig.scores] == ["     5", "     6", "      ", "     8"]
     rig.scores[2].present = True
     rig.command(ScoreDisplay((5, 6, 7, 8)))
+    rig.run(20)
     rig.honba.present = False
     rig.command(HonbaDisplay(1, 0))
+    rig.run(20)
     rig.scores[2].present = False
     rig.command(ScoreDisplay((9, 9, 9, 9)))
     rig.run(20)

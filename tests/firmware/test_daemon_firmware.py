@@ -76,9 +76,10 @@ async def test_jantaku_run_refuses_an_old_firmware_then_drives_the_reflashed_boa
                     "ruleset": "mleague", "first_dealer": 0, "names": ["a", "b", "c", "d"]})
                 reply = await send("127.0.0.1", broker.port, table, topic, payload)
                 assert reply is not None and reply["status"] == "ok", reply
+                # written one display per loop turn (docs/firmware.md)
                 await daemon_kit.until(
-                    lambda: [c.text() for c in new.score_chips] == [" 25000"] * 4)
-                assert new.honba_chip is not None and new.honba_chip.text(4) == " 0. 0"
+                    lambda: [c.text() for c in new.score_chips] == [" 25000"] * 4
+                    and new.honba_chip is not None and new.honba_chip.text(4) == " 0. 0")
             assert daemon.terminate() == 0
     finally:
         if daemon.alive:

@@ -71,7 +71,10 @@ async def test_the_pico_main_loop_runs_a_table_for_jantaku_run(
             say("drive 2 0")  # the centre start button, through its optocoupler
             await asyncio.sleep(0.2)
             say("release 2")
-            await daemon_kit.until(lambda: outside.table_events(db) == [("hand_start", None)])
+            # the board's first event says it started (the simulated chip: power-on), then the
+            # press
+            await daemon_kit.until(lambda: outside.table_events(db) == [
+                ("table_controller_reset", None), ("hand_start", None)])
             topic, payload = build_command(table, "new_game", "alice", ALICE, {
                 "ruleset": "mleague", "first_dealer": 0, "names": ["a", "b", "c", "d"]})
             reply = await send("127.0.0.1", broker.port, table, topic, payload)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from drivers.link.messages.commands import Buzzer, HonbaDisplay, Led, PressStart, ScoreDisplay
 from drivers.link.messages.control import Ack, Heartbeat, Hello, Nak, Welcome
+from drivers.link.messages.controller import ConfigFault, ControllerReset, EventsDropped
 from drivers.link.messages.events import (
     BreakOpened,
     Dice,
@@ -28,6 +29,7 @@ from drivers.link.messages.kinds import (
     NONE_U16,
     WALL_TILES,
     Capability,
+    ConfigProblem,
     Direction,
     FaultCode,
     Json,
@@ -35,6 +37,7 @@ from drivers.link.messages.kinds import (
     LedMode,
     MessageType,
     NakReason,
+    ResetCause,
     capabilities_from_bits,
     capabilities_to_bits,
     direction_of,
@@ -56,10 +59,12 @@ from drivers.link.messages.registry import (
 
 __all__ = [
     "MAX_FIRMWARE_BYTES", "MESSAGE_CLASSES", "NONE_U8", "NONE_U16", "REQUIRED_CAPABILITY",
-    "WALL_TILES", "Ack", "BreakOpened", "Buzzer", "Capability", "Command", "ControlMessage",
-    "Dice", "Direction", "Fault", "FaultCode", "Heartbeat", "Hello", "HonbaDisplay",
+    "WALL_TILES", "Ack", "BreakOpened", "Buzzer", "Capability", "Command", "ConfigFault",
+    "ConfigProblem", "ControlMessage", "ControllerReset", "Dice", "Direction", "EventsDropped",
+    "Fault", "FaultCode", "Heartbeat", "Hello", "HonbaDisplay",
     "IndicatorTurned", "Json", "Layer", "Led", "LedMode", "Message", "MessageType", "Nak",
-    "NakReason", "PressStart", "ScoreDisplay", "SeatButton", "SeatKey", "StartPressed",
+    "NakReason", "PressStart", "ResetCause", "ScoreDisplay", "SeatButton", "SeatKey",
+    "StartPressed",
     "TableEvent", "WallManifest", "WallRaised", "Welcome", "capabilities_from_bits",
     "capabilities_to_bits", "direction_of", "examples", "manifest_index", "message_from_json",
     "message_from_payload", "tile_from_code", "tile_to_code",

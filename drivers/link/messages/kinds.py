@@ -35,6 +35,9 @@ class MessageType(IntEnum):
     WALL_MANIFEST = 0x15
     SEAT_BUTTON = 0x16
     FAULT = 0x17
+    CONTROLLER_RESET = 0x18  # the controller's own reports (§12), after table events proper
+    EVENTS_DROPPED = 0x19
+    CONFIG_FAULT = 0x1A
     # commands: host -> controller, sequenced and acknowledged
     HONBA_DISPLAY = 0x20
     SCORE_DISPLAY = 0x21
@@ -116,6 +119,28 @@ class FaultCode(IntEnum):
     FIRMWARE = 9
     INPUT_STUCK = 10  # the reference firmware's adapters (§12): an input held far too long
     DISPLAY = 11  # a display that does not answer
+
+
+class ResetCause(IntEnum):
+    """Why the controller last started (``controller_reset.cause``, §12). Causes not listed are
+    carried as ``unknown``."""
+
+    UNKNOWN = 0
+    POWER_ON = 1  # power applied (on an RP2040 also a brown-out: the chip does not tell them apart)
+    RESET_PIN = 2  # the RUN pin / a reset button
+    WATCHDOG = 3  # the firmware stopped feeding its watchdog (a hang)
+    SOFTWARE = 4  # the firmware reset itself (after an error it could not run on from)
+    BROWN_OUT = 5  # the supply dipped (chips that report it apart from a power-on)
+
+
+class ConfigProblem(IntEnum):
+    """What is wrong with the controller's configuration (``config_fault.problem``, §12)."""
+
+    JSON = 1  # the file is no JSON object
+    UNKNOWN_KEY = 2
+    TYPE = 3  # a value of the wrong type
+    VALUE = 4  # a value out of range (not a usable pin, not one of the choices)
+    PIN_CONFLICT = 5  # a pin used by two signals
 
 
 # --- tiles on the wire ------------------------------------------------------------------------

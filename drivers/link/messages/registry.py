@@ -7,6 +7,7 @@ from typing import TypeAlias
 from drivers.link.errors import MalformedMessageError
 from drivers.link.messages.commands import Buzzer, HonbaDisplay, Led, PressStart, ScoreDisplay
 from drivers.link.messages.control import Ack, Heartbeat, Hello, Nak, Welcome
+from drivers.link.messages.controller import ConfigFault, ControllerReset, EventsDropped
 from drivers.link.messages.events import (
     BreakOpened,
     Dice,
@@ -20,11 +21,13 @@ from drivers.link.messages.events import (
 from drivers.link.messages.kinds import (
     WALL_TILES,
     Capability,
+    ConfigProblem,
     FaultCode,
     Layer,
     LedMode,
     MessageType,
     NakReason,
+    ResetCause,
     manifest_index,
 )
 from rules.tiles import Kind
@@ -32,7 +35,7 @@ from rules.tiles import Kind
 ControlMessage: TypeAlias = Hello | Welcome | Heartbeat | Ack | Nak
 TableEvent: TypeAlias = (
     StartPressed | WallRaised | Dice | BreakOpened | IndicatorTurned | WallManifest | SeatButton
-    | Fault
+    | Fault | ControllerReset | EventsDropped | ConfigFault
 )
 Command: TypeAlias = HonbaDisplay | ScoreDisplay | Buzzer | Led | PressStart
 Message: TypeAlias = ControlMessage | TableEvent | Command
@@ -41,8 +44,8 @@ MESSAGE_CLASSES: dict[MessageType, type[Message]] = {
     cls.TYPE: cls
     for cls in (
         Hello, Welcome, Heartbeat, Ack, Nak, StartPressed, WallRaised, Dice, BreakOpened,
-        IndicatorTurned, WallManifest, SeatButton, Fault, HonbaDisplay, ScoreDisplay, Buzzer,
-        Led, PressStart,
+        IndicatorTurned, WallManifest, SeatButton, Fault, ControllerReset, EventsDropped,
+        ConfigFault, HonbaDisplay, ScoreDisplay, Buzzer, Led, PressStart,
     )
 }
 BY_JSON_NAME = {kind.json_name: cls for kind, cls in MESSAGE_CLASSES.items()}
@@ -95,6 +98,9 @@ def examples() -> list[Message]:
         WallManifest(example_manifest()),
         SeatButton(1, 0),
         Fault(int(FaultCode.WALL_LIFT_JAM), 3),
+        ControllerReset(int(ResetCause.WATCHDOG), 2),
+        EventsDropped(40),
+        ConfigFault(int(ConfigProblem.PIN_CONFLICT), "buzzer", 5),
         HonbaDisplay(2, 1),
         ScoreDisplay((25000, 31000, -1200, 45200)),
         Buzzer(200, 2),

@@ -43,6 +43,7 @@ export function render() {
   const last = store.state.referee_log.length ? store.state.referee_log[store.state.referee_log.length - 1] : null;
   $("u-text").textContent = last ? `Last referee action: ${last.action} by ${last.by} (input ${last.seq}).` : "No referee action to undo.";
   renderRecent();
+  renderController();
   followHand(snap);
   renderSeatPickers();
   renderRules();
@@ -103,7 +104,19 @@ function describe(rec) {
     return `${b.action} ${bits.join(" ")}${a.reason ? ` — “${a.reason}”` : ""}`;
   }
   if (b.type === "game_start") return `new game: ${b.ruleset}, ${(b.names || []).join(" / ")}`;
+  if (b.type === "table_controller_reset") return `controller reset (${b.name}): ${b.lost == null ? "unsent events lost, count not known" : `${b.lost} unsent events lost`}`;
+  if (b.type === "table_config_fault") return `controller config.json: ${b.name}${b.key ? ` (${b.key})` : ""}`;
+  if (b.type === "table_events_dropped") return `controller queue full: ${b.count} events dropped`;
   return b.type || rec.kind;
+}
+// What the table's controller said about itself (a reset and the events it lost, a bad
+// config.json): the newest in the bar, all of them in its tooltip.
+function renderController() {
+  const notes = store.state.controller || [];
+  const bar = $("bar-controller");
+  bar.hidden = !notes.length;
+  bar.textContent = notes.length ? `⚠ ${notes[notes.length - 1]}` : "";
+  bar.title = notes.join("\n");
 }
 function renderRecent() {
   const ol = $("recent");
