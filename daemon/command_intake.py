@@ -6,6 +6,11 @@
   connection (events, retained state, backfill) and is read faster than it arrives. With
   ``"shared"`` they come on the main connection (paho), as before, through the same gate.
 * **The gate** (daemon/command_gate.py) screens each message synchronously as it is read.
+* **Backfill requests** (daemon/backfill.py) come on the own connection too when there is one:
+  anyone may send them, so a flood of them, like one of commands, must never reach the main
+  connection's paho reader (docs/performance.md "Backfill requests under a flood"). They are
+  subscribed apart: a broker whose ACL does not let the command account read them (an older
+  ``jantaku.acl``) refuses only that, and ``health.backfill.connection`` says ``"none"``.
 * **The queue** holds what the gate let through, bounded (the excess is shed, counted); one task
   hands each to the desk (daemon/referee_desk.py) and publishes its reply on the main connection.
 
@@ -55,6 +60,15 @@ class ReplySink(Protocol):
     def clear_retained(self, topic: str, done: Callable[[bool], None]) -> bool: ...
 
 
+class RequestTaker(Protocol):
+    """Requests on topics of their own read here too (daemon/backfill.py ``Backfill``)."""
+
+    filters: tuple[str, ...]
+    connection: str
+
+    def take(self, topic: str, payload: bytes, *, retain: bool, size: int) -> bool: ...
+
+
 class CommandIntake:
     """Reads, screens, queues and answers the table's referee commands (``run`` forever)."""
 
@@ -82,6 +96,8 @@ class CommandIntake:
         self.unsent = 0
         self.retained_topics: dict[str, str] = {}
         self._cleared_at: dict[str, float] = {}
+        #: backfill requests read on the own connection (set by the service when ``own``)
+        self.requests: RequestTaker | None = None
 
     # ------------------------------------------------------------------ from a reader
     def feed(self, topic: bytes, payload: bytes, retain: bool,
@@ -90,6 +106,10 @@ class CommandIntake:
         screened now; only what the gate lets through is kept. Nothing a message holds ends
         the reader: an unexpected error is counted and logged (a few lines a window)."""
         try:
+            if self.requests is not None and not topic.startswith(self.gate.prefix) \
+                    and self.requests.take(topic.decode("utf-8", "replace"), payload,
+                                           retain=retain, size=size):
+                return
             verdict, code = self.gate.screen(topic, payload, retain, size)
             if verdict is Verdict.ADMIT or verdict is Verdict.ANSWER:
                 self._queue_for_desk(topic, payload, props, size, code or None)
@@ -190,6 +210,7 @@ class CommandIntake:
             try:
                 async with LeanSession(self._spec(), self.feed) as session:
                     await session.subscribe([(self.topics.cmd_filter, options)])
+                    await self._subscribe_requests(session, options)
                     self.subscribed.set()
                     self.connected, self.last_error = True, None
                     self.connects += 1
@@ -205,6 +226,19 @@ class CommandIntake:
                 delay = self.backoff[0]
             await asyncio.sleep(delay)
             delay = min(delay * 2, self.backoff[1])
+
+    async def _subscribe_requests(self, session: LeanSession, options: int) -> None:
+        requests = self.requests
+        if requests is None:
+            return
+        try:
+            await session.subscribe([(f, options) for f in requests.filters])
+        except BrokerError as exc:
+            requests.connection = "none"
+            log.error("the command account may not read backfill requests (%s): none are "
+                      "answered; let it read them (systemd/mosquitto/jantaku.acl)", exc)
+            return
+        requests.connection = "own"
 
     # ------------------------------------------------------------------ health
     def health(self) -> dict[str, Any]:
