@@ -302,11 +302,13 @@ async def referee(v: Venue) -> AsyncIterator[Referee]:
                 await task
 
 
-def _flooders(v: Venue, rate: float, seconds: float, n: int) -> list[subprocess.Popen[bytes]]:
+def flooders(v: Venue, rate: float, seconds: float, n: int,
+             kind: str = "commands") -> list[subprocess.Popen[bytes]]:
     return [subprocess.Popen(
         [sys.executable, str(FLOODER), "--port", str(v.port), "--user", f"referee.flood{i}",
          "--password", v.passwords[f"referee.flood{i}"], "--table", TABLE,
-         "--rate", str(rate / n), "--seconds", str(seconds), "--seed", str(i + 1)],
+         "--rate", str(rate / n), "--seconds", str(seconds), "--seed", str(i + 1),
+         "--kind", kind],
         stdout=subprocess.PIPE, preexec_fn=die_with_parent) for i in range(n)]
 
 
@@ -330,7 +332,7 @@ async def run(v: Venue, pid: int, rate: float, seconds: float, n: int) -> Result
         read_before = ref.intake().get("received", 0)
         log_before = log.read_bytes() if log.exists() else b""
         cpu0 = cpu_s(pid)
-        procs = _flooders(v, rate, seconds, n)
+        procs = flooders(v, rate, seconds, n)
         t0 = time.monotonic()
         k = 0
         while any(p.poll() is None for p in procs) or time.monotonic() < t0 + seconds + 2:
