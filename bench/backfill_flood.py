@@ -1,7 +1,7 @@
 """A backfill-request flood against the real ``jantaku run`` on the shipped broker files.
 
     python bench/backfill_flood.py [--rate 10000] [--seconds 20] [--flooders 4]
-                                   [--connection own|shared] [--json]
+                                   [--connection own|shared] [--qos 0|1] [--json]
 
 The venue and the daemon of bench/command_flood.py (Mosquitto on ``systemd/mosquitto`` as
 shipped; ``--connection own``: the table reads commands and backfill requests on its command
@@ -84,7 +84,8 @@ def _final(ref: cf.Referee, rid: str) -> bool:
     return got is not None and got[1].get("final") is True
 
 
-async def run(v: cf.Venue, pid: int, rate: float, seconds: float, n: int) -> Result:
+async def run(v: cf.Venue, pid: int, rate: float, seconds: float, n: int,
+              qos: int = 0) -> Result:
     res = Result(rate, seconds)
     log = v.work / "daemon.log"
     async with cf.referee(v) as ref:
@@ -106,7 +107,7 @@ async def run(v: cf.Venue, pid: int, rate: float, seconds: float, n: int) -> Res
         cpu0 = cf.cpu_s(pid)
         asked: dict[str, float] = {}
         commands: dict[str, float] = {}
-        procs = cf.flooders(v, rate, seconds, n, kind="backfill")
+        procs = cf.flooders(v, rate, seconds, n, kind="backfill", qos=qos)
         t0 = time.monotonic()
         k = 0
         while any(p.poll() is None for p in procs) or time.monotonic() < t0 + seconds + 2:
@@ -156,14 +157,15 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=20)
     ap.add_argument("--flooders", type=int, default=4)
     ap.add_argument("--connection", choices=("own", "shared"), default="own")
+    ap.add_argument("--qos", type=int, choices=(0, 1), default=0, help="the flooders' QoS")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="jantaku-backfill-flood-") as tmp:
         work = Path(tmp)
         with cf.venue(work, a.flooders) as v, \
                 cf.daemon(work, cf.table_config(work, v, connection=a.connection)) as proc:
-            res = asyncio.run(run(v, proc.pid, a.rate, a.seconds, a.flooders))
-            out = {"connection": a.connection, **res.summary()}
+            res = asyncio.run(run(v, proc.pid, a.rate, a.seconds, a.flooders, a.qos))
+            out = {"connection": a.connection, "qos": a.qos, **res.summary()}
     if a.json:
         print(json.dumps(out))
     else:

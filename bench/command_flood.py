@@ -303,12 +303,12 @@ async def referee(v: Venue) -> AsyncIterator[Referee]:
 
 
 def flooders(v: Venue, rate: float, seconds: float, n: int,
-             kind: str = "commands") -> list[subprocess.Popen[bytes]]:
+             kind: str = "commands", qos: int = 0) -> list[subprocess.Popen[bytes]]:
     return [subprocess.Popen(
         [sys.executable, str(FLOODER), "--port", str(v.port), "--user", f"referee.flood{i}",
          "--password", v.passwords[f"referee.flood{i}"], "--table", TABLE,
          "--rate", str(rate / n), "--seconds", str(seconds), "--seed", str(i + 1),
-         "--kind", kind],
+         "--kind", kind, "--qos", str(qos)],
         stdout=subprocess.PIPE, preexec_fn=die_with_parent) for i in range(n)]
 
 
