@@ -81,6 +81,10 @@ REPLIES_PER_S: Final = 20.0
 REPLIES_BURST: Final = 50
 #: refusals waiting for their reply at most (then shed)
 REFUSALS_WAITING: Final = 64
+#: read on the command connection: its ACL is proven by a probe (an empty request the table
+#: sends itself, under its private tree, which only it may write); unheard this long after it
+#: was sent, health says "none" (Mosquitto grants a subscription its ACL denies, silently)
+PROBE_S: Final = 10.0
 
 #: publish(topic, payload) -> whether the broker acknowledged it
 Publish = Callable[[str, bytes], Awaitable[bool]]
@@ -236,6 +240,9 @@ class Backfill:
         #: where the requests are read: "shared" (the table's main connection) or "own" (the
         #: command connection's lean reader)
         self.connection = "shared"
+        self._probe_sent: float | None = None
+        self._probe_heard = False
+        self._probe_logged = False
         # health and tests
         self.stats = BackfillStats()
 
@@ -263,8 +270,11 @@ class Backfill:
         who = self.topics.backfill_requester(topic)
         if who is None:
             return False
-        self.stats.received += 1
         client, private = who
+        if private and not size and not retain and client == self.topics.table:
+            self._probe_heard = True  # the table's own probe (expect_probe)
+            return True
+        self.stats.received += 1
         if retain or not size:
             self.stats.shed["retained" if retain else "empty"] += 1
             return True
@@ -324,9 +334,37 @@ class Backfill:
         self._refusals.append((req, client, private, exc))
         self._wake.set()
 
+    # ------------------------------------------------------------------ the own connection
+    def expect_probe(self) -> None:
+        """Subscribed on the command connection: read there once the probe comes back."""
+        self.connection = "own"
+        self._probe_sent, self._probe_heard, self._probe_logged = None, False, False
+
+    @property
+    def probe_due(self) -> bool:
+        return self.connection == "own" and not self._probe_heard and self._probe_sent is None
+
+    @property
+    def probe_topic(self) -> str:
+        return self.topics.backfill_request(self.topics.table, private=True)
+
+    def probe_sent(self) -> None:
+        self._probe_sent = time.monotonic()
+
+    def _where(self) -> str:
+        sent = self._probe_sent
+        if self.connection != "own" or self._probe_heard or sent is None \
+                or time.monotonic() - sent < PROBE_S:
+            return self.connection
+        if not self._probe_logged:
+            self._probe_logged = True
+            log.error("the command account reads no backfill requests (its probe never came "
+                      "back): none are answered; let it read them (systemd/mosquitto/jantaku.acl)")
+        return "none"
+
     def health(self) -> dict[str, Any]:
         """``health.backfill``: where requests are read, and the counters."""
-        return {"connection": self.connection, **self.stats.to_json(),
+        return {"connection": self._where(), **self.stats.to_json(),
                 "waiting": self._queue.qsize(), "log_suppressed": self.log.suppressed_total}
 
     # ------------------------------------------------------------------ the task

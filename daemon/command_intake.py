@@ -9,8 +9,10 @@
 * **Backfill requests** (daemon/backfill.py) come on the own connection too when there is one:
   anyone may send them, so a flood of them, like one of commands, must never reach the main
   connection's paho reader (docs/performance.md "Backfill requests under a flood"). They are
-  subscribed apart: a broker whose ACL does not let the command account read them (an older
-  ``jantaku.acl``) refuses only that, and ``health.backfill.connection`` says ``"none"``.
+  subscribed apart, and proven by a probe the table sends itself on the main connection: with an
+  ACL that does not let the command account read them (an older ``jantaku.acl``) the broker
+  refuses that subscription or grants it and delivers nothing; either way commands are read, and
+  ``health.backfill.connection`` says ``"none"`` (daemon/backfill.py ``PROBE_S``).
 * **The queue** holds what the gate let through, bounded (the excess is shed, counted); one task
   hands each to the desk (daemon/referee_desk.py) and publishes its reply on the main connection.
 
@@ -67,6 +69,16 @@ class RequestTaker(Protocol):
     connection: str
 
     def take(self, topic: str, payload: bytes, *, retain: bool, size: int) -> bool: ...
+
+    def expect_probe(self) -> None: ...
+
+    @property
+    def probe_due(self) -> bool: ...
+
+    @property
+    def probe_topic(self) -> str: ...
+
+    def probe_sent(self) -> None: ...
 
 
 class CommandIntake:
@@ -185,6 +197,10 @@ class CommandIntake:
     async def _tick(self) -> None:
         while True:
             await asyncio.sleep(1.0)
+            requests = self.requests
+            if requests is not None and self.connected and requests.probe_due \
+                    and self.replies.send_reply(Reply(requests.probe_topic, b"")):
+                requests.probe_sent()
             self.gate.log.tick()
             self._retained_log.tick()
             self._errors_log.tick()
@@ -238,7 +254,7 @@ class CommandIntake:
             log.error("the command account may not read backfill requests (%s): none are "
                       "answered; let it read them (systemd/mosquitto/jantaku.acl)", exc)
             return
-        requests.connection = "own"
+        requests.expect_probe()
 
     # ------------------------------------------------------------------ health
     def health(self) -> dict[str, Any]:

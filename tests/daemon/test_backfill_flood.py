@@ -11,6 +11,8 @@ code, answered within the reply budget, the rest shed; a few log lines a window.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -21,7 +23,7 @@ sys.path.insert(0, str(REPO / "bench"))
 import backfill_flood as bf  # noqa: E402
 import command_flood as cf  # noqa: E402
 
-from hil.kit import bounded  # noqa: E402
+from hil.kit import bounded, until  # noqa: E402
 
 RATE = 10_000
 SECONDS = bounded(4, 20)
@@ -67,3 +69,33 @@ async def test_a_flood_of_backfill_requests_leaves_the_table_bounded_and_answeri
              if "backfill request refused" in line]
     assert len(lines) <= 5 * (SECONDS // 10 + 3), len(lines)
     assert res.log_lines <= 50 + 10 * SECONDS, res.log_lines
+
+
+def _without_backfill_reads(acl: str) -> str:
+    """The shipped ACL as it was before the command account read backfill requests."""
+    kept = [line for line in acl.splitlines()
+            if not (line.startswith("topic read jantaku/v1/t01/") and "backfill" in line)]
+    assert len(kept) == len(acl.splitlines()) - 2
+    return "\n".join(kept) + "\n"
+
+
+async def test_a_command_account_that_may_not_read_backfill_requests_still_reads_commands(
+    tmp_path: Path,
+) -> None:
+    """An older ACL (no backfill lines for ``cmd.t01``): Mosquitto grants the subscription and
+    delivers nothing; commands are read and answered, and the table's probe never coming back,
+    ``health.backfill.connection`` says ``"none"`` (and the log says why, once)."""
+    with cf.venue(tmp_path, 0, edit_acl=_without_backfill_reads) as v, \
+            cf.daemon(tmp_path, cf.table_config(tmp_path, v, connection="own")) as proc, \
+            contextlib.suppress(asyncio.CancelledError):
+        async with cf.referee(v) as ref:
+            await until(lambda: "backfill" in ref.health
+                        and ref.health["commands"]["intake"].get("connected") is True, 30)
+            await ref.command("new_game", {"ruleset": "mleague", "first_dealer": 0,
+                                           "names": ["A", "B", "C", "D"]}, "start")
+            await until(lambda: "start" in ref.replies, 10)
+            assert ref.replies["start"][1]["status"] == "ok", ref.replies["start"]
+            await until(lambda: ref.health["backfill"]["connection"] == "none", 30)
+        assert proc.poll() is None, "the daemon ended"
+    text = (tmp_path / "daemon.log").read_text()
+    assert text.count("reads no backfill requests") == 1, text[-2000:]
