@@ -33,7 +33,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -98,7 +98,9 @@ def _passwd(path: Path, users: dict[str, str]) -> None:
 
 
 @contextlib.contextmanager
-def venue(work: Path, flooders: int) -> Iterator[Venue]:
+def venue(work: Path, flooders: int,
+          edit_acl: Callable[[str], str] | None = None) -> Iterator[Venue]:
+    """``edit_acl``: the shipped ACL changed (an operator's older file, say)."""
     etc = work / "etc"
     (etc / "certs").mkdir(parents=True)
     make_ca(etc / "certs")
@@ -106,6 +108,8 @@ def venue(work: Path, flooders: int) -> Iterator[Venue]:
                  **{f"referee.flood{i}": f"flood-secret-{i}" for i in range(flooders)}}
     _passwd(etc / "jantaku.passwd", passwords)
     acl = (SHIPPED / "jantaku.acl").read_text()
+    if edit_acl is not None:
+        acl = edit_acl(acl)
     (etc / "jantaku.acl").write_text(
         acl + "".join(_flood_block(acl, f"referee.flood{i}") for i in range(flooders)))
     (etc / "jantaku-overlay.acl").write_text((SHIPPED / "jantaku-overlay.acl").read_text())
@@ -302,11 +306,13 @@ async def referee(v: Venue) -> AsyncIterator[Referee]:
                 await task
 
 
-def _flooders(v: Venue, rate: float, seconds: float, n: int) -> list[subprocess.Popen[bytes]]:
+def flooders(v: Venue, rate: float, seconds: float, n: int,
+             kind: str = "commands", qos: int = 0) -> list[subprocess.Popen[bytes]]:
     return [subprocess.Popen(
         [sys.executable, str(FLOODER), "--port", str(v.port), "--user", f"referee.flood{i}",
          "--password", v.passwords[f"referee.flood{i}"], "--table", TABLE,
-         "--rate", str(rate / n), "--seconds", str(seconds), "--seed", str(i + 1)],
+         "--rate", str(rate / n), "--seconds", str(seconds), "--seed", str(i + 1),
+         "--kind", kind, "--qos", str(qos)],
         stdout=subprocess.PIPE, preexec_fn=die_with_parent) for i in range(n)]
 
 
@@ -330,7 +336,7 @@ async def run(v: Venue, pid: int, rate: float, seconds: float, n: int) -> Result
         read_before = ref.intake().get("received", 0)
         log_before = log.read_bytes() if log.exists() else b""
         cpu0 = cpu_s(pid)
-        procs = _flooders(v, rate, seconds, n)
+        procs = flooders(v, rate, seconds, n)
         t0 = time.monotonic()
         k = 0
         while any(p.poll() is None for p in procs) or time.monotonic() < t0 + seconds + 2:

@@ -2,13 +2,15 @@
 at a steady rate, from a raw socket (so the flood, not the client, sets the pace).
 
     python bench/command_flooder.py --port P --user referee.x --password PW --table T
-        --rate 2500 --seconds 20 [--qos 0|1] [--replay FILE] [--seed N]
+        --rate 2500 --seconds 20 [--qos 0|1] [--replay FILE] [--seed N] [--kind backfill]
 
 The commands are the bad ones a lost tablet or a hostile account can send: signed with a wrong
 key (a known user, a fresh ``ts``: the costly kind, the gate must compute the HMAC), an unknown
 user, a stale ``ts``, not JSON, nested too deep, an envelope without fields, and (``--replay``)
 a captured valid command sent again. Each asks for a reply on a v5 response topic. Prebuilt,
-sent in batches every 10 ms. Prints one JSON line when done: ``{"sent", "seconds", "rate",
+sent in batches every 10 ms. ``--kind backfill``: backfill requests on the table's public
+``backfill/request/<user>`` instead (docs/mqtt.md "Backfill": anyone may send them), the mix
+of :func:`backfill_requests`. Prints one JSON line when done: ``{"sent", "seconds", "rate",
 "acked"}`` (``acked``: QoS 1 PUBACKs received).
 """
 
@@ -83,6 +85,30 @@ def bad_commands(table: str, user: str, n: int, rng: random.Random,
     return out
 
 
+def backfill_requests(table: str, user: str, n: int,
+                      rng: random.Random) -> list[tuple[str, bytes]]:
+    """``n`` backfill requests in the requester's own name: well-formed ones (the costly kind:
+    past the screen only by the requester's rate), not JSON, the wrong schema, a bad range,
+    deep nesting, too large."""
+    topic = f"jantaku/v1/{table}/backfill/request/{user}"
+    out: list[tuple[str, bytes]] = []
+    for i in range(n):
+        kind = i % 8
+        body: dict[str, object] = {"schema": "jantaku/backfill-request/1",
+                                   "id": f"flood-{os.getpid()}-{i}", "from_seq": 1 + i % 50}
+        if kind == 4:
+            out.append((topic, b'{"schema": "jantaku/backfill-request/1", "id": ' + b"[" * 40))
+            continue
+        if kind == 5:
+            body["schema"] = "jantaku/backfill-request/9"
+        elif kind == 6:
+            body["until_seq"] = 0
+        elif kind == 7:
+            body["id"] = "x" * rng.randrange(1100, 4000)  # past the size bound
+        out.append((topic, json.dumps(body).encode()))
+    return out
+
+
 def _connect(host: str, port: int, user: str, password: str) -> socket.socket:
     sock = socket.create_connection((host, port), 10)
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -106,11 +132,15 @@ def main() -> None:
     ap.add_argument("--qos", type=int, choices=(0, 1), default=0)
     ap.add_argument("--replay", type=Path)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--kind", choices=("commands", "backfill"), default="commands")
     a = ap.parse_args()
     rng = random.Random(a.seed or os.getpid())
     replay = a.replay.read_bytes() if a.replay else None
-    commands = bad_commands(a.table, a.user, 2000, rng, replay)
-    props = _props(f"jantaku/v1/{a.table}/reply/{a.user}")
+    if a.kind == "backfill":
+        commands, props = backfill_requests(a.table, a.user, 2000, rng), b"\x00"
+    else:
+        commands = bad_commands(a.table, a.user, 2000, rng, replay)
+        props = _props(f"jantaku/v1/{a.table}/reply/{a.user}")
     sock = _connect(a.host, a.port, a.user, a.password)
     acked = [0]
     room = threading.Semaphore(WINDOW)

@@ -17,6 +17,15 @@ time, one queued per requester, :data:`QUEUE` queued in all. Recent events come 
 older ones are folded again from the log on a thread of their own, with their own read-only SQLite
 connection (never the database thread that commits the inputs), in slices of :data:`SLICE`
 inputs, each followed by a pause twice as long as it took.
+
+Bounded under a flood (anyone, the anonymous overlay listener too, may ask for the public
+stream): each request is screened as it is read, cheapest check first, before anything is kept
+for it: its size (at most :data:`MAX_REQUEST_BYTES`), its requester's rate (a token bucket per
+requester, :data:`PER_REQUESTER_PER_S`), then its JSON. A refusal is answered only within a reply
+budget shared by all (:data:`REPLIES_PER_S`); the rest are counted (``health.backfill``) and
+logged a few lines a window (daemon/log_sample.py). With ``[mqtt.commands]`` the requests are
+read on the command connection's lean reader (daemon/command_intake.py), not on the table's
+main connection: docs/performance.md "Backfill requests under a flood" says why.
 """
 
 from __future__ import annotations
@@ -25,17 +34,19 @@ import asyncio
 import json
 import logging
 import time
-from collections import deque
+from collections import Counter, OrderedDict, deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
 from daemon import bounded_json, disclosure
 from daemon import clocks as dc
+from daemon.command_gate import Bucket
 from daemon.engine import Engine
 from daemon.errors import DaemonError, EventLogError
 from daemon.eventlog import EventLog
+from daemon.log_sample import SampledLog
 from daemon.outbox import dumps
 from daemon.table import Applied, CoreState, TableCore
 from daemon.topics import SCHEMA_BACKFILL, SCHEMA_BACKFILL_REQUEST, Topics
@@ -59,6 +70,21 @@ SLICE: Final = 25
 PAUSE_FACTOR: Final = 2.0
 #: a request payload's size bound
 MAX_REQUEST_BYTES: Final = 1024
+#: requests one requester may make: a sustained rate and a burst (a consumer walking forward
+#: asks about once a second: each answer is at most MAX_RANGE events at RATE a second)
+PER_REQUESTER_PER_S: Final = 2.0
+PER_REQUESTER_BURST: Final = 10
+#: requesters whose buckets are kept (least recent forgotten: a forgotten one starts afresh)
+REQUESTERS: Final = 1024
+#: error replies to refused requests, for everyone together
+REPLIES_PER_S: Final = 20.0
+REPLIES_BURST: Final = 50
+#: refusals waiting for their reply at most (then shed)
+REFUSALS_WAITING: Final = 64
+#: read on the command connection: its ACL is proven by a probe (an empty request the table
+#: sends itself, under its private tree, which only it may write); unheard this long after it
+#: was sent, health says "none" (Mosquitto grants a subscription its ACL denies, silently)
+PROBE_S: Final = 10.0
 
 #: publish(topic, payload) -> whether the broker acknowledged it
 Publish = Callable[[str, bytes], Awaitable[bool]]
@@ -112,6 +138,23 @@ def parse_request(client: str, private: bool, payload: bytes) -> Request:
 
 def _positive(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
+@dataclass(slots=True)
+class BackfillStats:
+    """Counters for ``health.backfill`` (the shell's mutable tally)."""
+
+    received: int = 0
+    queued: int = 0
+    served: int = 0
+    refused: Counter[str] = field(default_factory=Counter)
+    answered: int = 0
+    shed: Counter[str] = field(default_factory=Counter)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"received": self.received, "queued": self.queued, "served": self.served,
+                "refused": dict(sorted(self.refused.items())), "answered": self.answered,
+                "shed": dict(sorted(self.shed.items()))}
 
 
 class Replayer:
@@ -187,13 +230,21 @@ class Backfill:
         self._recent: deque[tuple[int, str]] = deque(maxlen=RECENT)
         self._queue: asyncio.Queue[Request] = asyncio.Queue(QUEUE)
         self._waiting: set[tuple[str, bool]] = set()
-        self._refusals: deque[tuple[Request | None, str, bool, BackfillRefused]] = deque(maxlen=64)
+        self._refusals: deque[tuple[Request | None, str, bool, BackfillRefused]] = deque()
         self._wake = asyncio.Event()
         self._tokens = float(CHUNK)
         self._tokens_at = time.monotonic()
+        self._requesters: OrderedDict[tuple[str, bool], Bucket] = OrderedDict()
+        self._replies = Bucket(REPLIES_PER_S, REPLIES_BURST, time.monotonic())
+        self.log = SampledLog(log, "refused backfill requests")
+        #: where the requests are read: "shared" (the table's main connection) or "own" (the
+        #: command connection's lean reader)
+        self.connection = "shared"
+        self._probe_sent: float | None = None
+        self._probe_heard = False
+        self._probe_logged = False
         # health and tests
-        self.served = 0
-        self.refused = 0
+        self.stats = BackfillStats()
 
     def keep_recent(self, n: int) -> None:
         """Keep the newest ``n`` events in memory (0: every answer folded from the log, the
@@ -210,10 +261,31 @@ class Backfill:
     def offer(self, topic: str, payload: bytes) -> bool:
         """A message from the broker: ``True`` when it was a backfill request (queued or
         refused at once), ``False`` for any other topic."""
+        return self.take(topic, payload, retain=False, size=len(payload))
+
+    def take(self, topic: str, payload: bytes, *, retain: bool, size: int) -> bool:
+        """:meth:`offer` with what a reader knows of the message: a retained copy or an empty
+        payload is counted, never answered; ``size`` is the payload's length (``payload`` is
+        ``b""`` for one too long to buffer, daemon/mqtt_lean.py)."""
         who = self.topics.backfill_requester(topic)
         if who is None:
             return False
         client, private = who
+        if private and not size and not retain and client == self.topics.table:
+            self._probe_heard = True  # the table's own probe (expect_probe)
+            return True
+        self.stats.received += 1
+        if retain or not size:
+            self.stats.shed["retained" if retain else "empty"] += 1
+            return True
+        if size > MAX_REQUEST_BYTES:
+            self._refuse(None, client, private, BackfillRefused(
+                "too_large", f"a request is at most {MAX_REQUEST_BYTES} bytes, got {size}"))
+            return True
+        if not self._within_rate((client, private)):
+            self._refuse(None, client, private, BackfillRefused(
+                "rate_limited", f"at most {PER_REQUESTER_PER_S:g} requests a second; ask again"))
+            return True
         try:
             req = parse_request(client, private, payload)
         except BackfillRefused as exc:
@@ -230,14 +302,70 @@ class Backfill:
                          BackfillRefused("busy", f"{QUEUE} requests are waiting; ask again"))
             return True
         self._waiting.add((client, private))
+        self.stats.queued += 1
         return True
+
+    def _within_rate(self, who: tuple[str, bool]) -> bool:
+        now = time.monotonic()
+        bucket = self._requesters.get(who)
+        if bucket is None:
+            bucket = self._requesters[who] = Bucket(PER_REQUESTER_PER_S, PER_REQUESTER_BURST, now)
+            if len(self._requesters) > REQUESTERS:
+                self._requesters.popitem(last=False)
+        else:
+            self._requesters.move_to_end(who)
+        return bucket.take(now)
 
     def _refuse(
         self, req: Request | None, client: str, private: bool, exc: BackfillRefused
     ) -> None:
-        self.refused += 1
+        """Counted and logged (sampled); answered within the reply budget only."""
+        self.stats.refused[exc.code] += 1
+        self.log.warning(exc.code, "backfill request refused: %s", exc.code,
+                         extra={"fields": {"code": exc.code, "client": client[:64],
+                                           "private": private}})
+        if len(self._refusals) >= REFUSALS_WAITING:
+            self.stats.shed["replies_waiting"] += 1
+            return
+        if not self._replies.take(time.monotonic()):
+            self.stats.shed["reply_budget"] += 1
+            return
+        self.stats.answered += 1
         self._refusals.append((req, client, private, exc))
         self._wake.set()
+
+    # ------------------------------------------------------------------ the own connection
+    def expect_probe(self) -> None:
+        """Subscribed on the command connection: read there once the probe comes back."""
+        self.connection = "own"
+        self._probe_sent, self._probe_heard, self._probe_logged = None, False, False
+
+    @property
+    def probe_due(self) -> bool:
+        return self.connection == "own" and not self._probe_heard and self._probe_sent is None
+
+    @property
+    def probe_topic(self) -> str:
+        return self.topics.backfill_request(self.topics.table, private=True)
+
+    def probe_sent(self) -> None:
+        self._probe_sent = time.monotonic()
+
+    def _where(self) -> str:
+        sent = self._probe_sent
+        if self.connection != "own" or self._probe_heard or sent is None \
+                or time.monotonic() - sent < PROBE_S:
+            return self.connection
+        if not self._probe_logged:
+            self._probe_logged = True
+            log.error("the command account reads no backfill requests (its probe never came "
+                      "back): none are answered; let it read them (systemd/mosquitto/jantaku.acl)")
+        return "none"
+
+    def health(self) -> dict[str, Any]:
+        """``health.backfill``: where requests are read, and the counters."""
+        return {"connection": self._where(), **self.stats.to_json(),
+                "waiting": self._queue.qsize(), "log_suppressed": self.log.suppressed_total}
 
     # ------------------------------------------------------------------ the task
     async def run(self, publish: Publish) -> None:
@@ -245,11 +373,13 @@ class Backfill:
             while True:
                 while self._refusals:
                     await self._send_refusal(publish, *self._refusals.popleft())
+                self.log.tick()  # a window that suppressed lines ends with one summary
                 if self._queue.empty():
                     self._wake.clear()
                     getter = asyncio.ensure_future(self._queue.get())
                     waker = asyncio.ensure_future(self._wake.wait())
-                    await asyncio.wait([getter, waker], return_when=asyncio.FIRST_COMPLETED)
+                    await asyncio.wait([getter, waker], timeout=1.0,
+                                       return_when=asyncio.FIRST_COMPLETED)
                     waker.cancel()
                     if not getter.done():
                         getter.cancel()
@@ -300,7 +430,7 @@ class Backfill:
         body = {**self._head(req, "ok"), "from_seq": req.from_seq, "until_seq": until,
                 "chunk": chunk, "final": True, "events": []}
         await publish(topic, dumps(body))
-        self.served += 1
+        self.stats.served += 1
         log.info("backfill served", extra={"fields": {
             "table": self.topics.table, "client": req.client, "private": req.private,
             "from_seq": req.from_seq, "until_seq": until}})

@@ -6,6 +6,13 @@
   connection (events, retained state, backfill) and is read faster than it arrives. With
   ``"shared"`` they come on the main connection (paho), as before, through the same gate.
 * **The gate** (daemon/command_gate.py) screens each message synchronously as it is read.
+* **Backfill requests** (daemon/backfill.py) come on the own connection too when there is one:
+  anyone may send them, so a flood of them, like one of commands, must never reach the main
+  connection's paho reader (docs/performance.md "Backfill requests under a flood"). They are
+  subscribed apart, and proven by a probe the table sends itself on the main connection: with an
+  ACL that does not let the command account read them (an older ``jantaku.acl``) the broker
+  refuses that subscription or grants it and delivers nothing; either way commands are read, and
+  ``health.backfill.connection`` says ``"none"`` (daemon/backfill.py ``PROBE_S``).
 * **The queue** holds what the gate let through, bounded (the excess is shed, counted); one task
   hands each to the desk (daemon/referee_desk.py) and publishes its reply on the main connection.
 
@@ -55,6 +62,25 @@ class ReplySink(Protocol):
     def clear_retained(self, topic: str, done: Callable[[bool], None]) -> bool: ...
 
 
+class RequestTaker(Protocol):
+    """Requests on topics of their own read here too (daemon/backfill.py ``Backfill``)."""
+
+    filters: tuple[str, ...]
+    connection: str
+
+    def take(self, topic: str, payload: bytes, *, retain: bool, size: int) -> bool: ...
+
+    def expect_probe(self) -> None: ...
+
+    @property
+    def probe_due(self) -> bool: ...
+
+    @property
+    def probe_topic(self) -> str: ...
+
+    def probe_sent(self) -> None: ...
+
+
 class CommandIntake:
     """Reads, screens, queues and answers the table's referee commands (``run`` forever)."""
 
@@ -82,6 +108,8 @@ class CommandIntake:
         self.unsent = 0
         self.retained_topics: dict[str, str] = {}
         self._cleared_at: dict[str, float] = {}
+        #: backfill requests read on the own connection (set by the service when ``own``)
+        self.requests: RequestTaker | None = None
 
     # ------------------------------------------------------------------ from a reader
     def feed(self, topic: bytes, payload: bytes, retain: bool,
@@ -90,6 +118,10 @@ class CommandIntake:
         screened now; only what the gate lets through is kept. Nothing a message holds ends
         the reader: an unexpected error is counted and logged (a few lines a window)."""
         try:
+            if self.requests is not None and not topic.startswith(self.gate.prefix) \
+                    and self.requests.take(topic.decode("utf-8", "replace"), payload,
+                                           retain=retain, size=size):
+                return
             verdict, code = self.gate.screen(topic, payload, retain, size)
             if verdict is Verdict.ADMIT or verdict is Verdict.ANSWER:
                 self._queue_for_desk(topic, payload, props, size, code or None)
@@ -165,6 +197,10 @@ class CommandIntake:
     async def _tick(self) -> None:
         while True:
             await asyncio.sleep(1.0)
+            requests = self.requests
+            if requests is not None and self.connected and requests.probe_due \
+                    and self.replies.send_reply(Reply(requests.probe_topic, b"")):
+                requests.probe_sent()
             self.gate.log.tick()
             self._retained_log.tick()
             self._errors_log.tick()
@@ -190,6 +226,7 @@ class CommandIntake:
             try:
                 async with LeanSession(self._spec(), self.feed) as session:
                     await session.subscribe([(self.topics.cmd_filter, options)])
+                    await self._subscribe_requests(session, options)
                     self.subscribed.set()
                     self.connected, self.last_error = True, None
                     self.connects += 1
@@ -205,6 +242,19 @@ class CommandIntake:
                 delay = self.backoff[0]
             await asyncio.sleep(delay)
             delay = min(delay * 2, self.backoff[1])
+
+    async def _subscribe_requests(self, session: LeanSession, options: int) -> None:
+        requests = self.requests
+        if requests is None:
+            return
+        try:
+            await session.subscribe([(f, options) for f in requests.filters])
+        except BrokerError as exc:
+            requests.connection = "none"
+            log.error("the command account may not read backfill requests (%s): none are "
+                      "answered; let it read them (systemd/mosquitto/jantaku.acl)", exc)
+            return
+        requests.expect_probe()
 
     # ------------------------------------------------------------------ health
     def health(self) -> dict[str, Any]:

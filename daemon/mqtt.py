@@ -267,8 +267,11 @@ class BrokerLink:
             else:
                 await client.subscribe(self.topics.cmd_filter, qos=0)
         if self.requests is not None:
+            # QoS 0, as the commands: a QoS 1 flood of requests made the shipped broker save
+            # its persistence file every 10 deliveries (docs/performance.md "Backfill requests
+            # under a flood"); a lost request is asked again
             for flt in self.requests.filters:
-                await client.subscribe(flt, qos=1)
+                await client.subscribe(flt, qos=0)
         self._acks = acks
         if self.commands is not None and self.commands.own:
             # "online" says that commands are read: the own connection's subscription first

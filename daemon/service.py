@@ -184,7 +184,11 @@ class Service:
         self.link.commands = self.commands
         self.backfill = Backfill(self.topics, config.eventlog.path, engine,
                                  lambda: self.core.state.event_seq)
-        self.link.requests = self.backfill
+        if self.commands.own:  # read beside the commands, off the main connection
+            self.commands.requests = self.backfill
+            self.backfill.connection = "own"
+        else:
+            self.link.requests = self.backfill
         self.retained = RetainedState(
             self.core, self.link, self.topics, interval=config.mqtt.state_interval,
             last_event=lambda: self.stats.last_event, wall_ns=wall_ns, mono_ns=mono_ns,
@@ -443,6 +447,7 @@ class Service:
             "broker": self.link.health(),
             "links": links,
             "commands": {**self.command_stats.to_json(), **self.commands.health()},
+            "backfill": self.backfill.health(),
             "tasks": self.supervisor.health(),
             "clock": read_clock().as_json(),  # a warning while NTP has not synced (no RTC)
             **({} if self.config.web is None else {"web": self.web_stats.to_json()}),

@@ -93,8 +93,9 @@ async def test_no_account_plants_a_fake_table(venue: Venue) -> None:
 
 
 async def test_a_command_account_reads_its_tables_commands_and_nothing_else(venue: Venue) -> None:
-    """``cmd.t01`` (the connection on which table t01 reads its commands, docs/mqtt.md "Commands
-    under a flood") gets t01's commands and nothing of another table or of any other topic."""
+    """``cmd.t01`` (the connection on which table t01 reads its commands and its backfill
+    requests, docs/mqtt.md "Commands under a flood" and "Backfill") gets t01's commands and
+    backfill requests and nothing of another table or of any other topic."""
     got: list[str] = []
     async with aiomqtt.Client("127.0.0.1", venue.local_port, identifier="cmd.t01",
                               username="cmd.t01", password=PASSWORDS["cmd.t01"],
@@ -104,6 +105,12 @@ async def test_a_command_account_reads_its_tables_commands_and_nothing_else(venu
         async with PahoSession(_spec(venue.local_port, "referee.alice")) as ref:
             for table in ("t01", TABLE, OTHER):
                 await asyncio.wait_for(ref.publish(f"jantaku/v1/{table}/cmd/pause", b"{}"), 10)
+                await asyncio.wait_for(ref.publish(
+                    f"jantaku/v1/{table}/private/backfill/request/referee.alice", b"{}"), 10)
+        async with PahoSession(_spec(venue.local_port, "tool.archive")) as tool:
+            for table in ("t01", OTHER):
+                await asyncio.wait_for(tool.publish(
+                    f"jantaku/v1/{table}/backfill/request/tool.archive", b"{}"), 10)
         async with PahoSession(_spec(venue.local_port, "t01")) as table01:
             await asyncio.wait_for(table01.publish("jantaku/v1/t01/events", b"{}"), 10)
         try:
@@ -112,7 +119,9 @@ async def test_a_command_account_reads_its_tables_commands_and_nothing_else(venu
                     got.append(str(m.topic))
         except TimeoutError:
             pass
-    assert set(got) == {"jantaku/v1/t01/cmd/pause"}, got  # once per matching filter
+    assert set(got) == {"jantaku/v1/t01/cmd/pause",  # once per matching filter
+                        "jantaku/v1/t01/private/backfill/request/referee.alice",
+                        "jantaku/v1/t01/backfill/request/tool.archive"}, got
 
 
 def test_every_non_table_block_starts_with_its_deny_line() -> None:
