@@ -7,7 +7,7 @@ cuts the bridge, and a persistent subscriber at the centre. Every event every ta
 reach the centre exactly once after dedupe by ``seq``, in each table's order, and every outbox
 must be empty at the end.
 
-The bridge outage: 10 s at 8 inputs a second per table in CI (the cut holds back hundreds of
+The bridge outage: 6 s at 12 inputs a second per table in CI (the cut holds back hundreds of
 events and outlasts the bridge's first restart attempts); 30 s at 4 a second with
 ``JANTAKU_SLOW=1`` (its attempts reach their 10 s cap, ``restart_timeout 1 10``).
 """
@@ -46,7 +46,7 @@ def venue(*args: str, timeout: float = 400) -> dict[str, Any]:
 
 #: (outage s, inputs/s per table, the cut's start s into the play): the hand at that rate outlasts
 #: the cut, so the tables play on through all of it
-OUTAGE, RATE, FAULT_AT = (30, 4, 4) if SLOW else (10, 8, 3)
+OUTAGE, RATE, FAULT_AT = (30, 4, 4) if SLOW else (6, 12, 2)
 
 
 def test_ten_tables_through_a_bridge_outage_lose_nothing_and_keep_order() -> None:
