@@ -1,10 +1,11 @@
-"""tests/hil: each test's ``tmp_path`` on tmpfs (/dev/shm) where there is one.
+"""tests/hil: ``logdir``, a directory on tmpfs (/dev/shm) where there is one, for the in-process
+games (tests/hil/test_hil_games.py, test_hil_soak.py).
 
-These tests compare the daemon's events with the simulator's, through emulated devices; where its
-event log lies is not their question, and on the shared VM's disk a game's thousands of commits
-(an fsync each) were a quarter of their time. A process killed with SIGKILL (the kill9 scenarios)
-loses no page cache, so what they check is the same there (tests/chaos/chaos_kit.py ``logdir``,
-the same reasoning). The fsync path on a real disk is exercised by tests/daemon and bench/."""
+Those compare the daemon's events with the simulator's in lockstep; where the event log lies is
+not their question, and on the shared VM's disk a whole game's thousands of commits (an fsync
+each) were a fifth of their time (tests/chaos/chaos_kit.py ``logdir``, the same reasoning). The
+scenarios that kill a ``jantaku run`` process keep ``tmp_path`` on the disk: on tmpfs, under
+load, kill9-mid-meld lost its race between the restarted table link and the meld's last reads."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ SHM = Path("/dev/shm")
 
 
 @pytest.fixture
-def tmp_path(tmp_path: Path) -> Iterator[Path]:
+def logdir(tmp_path: Path) -> Iterator[Path]:
     if not (SHM.is_dir() and os.access(SHM, os.W_OK)):
         yield tmp_path
         return
