@@ -1,6 +1,7 @@
 """Table input → MQTT subscriber latency of the daemon, beside the raw aiomqtt round trip.
 
     .venv/bin/python bench/daemon_latency.py [--events 10000] [--host 127.0.0.1 --port 1883]
+        [--idle 10]
 
 What it measures, in one run against the same broker:
 
@@ -10,7 +11,7 @@ What it measures, in one run against the same broker:
    → rules reducer → outbox → MQTT) → an aiomqtt subscriber on `events`, closed loop (the next
    frame is written when the previous input's first event arrived);
 3. the daemon's start-to-READY time (sd_notify on a socket of ours), its RSS after the run, and its
-   idle CPU over 10 s.
+   idle CPU over 10 s (``--idle S``: S seconds; tests/cli/test_bench_processes.py takes 1).
 
 Latency figures are wall-clock on this machine: compare the two lines, not across machines.
 """
@@ -91,7 +92,8 @@ def proc_stat(pid: int) -> tuple[float, int]:
     return cpu, rss
 
 
-async def daemon_run(host: str, port: int, n: int, work: Path) -> dict[str, Any]:
+async def daemon_run(host: str, port: int, n: int, work: Path,
+                     idle_s: float = 10.0) -> dict[str, Any]:
     table = f"bench{os.getpid() % 10000}"
     topics = Topics(table)
     ctl = TableController()
@@ -178,7 +180,7 @@ level = "warning"
                 await asyncio.sleep(0.5)
                 events = events_before + len(first)
                 cpu0, _ = proc_stat(proc.pid)
-                await asyncio.sleep(10)
+                await asyncio.sleep(idle_s)
                 cpu1, rss = proc_stat(proc.pid)
                 task.cancel()
     notify.close()
@@ -186,7 +188,7 @@ level = "warning"
         "latency": lat,
         "ready_s": ready_s,
         "rss": rss,
-        "idle_cpu": (cpu1 - cpu0) / 10,
+        "idle_cpu": (cpu1 - cpu0) / idle_s,
         # the daemon's own CPU time over the frames, per frame (/proc: 10 ms ticks, so only a
         # run of thousands of frames gives a figure to compare)
         "cpu_per_input_ms": cpu_frames / max(1, n) * 1000,
@@ -206,7 +208,7 @@ async def main_async(args: argparse.Namespace) -> None:
           file=out)
     raw = await raw_round_trip(args.host, args.port, args.events)
     with tempfile.TemporaryDirectory() as tmp:
-        d = await daemon_run(args.host, args.port, args.events, Path(tmp))
+        d = await daemon_run(args.host, args.port, args.events, Path(tmp), args.idle)
     if args.json:
         print(line("raw aiomqtt pub→sub (QoS 1)", raw), file=out)
         print(line("table frame → daemon → subscriber", d["latency"]), file=out)
@@ -223,7 +225,7 @@ async def main_async(args: argparse.Namespace) -> None:
     print(f"goal: daemon p99 ≤ 2 × raw p99 + 1 ms = {goal:6.3f} ms: {verdict}")
     print(f"daemon start → READY                {d['ready_s'] * 1000:8.1f} ms")
     print(f"daemon RSS after the run            {d['rss'] / 2**20:8.1f} MiB")
-    print(f"daemon idle CPU (10 s)              {d['idle_cpu'] * 100:8.2f} %")
+    print(f"daemon idle CPU ({args.idle:g} s)".ljust(36) + f"{d['idle_cpu'] * 100:8.2f} %")
     print(f"daemon CPU per frame                {d['cpu_per_input_ms']:8.3f} ms")
     print("input: a dice frame written into the hil table-controller emulator's pty")
 
@@ -234,6 +236,8 @@ def main() -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=1883)
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    parser.add_argument("--idle", type=float, default=10.0,
+                        help="seconds of the daemon's idle CPU measure (default 10)")
     asyncio.run(main_async(parser.parse_args()))
 
 

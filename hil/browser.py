@@ -44,16 +44,22 @@ def chromium(width: int = 1920, height: int = 1080) -> Iterator[webdriver.Chrome
     ):
         opts.add_argument(arg)
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
-    # --window-size sizes the window, not the page: pin the viewport to the broadcast size.
-    driver.execute_cdp_cmd(
-        "Emulation.setDeviceMetricsOverride",
-        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
-    )
+    resize(driver, width, height)
     try:
         yield driver
     finally:
         driver.quit()
         shutil.rmtree(profile, ignore_errors=True)
+
+
+def resize(driver: webdriver.Chrome, width: int, height: int) -> None:
+    """The page's viewport at ``width`` x ``height`` (--window-size sizes the window, not the
+    page: this pins the viewport to the broadcast size; a module's tests that share one browser
+    size it each)."""
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+    )
 
 
 def save_screenshot(driver: webdriver.Chrome, name: str, *, doc_as: str | None = None) -> Path:

@@ -34,6 +34,10 @@ class UsbLookupError(HilError, IndexError):
     """The emulated USB device has no such configuration, interface or endpoint (as pyusb's)."""
 
 
+class HandSizeError(HilError, ValueError):
+    """A bot asked for the shanten of a hand no hand has (more than 14 tiles, or 3n)."""
+
+
 class EmulatorTimeout(HilError, TimeoutError):
     """What the kit waited for (inputs logged, a port reopened) did not happen in time."""
 

@@ -16,15 +16,14 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from mahjong.shanten import Shanten
-
+from hil.players.shanten import shanten
 from rules.outcome import Meld
 from rules.tiles import Kind, Tile, kinds_to_34
 
 
 @functools.lru_cache(maxsize=65536)
 def _shanten(tiles34: tuple[int, ...], closed: bool) -> int:
-    return int(Shanten.calculate_shanten(list(tiles34), use_chiitoitsu=closed, use_kokushi=closed))
+    return shanten(tiles34, closed)  # the mahjong package's number, suit by suit (shanten.py)
 
 
 def shanten_of(tiles34: Sequence[int], closed: bool) -> int:

@@ -41,15 +41,16 @@ def _daemon_of(mark: str, bench: int) -> int | None:
     return None
 
 
-def _start(mark: str, events: int) -> subprocess.Popen[bytes]:
+def _start(mark: str, events: int, idle: float = 10.0) -> subprocess.Popen[bytes]:
     env = {**os.environ, "JANTAKU_TEST_MARK": mark}
-    return subprocess.Popen([sys.executable, str(BENCH), "--json", "--events", str(events)],
+    return subprocess.Popen([sys.executable, str(BENCH), "--json", "--events", str(events),
+                             "--idle", str(idle)],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=ROOT)
 
 
 def test_the_bench_leaves_no_process_and_closes_its_stdout() -> None:
     mark = uuid.uuid4().hex
-    bench = _start(mark, 50)
+    bench = _start(mark, 50, idle=1.0)  # every phase, the idle measure shortened
     out, _ = bench.communicate(timeout=180)  # EOF on stdout: no child holds it open
     assert bench.returncode == 0
     figures = json.loads(out.splitlines()[-1])

@@ -10,6 +10,7 @@ pip's cache is warm on CI and here (about 15 s).
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
@@ -38,13 +39,26 @@ def _copy_checkout(dest: Path) -> None:
 
 @pytest.fixture(scope="module")
 def venv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    root = tmp_path_factory.mktemp("plain")
-    src = root / "clone"
-    _copy_checkout(src)
-    env = root / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env)], check=True)
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(env / "bin" / "python"),
-                    "install", "-q", str(src)], check=True, capture_output=True, timeout=900)
+    """One install for the whole run: pytest-xdist's workers share the base temp directory's
+    parent, and the first to take the lock installs while the other waits (the tests only read
+    the venv; each runs in its own tmp_path)."""
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent
+    root = shared / "plain-install"
+    root.mkdir(exist_ok=True)
+    src, env, done = root / "clone", root / "venv", root / "installed"
+    with open(root / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            shutil.rmtree(src, ignore_errors=True)  # what a failed attempt left
+            shutil.rmtree(env, ignore_errors=True)
+            _copy_checkout(src)
+            subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env)], check=True)
+            subprocess.run([sys.executable, "-m", "pip", "--python", str(env / "bin" / "python"),
+                            "install", "-q", str(src)], check=True, capture_output=True,
+                           timeout=900)
+            done.touch()
     yield env
 
 

@@ -184,13 +184,37 @@ class Wire:
             await asyncio.sleep(0.02)
 
 
-async def publish_once(port: int, topic: str, payload: bytes, **kw: Any) -> bool:
+async def publish_once(port: int, topic: str, payload: bytes, *, response_topic: str | None = None,
+                       correlation: bytes | None = None) -> bool:
     """Publish on a connection of its own (the broker may drop a client for what it sends: a
-    wildcard response topic is a protocol error); whether the broker took it."""
-    wire = Wire(port, [])
+    wildcard response topic is a protocol error); whether the broker took it.
+
+    It waits for whichever comes first: the broker's PUBACK (taken) or the broker closing the
+    connection (refused), which the client's message stream reports at once. (Waiting for the
+    PUBACK alone sat out aiomqtt's 10 s timeout for every refused publish.)"""
     try:
-        async with wire.run():
-            await wire.publish(topic, payload, **kw)
+        async with aiomqtt.Client("127.0.0.1", port,
+                                  protocol=aiomqtt.ProtocolVersion.V5) as client:
+
+            async def dropped() -> None:
+                async for _ in client.messages:  # raises MqttError when the broker drops us
+                    pass
+
+            watch = asyncio.create_task(dropped())
+            pub = asyncio.create_task(client.publish(
+                topic, payload, qos=1, properties=props(response_topic, correlation)))
+            try:
+                await asyncio.wait({pub, watch}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                watch.cancel()
+                with contextlib.suppress(asyncio.CancelledError, aiomqtt.MqttError):
+                    await watch
+            if not pub.done():  # the broker dropped the connection before it acknowledged
+                pub.cancel()
+                with contextlib.suppress(asyncio.CancelledError, aiomqtt.MqttError):
+                    await pub
+                return False
+            pub.result()  # MqttError if the publish failed
         return True
     except aiomqtt.MqttError:
         return False

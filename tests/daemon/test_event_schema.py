@@ -84,13 +84,27 @@ def all_record_events() -> tuple[tuple[str, dict[str, Any]], ...]:
     return tuple(record_events())
 
 
+@functools.cache
+def type_validator(kind: str) -> Draft202012Validator:
+    """The schema ``data`` sends an event of type ``kind`` to (its ``if``/``then`` branch)."""
+    return Draft202012Validator({"$ref": f"#/$defs/data.{kind}", "$defs": schema()["$defs"]})
+
+
 def test_every_event_of_the_shared_records_validates_against_its_type() -> None:
     v = data_validator()
+    kinds = set(schema()["$defs"]["data"]["properties"]["type"]["enum"])
     seen: set[str] = set()
     for name, body in all_record_events():
-        errs = [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in v.iter_errors(body)]
-        assert not errs, f"{name}: {body['type']}: {errs[:3]}"
-        seen.add(body["type"])
+        # ``data`` is: an object whose type is one of its enum, valid against that type's branch.
+        # The whole union once per type (the dispatch), then the branch itself for every event:
+        # the same verdict, without trying forty-odd ``if``s per event (7 s -> 0.6 s)
+        kind = body["type"]
+        assert kind in kinds, f"{name}: unknown type {kind}"
+        check = type_validator(kind) if kind in seen else v
+        errs = [f"{'/'.join(map(str, e.absolute_path))}: {e.message}"
+                for e in check.iter_errors(body)]
+        assert not errs, f"{name}: {kind}: {errs[:3]}"
+        seen.add(kind)
     # the records exercise the important kinds: a hand from start to settlement and game end
     assert {"game_started", "hand_started", "draw", "discard", "call", "kan", "riichi_declared",
             "win_declared", "hand_ended", "game_ended", "dora_revealed"} <= seen

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 import daemon_kit
 import hostile_kit
@@ -161,7 +162,8 @@ async def test_refused_commands_change_nothing_seq_included(
             assert r["violations"][0]["code"] == "no_game"
             assert d.inputs() == 0
             assert (await ask(wire, d.table, "new_game", NEW_GAME))["status"] == "ok"
-            await asyncio.sleep(1.5)  # the retained state is rate-limited (mqtt.state_interval)
+            # the retained state is rate-limited (mqtt.state_interval): the one after new_game
+            await wire.wait_for(lambda: _states(wire) and _state(wire)["input_seq"] == 1)
             state_before = _state(wire)
             r = await ask(wire, d.table, "dead_hand", {"seat": 1.0, "reason": "float seat"})
             assert r["error"]["code"] == "bad_args" and "seat: expected integer" in \
@@ -171,14 +173,17 @@ async def test_refused_commands_change_nothing_seq_included(
             r = await ask(wire, d.table, "swap_seats", {"a": 0, "b": 0, "reason": "same seat"})
             assert r["status"] == "error", r
             assert d.inputs() == 1
-            await asyncio.sleep(1.5)
+            await asyncio.sleep(1.5)  # longer than mqtt.state_interval: a change would show
             assert _state(wire)["seq"] == state_before["seq"] > 0
             assert _state(wire)["input_seq"] == 1
         assert d.alive()
 
 
-def _state(wire: Wire) -> dict[str, object]:
-    msgs = [m for m in wire.got if str(m.topic).endswith("/state") and "/private/" not in
+def _states(wire: Wire) -> list[Any]:
+    return [m for m in wire.got if str(m.topic).endswith("/state") and "/private/" not in
             str(m.topic)]
-    body: dict[str, object] = json.loads(msgs[-1].payload)  # type: ignore[arg-type]
+
+
+def _state(wire: Wire) -> dict[str, object]:
+    body: dict[str, object] = json.loads(_states(wire)[-1].payload)
     return body

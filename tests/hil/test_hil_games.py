@@ -21,11 +21,11 @@ CLEAN = {r: Path(__file__).parents[2] / "hil" / "scenarios" / f"clean-{r}.toml" 
 
 
 @pytest.mark.parametrize("ruleset", RULESETS)
-async def test_hil_game_equals_the_simulator(ruleset: str, tmp_path: Path) -> None:
+async def test_hil_game_equals_the_simulator(ruleset: str, logdir: Path) -> None:
     """The library's clean game of each ruleset (hil/scenarios/clean-*.toml)."""
     sc = load_scenario(CLEAN[ruleset])
     assert sc.ruleset == ruleset and not sc.faults and sc.expect.equal
-    res = await run_game(ruleset, seed=sc.seed, hands=sc.hands, workdir=tmp_path)
+    res = await run_game(ruleset, seed=sc.seed, hands=sc.hands, workdir=logdir)
     report = Report(sc, res)
     check(sc, res, report, None)
     assert report.ok, report.problems
@@ -70,20 +70,20 @@ def test_the_comparison_sees_a_difference() -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("ruleset", RULESETS)
-async def test_hil_whole_games(ruleset: str, tmp_path: Path) -> None:
+async def test_hil_whole_games(ruleset: str, logdir: Path) -> None:
     seeds = range(40, bounded(41, 50))
     for seed in seeds:
-        res = await run_game(ruleset, seed=seed, hands=None, workdir=tmp_path / str(seed))
+        res = await run_game(ruleset, seed=seed, hands=None, workdir=logdir / str(seed))
         assert res.difference is None and not res.violations, (seed, res.difference)
 
 
-async def test_games_one_after_another_in_one_daemon(tmp_path: Path) -> None:
+async def test_games_one_after_another_in_one_daemon(logdir: Path) -> None:
     """A venue table plays game after game into one event log (jantaku demo, the soak): a game
     cut short is ended by the referee, and every game still equals its simulator run (the
     table-life game and hand numbers are shifted to the simulator's)."""
     from hil.runner.session import HilSession
 
-    async with HilSession("tenhou", workdir=tmp_path) as session:
+    async with HilSession("tenhou", workdir=logdir) as session:
         for seed in (1, 2):
             res = await session.play(seed, 1)
             assert res.difference is None and not res.violations, (seed, res.difference)

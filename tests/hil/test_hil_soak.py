@@ -11,10 +11,10 @@ from hil.soak import soak
 
 
 @pytest.mark.slow
-async def test_soak_games_without_anomaly(tmp_path: Path) -> None:
+async def test_soak_games_without_anomaly(logdir: Path) -> None:
     games = bounded(2, 24)
     lines: list[str] = []
-    report = await soak(games=games, hours=None, seed=500, workdir=tmp_path, emit=lines.append)
+    report = await soak(games=games, hours=None, seed=500, workdir=logdir, emit=lines.append)
     assert report["games"] == games and len(lines) == games
     assert report["anomalies"] == []
     assert report["hands"] >= games * 4  # whole games: at least an East round each

@@ -32,6 +32,19 @@ pytestmark = pytest.mark.skipif(
 )
 
 
+# The element of a selector if it can take a click (rendered, not :disabled -- a disabled
+# fieldset's controls included, as the driver's is_enabled), scrolled to the middle of the
+# viewport; else why not.
+CLICKABLE_JS = """
+const el = document.querySelector(arguments[0]);
+if (!el) return 'not found';
+if (!el.getClientRects().length) return 'not rendered';
+if (el.matches(':disabled')) return 'disabled';
+el.scrollIntoView({block: 'center'});
+return el;
+"""
+
+
 class Page:
     def __init__(self, d: WebDriver) -> None:
         self.d = d
@@ -54,12 +67,13 @@ class Page:
     def click(self, sel: str) -> None:
         def go(d: WebDriver) -> bool:
             try:
-                el = d.find_element(By.CSS_SELECTOR, sel)
-                if not el.is_displayed() or not el.is_enabled():
-                    self.why = f"{sel}: displayed {el.is_displayed()}, enabled {el.is_enabled()}"
+                # one round trip instead of four: the element once it is rendered and enabled,
+                # scrolled clear of the sticky bar (as a finger would reach it); then the
+                # driver's own click, which refuses an element it cannot reach (tried again)
+                el = d.execute_script(CLICKABLE_JS, sel)
+                if isinstance(el, str):
+                    self.why = f"{sel}: {el}"
                     return False
-                # clear of the sticky bar, as a finger would reach it
-                d.execute_script("arguments[0].scrollIntoView({block: 'center'})", el)
                 el.click()
                 return True
             except Exception as exc:  # stale while the poll re-renders: try again

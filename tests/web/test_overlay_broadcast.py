@@ -15,7 +15,7 @@ Chromium through the stable hooks only (``data-role``, ``data-seat``, ``data-til
 
 from __future__ import annotations
 
-import time
+import contextlib
 from collections.abc import Iterator
 from typing import Any
 
@@ -23,7 +23,7 @@ import pytest
 from overlay_moments import Moment, first_moments
 from test_overlay_browser import ServerThread, _wait
 
-from hil.browser import chromium, save_screenshot
+from hil.browser import chromium, resize, save_screenshot
 from hil.kit import free_port
 
 GEOMETRY_JS = """
@@ -59,6 +59,23 @@ def moments() -> list[Moment]:
     return found
 
 
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One Chromium for the module (a launch takes a second or two): each test sizes it and loads
+    a page of its own server (another origin), and leaves it on about:blank."""
+    with chromium() as driver:
+        yield driver
+
+
+@contextlib.contextmanager
+def sized(browser: Any, width: int = 1920, height: int = 1080) -> Iterator[Any]:
+    resize(browser, width, height)
+    try:
+        yield browser
+    finally:
+        browser.get("about:blank")
+
+
 @pytest.fixture()
 def server() -> Iterator[ServerThread]:
     srv = ServerThread(free_port())
@@ -71,18 +88,20 @@ def _show(driver: Any, server: ServerThread, view: dict[str, Any]) -> dict[str, 
     _wait(lambda: driver.execute_script(
         "return window.__jantakuView && window.__jantakuView.seq") == view["seq"],
         f"view {view['seq']}")
-    time.sleep(0.3)  # the tile images
+    # the tile images loaded (for the screenshots; the geometry does not wait for them)
+    _wait(lambda: driver.execute_script(
+        "return [...document.images].every((i) => i.complete)"), "the tile images")
     geometry: dict[str, Any] = driver.execute_script(GEOMETRY_JS)
     return geometry
 
 
 @pytest.mark.parametrize(("width", "height"), [(1920, 1080), (1280, 720)])
 def test_every_moment_is_legible_and_the_card_never_covers_a_seat(
-    server: ServerThread, moments: list[Moment], width: int, height: int
+    browser: Any, server: ServerThread, moments: list[Moment], width: int, height: int
 ) -> None:
     min_tile = 44 * height / 1080 - 0.5
     server.start(moments[0].view)
-    with chromium(width, height) as driver:
+    with sized(browser, width, height) as driver:
         driver.get(f"http://127.0.0.1:{server.port}/overlay/")
         for m in moments:
             g = _show(driver, server, m.view)
@@ -105,10 +124,12 @@ def test_every_moment_is_legible_and_the_card_never_covers_a_seat(
                 assert tall >= min_tile, (m.name, t)
 
 
-def test_rivers_riichi_calls_and_the_cards(server: ServerThread, moments: list[Moment]) -> None:
+def test_rivers_riichi_calls_and_the_cards(
+    browser: Any, server: ServerThread, moments: list[Moment]
+) -> None:
     by = {m.name: m.view for m in moments}
     server.start(by["deal"])
-    with chromium() as driver:
+    with sized(browser) as driver:
         driver.get(f"http://127.0.0.1:{server.port}/overlay/")
         # riichi: rows of six, the declaration tile sideways, the stick shown
         view = by["riichi"]
@@ -181,12 +202,12 @@ def test_rivers_riichi_calls_and_the_cards(server: ServerThread, moments: list[M
 
 
 def test_final_standings_stay_until_the_next_game_is_dealt(
-    server: ServerThread, moments: list[Moment]
+    browser: Any, server: ServerThread, moments: list[Moment]
 ) -> None:
     end = next(m.view for m in moments if m.name == "game_end")
     deal = next(m.view for m in moments if m.name == "deal")
     server.start(end)
-    with chromium() as driver:
+    with sized(browser) as driver:
         driver.get(f"http://127.0.0.1:{server.port}/overlay/")
         g = _show(driver, server, end)
         assert g["card"] is not None and g["card"]["kind"] == "standings"
@@ -203,11 +224,13 @@ def test_final_standings_stay_until_the_next_game_is_dealt(
         assert g["card"] is None
 
 
-def test_strip_labels_its_dora_and_frames_haku(server: ServerThread, moments: list[Moment]) -> None:
+def test_strip_labels_its_dora_and_frames_haku(
+    browser: Any, server: ServerThread, moments: list[Moment]
+) -> None:
     view = next(m.view for m in moments if m.name == "riichi")
     haku = {**view, "seq": view["seq"] + 1, "dora_indicators": ["P"]}
     server.start(haku)
-    with chromium() as driver:
+    with sized(browser) as driver:
         driver.get(f"http://127.0.0.1:{server.port}/overlay/?layout=strip&lang=ja")
         _show(driver, server, haku)
         got = driver.execute_script("""
