@@ -50,7 +50,8 @@ def main(argv: list[str]) -> int:
     from daemon.log_integrity import check_at_start
 
     # a missing, damaged or rolled-back log: one line, exit 2, nothing started (LogDamaged)
-    checked = check_at_start(config.eventlog.path, f"--config {args.config}")
+    checked = check_at_start(config.eventlog.path, f"--config {args.config}",
+                             whole_below=config.eventlog.full_check_below)
     if args.check:
         preflight.check_web(config)
         print(f"jantaku run: {args.config}: ok (table {config.table.id})")

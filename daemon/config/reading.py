@@ -436,7 +436,8 @@ def parse_config(text: str, source: Path | str = "<config>") -> Config:
     esec = root.sub("eventlog")
     assert esec is not None
     eventlog = EventLogConfig(
-        path=esec.path("path"), checkpoint_every=esec.int_("checkpoint_every", 0, 10**7, 2000)
+        path=esec.path("path"), checkpoint_every=esec.int_("checkpoint_every", 0, 10**7, 2000),
+        full_check_below=esec.int_("full_check_below", 0, 10**9, 100_000),
     )
     esec.done()
 

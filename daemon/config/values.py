@@ -73,6 +73,10 @@ class EventLogConfig:
     path: Path
     #: Save a state checkpoint every N inputs (0: never; restart then replays the whole log).
     checkpoint_every: int = 2000
+    #: A log of at most this many inputs is read whole against its chain at start (a changed
+    #: byte anywhere refused before READY); a longer one up to its seal only, the rest read by
+    #: the audit after READY (docs/daemon.md, "What is checked when"). 0: always up to the seal.
+    full_check_below: int = 100_000
 
 
 @dataclass(frozen=True, slots=True)

@@ -135,6 +135,7 @@ def config_text(
     extra_mqtt: str = "",
     checkpoint_every: int = 50,
     iterations: int = 1000,
+    full_check_below: int = 100_000,
 ) -> str:
     ref_key = format_key("alice", REFEREE_PASSWORD, iterations)
     op_key = format_key("bob", OPERATOR_PASSWORD, iterations)
@@ -148,6 +149,7 @@ ruleset = "mleague"
 [eventlog]
 path = "{db}"
 checkpoint_every = {checkpoint_every}
+full_check_below = {full_check_below}
 
 [mqtt]
 host = "{host}"

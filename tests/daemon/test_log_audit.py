@@ -6,10 +6,13 @@ the running daemon seals it (its audit read the whole log), then damaged; from o
 
 * damage after the seal, a cut, a missing record: the real ``jantaku run`` refuses at start (exit
   2, one line, never READY), whatever the seal says;
-* a changed record before the seal: ``jantaku run --check`` does not read it (that is what makes
-  it bounded), ``jantaku log verify`` does; the real ``jantaku run`` starts, and its audit finds
-  it after READY: ``health`` unhealthy with the line, an ``event_log_damaged`` log line, the
-  console's alert; stopped, it does not start again until the log is accepted.
+* a changed record before the seal of a log of at most ``eventlog.full_check_below`` inputs
+  (the default 100,000): refused at start too (the whole log is read);
+* a changed record before the seal of a longer log (here ``full_check_below = 0``): ``jantaku run
+  --check`` does not read it (that is what makes it bounded), ``jantaku log verify`` does; the
+  real ``jantaku run`` starts, and its audit finds it after READY: ``health`` unhealthy with the
+  line, an ``event_log_damaged`` log line, the console's alert; stopped, it does not start again
+  until the log is accepted.
 """
 
 from __future__ import annotations
@@ -135,13 +138,27 @@ async def _console_alerts(base: str) -> list[str]:
             return list((await r.json())["alerts"])
 
 
+def test_damage_before_the_seal_of_a_small_log_is_refused_at_start(
+        table: tuple[str, Path, Path]) -> None:
+    """Up to ``eventlog.full_check_below`` inputs the start-up check reads the whole log: a
+    changed byte in a sealed record is refused before READY, like one after the seal."""
+    name, db, config = table
+    _sealed_log(db, name, hands=2)
+    _edit(db, "UPDATE inputs SET body = json_set(body, '$.zz', 1) WHERE seq = 9")
+    line = "input 9 does not match its chain"
+    _refused(_cli("run", "--check", "--config", str(config)), line, "jantaku log accept")
+    _run_never_ready(config, line)
+
+
 async def test_damage_before_the_seal_is_found_by_the_audit_after_ready(
         tmp_path: Path) -> None:
     broker = daemon_kit.Broker(tmp_path / "broker").start()
     name, db = daemon_kit.unique_table("la"), tmp_path / "t.sqlite"
     web = daemon_kit.free_port()
     config = tmp_path / "t.toml"
-    config.write_text(daemon_kit.config_text(table=name, db=db, port=broker.port)
+    # a long log's start-up check stops at the seal: ``full_check_below = 0`` makes this one long
+    config.write_text(daemon_kit.config_text(table=name, db=db, port=broker.port,
+                                             full_check_below=0)
                       + f'\n[web]\nhost = "127.0.0.1"\nport = {web}\n')
     _sealed_log(db, name, hands=3)
     # a changed byte in an early record: SQLite does not see it, the start-up check does not
@@ -179,7 +196,9 @@ async def test_a_sound_log_is_audited_and_sealed_to_its_end(tmp_path: Path) -> N
     broker = daemon_kit.Broker(tmp_path / "broker").start()
     name, db = daemon_kit.unique_table("la"), tmp_path / "t.sqlite"
     config = tmp_path / "t.toml"
-    config.write_text(daemon_kit.config_text(table=name, db=db, port=broker.port))
+    # the bounded start-up check (a long log's): ``full_check_below = 0``
+    config.write_text(daemon_kit.config_text(table=name, db=db, port=broker.port,
+                                             full_check_below=0))
     daemon = Daemon(config, tmp_path / "daemon.log", name, db).start()
     try:
         await daemon_kit.until(
