@@ -20,6 +20,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -40,8 +41,11 @@ def referee_key() -> tuple[str, str]:
 
 class ProcessDaemon:
     def __init__(self, config: Path, eventlog: Path, table_id: str, mqtt: tuple[str, int],
-                 gap: float = 0.03, readers: int = 0) -> None:
+                 gap: float = 0.03, readers: int = 0,
+                 unread: Callable[[], int] = lambda: 0) -> None:
         self.readers = readers  # RFID readers the config names: all must be open to play
+        # bytes the rig wrote to the readers' ptys that the daemon has not read yet
+        self.unread = unread
         self.config, self.eventlog, self.table_id, self.mqtt = config, eventlog, table_id, mqtt
         self.gap = gap
         self.proc: subprocess.Popen[bytes] | None = None
@@ -131,8 +135,20 @@ class ProcessDaemon:
             raise ProcessStartError(f"{name} refused: {reply}")
 
     async def sync(self, consumed: int, timeout: float = 10.0, ordering: bool = True) -> None:
-        if ordering:
-            await asyncio.sleep(self.gap)
+        """Before a device event on another wire: ``gap``, and then until the readers' bytes
+        are read by the daemon (their ptys' input queues empty: under load a fixed gap let a
+        clock key on the table link overtake a meld's last tags), and ``gap`` again for what
+        it does with them. (The kernel moves a pty's bytes to that queue a moment after the
+        write: the first gap covers that.)"""
+        if not ordering:
+            return
+        await asyncio.sleep(self.gap)
+        if not self.unread():
+            return
+        deadline = time.monotonic() + timeout
+        while self.unread() and self.running and time.monotonic() < deadline:
+            await asyncio.sleep(0.002)
+        await asyncio.sleep(self.gap)
 
     def _query(self, sql: str) -> list[tuple[Any, ...]]:
         db = sqlite3.connect(f"file:{self.eventlog}?mode=ro", uri=True, timeout=5)

@@ -19,8 +19,10 @@ the decoders in ``drivers/tiles``, so that a mistake in one is caught by the oth
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import struct
+import termios
 import time
 import tty
 from functools import reduce
@@ -162,6 +164,15 @@ class SerialReaderEmulator:
         while view:
             n = os.write(self._master, view)
             view = view[n:]
+
+    def unread(self) -> int:
+        """Bytes written and not yet read by the daemon: the tty's input queue, which every
+        open file of the pty's slave shares (0 while unplugged)."""
+        if self._slave is None:
+            return 0
+        buf = bytearray(4)
+        fcntl.ioctl(self._slave, termios.FIONREAD, buf)
+        return int.from_bytes(buf, "little")
 
     def tag(self, tag: str, *, crlf: bool = False) -> None:
         self.write(rdm6300_frame(tag) + (b"\r\n" if crlf else b""))

@@ -172,6 +172,12 @@ debounce_ms = 1500
 {readers}{users}"""
 
     # ------------------------------------------------------------------ actions
+    def unread(self) -> int:
+        """Bytes written to the emulated readers that the daemon has not read yet (a reader on
+        a real serial port cannot say: 0)."""
+        return sum(em.unread() for em in self.readers.values()
+                   if isinstance(em, SerialReaderEmulator))
+
     def tag(self, place: Place, tile: Tile) -> None:
         self.readers[place].tag(tag_of(tile))
         self.events += 1

@@ -77,7 +77,7 @@ class HilSession:
 
                 self.daemon = await self._stack.enter_async_context(
                     ProcessDaemon(config, eventlog, self.table_id, (host, port),
-                                  readers=len(self.rig.readers)))
+                                  readers=len(self.rig.readers), unread=self.rig.unread))
             else:
                 self.daemon = await self._stack.enter_async_context(
                     InProcessDaemon(text, config, gpio, self.on_events))
