@@ -115,7 +115,8 @@ class LogAudit:
         except _Stopped:
             self.state = "pending"
             return True
-        except sqlite3.OperationalError as exc:  # locked: no finding about the file
+        except (sqlite3.OperationalError, OSError) as exc:
+            # locked, or no descriptor to spare (a connection crowd): nothing found, tried again
             self.state = "pending"
             log.warning("event log audit postponed: %s", exc)
             return False

@@ -95,13 +95,17 @@ def inspect(path: Path | str, *, readonly: bool = False, full: bool = True, whol
         return Checked(Mark(0, 0), 0, 0.0)
     try:
         db = _connect(path, readonly)
+    except sqlite3.OperationalError as exc:
+        if _transient(exc):
+            raise
+        return Finding(Problem.DAMAGED, f"cannot be opened: {exc}")
     except sqlite3.Error as exc:
         return Finding(Problem.DAMAGED, f"cannot be opened: {exc}")
     try:
         found = _inspect_open(db, mark, full or _small(db, whole_below), pace)
     except sqlite3.OperationalError as exc:
-        if "locked" in str(exc) or "busy" in str(exc):
-            raise  # another connection holds it: no finding about the file
+        if _transient(exc):
+            raise  # another connection holds it, or no descriptor: no finding about the file
         return Finding(Problem.DAMAGED, f"not a readable database: {exc}")
     except sqlite3.Error as exc:
         return Finding(Problem.DAMAGED, f"not a readable database: {exc}")
@@ -122,6 +126,14 @@ def _quick_check(db: sqlite3.Connection, tables: list[str] | None) -> Finding | 
     if result:
         return Finding(Problem.DAMAGED, f"SQLite's quick_check fails: {'; '.join(result[:3])}")
     return None
+
+
+def _transient(exc: sqlite3.OperationalError) -> bool:
+    """Locked or busy (another connection holds the file), or the file that exists cannot be
+    opened now (the process is out of descriptors: the daemon's audit under a connection
+    crowd): nothing found about the log, to be tried again."""
+    text = str(exc)
+    return "locked" in text or "busy" in text or "unable to open database file" in text
 
 
 def _small(db: sqlite3.Connection, whole_below: int) -> bool:
@@ -190,7 +202,11 @@ def check_at_start(path: Path | str, accept: str, whole_below: int = 0) -> Check
     """``jantaku run`` (and ``--check``): a sound log, or :class:`LogDamaged` with one line.
     A log of at most ``whole_below`` inputs is read whole (``eventlog.full_check_below``: a
     fraction of a second at 100,000); a longer one is bounded by its seal (the module's text)."""
-    found = inspect(path, full=False, whole_below=whole_below)
+    try:
+        found = inspect(path, full=False, whole_below=whole_below)
+    except (sqlite3.OperationalError, OSError) as exc:
+        raise LogDamaged(f"event log {path}: cannot be read now ({exc}); nothing was found "
+                         "about it: start again once nothing else holds it") from None
     if isinstance(found, Finding):
         raise LogDamaged(message(path, found, accept))
     return found

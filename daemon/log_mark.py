@@ -23,6 +23,7 @@ so a cut never leaves an empty mark.
 
 from __future__ import annotations
 
+import errno
 import mmap
 import os
 import threading
@@ -85,6 +86,10 @@ def _parse(raw: bytes) -> MarkRecord | None:
     return MarkRecord(Mark(values[0], values[1]), sealed)
 
 
+#: errors that say the process is short of something, not that the file is wrong
+_SCARCE: Final = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOMEM})
+
+
 def read_mark(path: Path) -> MarkRecord | None:
     """The newest valid mark in ``path`` (None: no file). A file without a valid slot raises."""
     try:
@@ -92,6 +97,8 @@ def read_mark(path: Path) -> MarkRecord | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
+        if exc.errno in _SCARCE:
+            raise  # no descriptor or memory to spare now: nothing found about the mark
         raise EventLogError(f"{path}: cannot read the event log's mark: {exc}") from None
     marks = [m for m in (_parse(raw[i:i + SLOT]) for i in (0, SLOT)) if m is not None]
     if not marks:
