@@ -61,6 +61,11 @@ def _float(text: str) -> float:
     return value
 
 
+#: JSON without NaN, Infinity or numbers out of range, parsed in C (:func:`load`, and the
+#: command gate's first look, daemon/command_gate.py)
+STRICT: Final = json.JSONDecoder(parse_constant=_constant, parse_float=_float)
+
+
 def _bad_string(value: str) -> str | None:
     """Why a decoded string cannot be used (lone surrogate, NUL/control, non-character)."""
     for ch in value:
@@ -104,7 +109,7 @@ def load(payload: bytes, *, max_bytes: int = MAX_BYTES, max_depth: int = MAX_DEP
     if depth > max_depth:
         raise JsonRefused("too_deep", f"nesting {depth} deep (at most {max_depth})")
     try:
-        value = json.loads(text, parse_constant=_constant, parse_float=_float)
+        value = STRICT.decode(text)
     except JsonRefused:
         raise
     except (ValueError, RecursionError) as exc:

@@ -32,9 +32,7 @@ from __future__ import annotations
 
 import enum
 import hmac
-import json
 import logging
-import math
 import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable
@@ -42,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from daemon import auth
-from daemon.bounded_json import MAX_BYTES, JsonRefused
+from daemon.bounded_json import MAX_BYTES, STRICT
 from daemon.config import CommandIntakeConfig, RefereeConfig
 from daemon.log_sample import SampledLog
 
@@ -51,21 +49,6 @@ log = logging.getLogger("jantaku.commands")
 #: (user, id) pairs remembered for telling a repeat from a new command (bounded: least recent
 #: forgotten; a forgotten one's repeat is then found in the event log by the desk)
 SEEN_MAX: Final = 4096
-
-
-def _no_constant(name: str) -> Any:
-    raise JsonRefused("bad_json", f"{name} is not a JSON number")
-
-
-def _finite(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise JsonRefused("bad_json", "a number out of range")
-    return value
-
-
-#: JSON as daemon/bounded_json.py reads it (UTF-8, no NaN/Infinity, no 1e400), in C
-_DECODER: Final = json.JSONDecoder(parse_constant=_no_constant, parse_float=_finite)
 
 
 class Verdict(enum.Enum):
@@ -186,7 +169,7 @@ class CommandGate:
         if size > MAX_BYTES:
             return "too_large"
         try:
-            obj = _DECODER.decode(payload.decode("utf-8"))
+            obj = STRICT.decode(payload.decode("utf-8"))
         except (ValueError, RecursionError):
             return "bad_json"
         if not isinstance(obj, dict):
