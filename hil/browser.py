@@ -6,6 +6,7 @@ installs it), so selenium's own driver manager never runs.
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -64,11 +65,20 @@ def resize(driver: webdriver.Chrome, width: int, height: int) -> None:
 
 def save_screenshot(driver: webdriver.Chrome, name: str, *, doc_as: str | None = None) -> Path:
     """Save to ``test-artifacts/NAME``; with ``doc_as`` also as the README's ``docs/images/`` file
-    of that name (run from a checkout)."""
+    of that name when ``JANTAKU_DOC_IMAGES=1`` (:func:`refresh_doc_image`)."""
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / name
     driver.save_screenshot(str(path))
     if doc_as is not None:
-        DOC_IMAGES.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, DOC_IMAGES / doc_as)
+        refresh_doc_image(path, doc_as)
     return path
+
+
+def refresh_doc_image(shot: Path, doc_as: str) -> None:
+    """Copy a screenshot over the README's ``docs/images/DOC_AS``, only when asked
+    (``JANTAKU_DOC_IMAGES=1``): a test run leaves the checkout as it found it
+    (docs/images/README.md)."""
+    if os.environ.get("JANTAKU_DOC_IMAGES") != "1":
+        return
+    DOC_IMAGES.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(shot, DOC_IMAGES / doc_as)

@@ -24,10 +24,11 @@ from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.ui import WebDriverWait
 from test_console_kit import REFEREE_PASSWORD, Table, TableThread
 
+from hil.browser import refresh_doc_image
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "console"
-DOC_IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
 
 pytestmark = pytest.mark.skipif(
     not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()),
@@ -91,8 +92,7 @@ class Page:
         path = ARTIFACTS / f"{self.shot_no:02d}-{name}.png"
         self.d.save_screenshot(str(path))
         if doc_as is not None:  # the README's screenshot (docs/images/README.md)
-            DOC_IMAGES.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(path, DOC_IMAGES / doc_as)
+            refresh_doc_image(path, doc_as)
 
     def reply(self) -> str:
         el = self.css("#reply")
