@@ -25,7 +25,8 @@ from daemon import auth
 from daemon.cli.referee import build_command, send
 from daemon.config import parse_config
 from daemon.errors import BrokerError
-from daemon.mqtt_paho import Connect, PahoSession
+from daemon.mqtt_session import MqttSession
+from daemon.mqtt_wire import Connect
 from daemon.topics import Topics
 from hil.kit import make_ca
 
@@ -118,7 +119,7 @@ async def _publish_code(port: int, user: str | None, topic: str, **kw: Any) -> i
     daemon's own broker client."""
     spec = Connect("127.0.0.1", port, f"test-{os.getpid()}-{time.monotonic_ns()}", v5=True,
                    username=user, password=None if user is None else PASSWORDS[user], **kw)
-    async with PahoSession(spec) as client:
+    async with MqttSession(spec) as client:
         return await asyncio.wait_for(client.publish(topic, b"{}", qos=1), 10)
 
 
