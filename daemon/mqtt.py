@@ -370,6 +370,7 @@ class BrokerLink:
         acknowledgement of the last ones (a broker without ``set_tcp_nodelay`` holds a second
         PUBACK until our TCP ACK, which the kernel may delay 40 ms when we send nothing)."""
         self.outbox.restart()  # a new connection: from the first event not acknowledged
+        private = self.topics.private_events
         while True:
             await self.seq.released.wait()  # the broker ahead of the log: seqs would be reused
             pause = self._resend_at - time.monotonic()
@@ -381,8 +382,7 @@ class BrokerLink:
                 await self.outbox_ready.wait()
                 continue
             # each event twice: in full on private/events, its public projection on events
-            window = [m for r in rows
-                      for m in ((self.topics.private_events, r.full), (r.topic, r.public))]
+            window = [m for r in rows for m in ((private, r.full), (r.topic, r.public))]
             acked = acks.publish_now(window)  # on the wire before the loop runs the link's ACK
             await sent.put((rows, acked))  # bounded: at most IN_FLIGHT windows unconfirmed
 

@@ -41,6 +41,8 @@ from daemon.mqtt_lean import OnPublish, PacketReader
 TOPIC_CACHE: Final = 256
 #: seconds a clean close waits for the broker to take the DISCONNECT
 CLOSE_WAIT_S: Final = 1.0
+#: how often the keepalive looks at the clock (a PINGREQ due, the broker's silence)
+TICK_S: Final = 1.0
 
 
 class _Window:
@@ -186,15 +188,23 @@ class MqttSession:
         return codes
 
     async def _keepalive(self, every_s: int) -> None:
-        """A PINGREQ every ``every_s`` seconds; a broker silent for two of them is gone."""
+        """A PINGREQ every ``every_s`` seconds whatever else is sent or read (a connection that
+        only reads QoS 0 deliveries sends nothing else, and the broker drops a client silent for
+        1.5 keepalives); a broker silent for two of them and a second is gone, seen within a
+        second (:data:`TICK_S`)."""
         every = max(1.0, float(every_s))
+        limit = 2 * every + 1
+        pinged = time.monotonic()
         while not self._closed.done():
-            await asyncio.sleep(every)
-            if time.monotonic() - self.last_read > 2 * every + 1:
-                self._fail(BrokerError(f"nothing from the broker for {2 * every + 1:.0f} s"))
+            await asyncio.sleep(TICK_S)
+            now = time.monotonic()
+            if now - self.last_read > limit:
+                self._fail(BrokerError(f"nothing from the broker for {limit:.0f} s"))
                 return
-            with contextlib.suppress(BrokerError):
-                self._write(wire.PINGREQ_PACKET)
+            if now - pinged >= every:
+                pinged = now
+                with contextlib.suppress(BrokerError):
+                    self._write(wire.PINGREQ_PACKET)
 
     async def wait_closed(self) -> None:
         """Until the connection ends; raises :class:`BrokerError` saying why."""

@@ -175,3 +175,18 @@ def test_topics_that_cannot_be_published_to_are_refused() -> None:
             wire.topic_name(bad)
     assert wire.topic_name("jantaku/v1/t/events") == _s(b"jantaku/v1/t/events")
     assert wire.topic_name("é") == b"\x00\x02\xc3\xa9"
+
+
+def test_the_daemon_run_path_imports_neither_paho_nor_aiomqtt() -> None:
+    """`jantaku run`'s modules (the service, both broker connections, the web server with its
+    scoreboard) in a fresh interpreter: the broker client is the daemon's own; paho-mqtt and
+    aiomqtt serve the referee, status and follow tools (and the tests, as independent clients)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, daemon.cli.run, daemon.service, daemon.mqtt, daemon.command_intake, "
+            "daemon.web.runtime, daemon.web.scoreboard, daemon.cli.log; "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'paho', 'aiomqtt'}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=60)
+    assert out.stdout.strip() == "[]"
