@@ -190,10 +190,10 @@ class MqttSession:
     async def _keepalive(self, every_s: int) -> None:
         """A PINGREQ every ``every_s`` seconds whatever else is sent or read (a connection that
         only reads QoS 0 deliveries sends nothing else, and the broker drops a client silent for
-        1.5 keepalives); a broker silent for two of them and a second is gone, seen within a
-        second (:data:`TICK_S`)."""
+        1.5 keepalives); a broker silent for two of them (a PINGRESP missed) is gone, seen within
+        a second (:data:`TICK_S`)."""
         every = max(1.0, float(every_s))
-        limit = 2 * every + 1
+        limit = 2 * every
         pinged = time.monotonic()
         while not self._closed.done():
             await asyncio.sleep(TICK_S)

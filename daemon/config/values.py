@@ -117,8 +117,8 @@ class MqttConfig:
     protocol: Literal["5", "3.1.1"] = "5"
     client_id: str = ""  # "" -> "jantaku-<table id>"
     #: seconds; the client pings every ``keepalive`` s and drops a link silent for
-    #: 2 x keepalive + 1 s (daemon/mqtt_session.py), so a dead link is noticed within ~2 x
-    #: keepalive + 2 s
+    #: 2 x keepalive s, looking once a second (daemon/mqtt_session.py), so a dead link is
+    #: noticed within ~2 x keepalive + 1 s
     keepalive: int = 4
     #: seconds to wait for the CONNACK (a connection reset before it is retried at once)
     connect_timeout: float = 5.0
