@@ -43,6 +43,8 @@ TOPIC_CACHE: Final = 256
 CLOSE_WAIT_S: Final = 1.0
 #: how often the keepalive looks at the clock (a PINGREQ due, the broker's silence)
 TICK_S: Final = 1.0
+#: Linux's TCP_QUICKACK (None elsewhere)
+QUICKACK: Final[int | None] = getattr(socket, "TCP_QUICKACK", None)
 
 
 class _Window:
@@ -86,6 +88,7 @@ class MqttSession:
         self._topics: dict[str, bytes] = {}
         self._props_none = b"\x00" if spec.v5 else b""
         self._pinger: asyncio.Task[None] | None = None
+        self._quickack: Any = None  # the TCP socket, where TCP_QUICKACK exists
         self.last_read = time.monotonic()
         self.bytes_read = 0
 
@@ -144,6 +147,8 @@ class MqttSession:
             for option in self.spec.socket_options:
                 with contextlib.suppress(OSError):
                     sock.setsockopt(*option)
+            if QUICKACK is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+                self._quickack = sock
 
     @property
     def closed(self) -> bool:
@@ -287,6 +292,12 @@ class MqttSession:
         if slot is None:
             return  # a PUBACK for nothing we sent: ignored, as paho did
         self._inflight -= 1
+        if self._pending and self._quickack is not None:
+            # more PUBACKs due: our TCP ACK of this one now, not after the kernel's delayed-ACK
+            # timer, or a broker without TCP_NODELAY holds the next PUBACK for up to 40 ms
+            # (Nagle) when we have nothing to send (Linux: setting TCP_QUICKACK sends it)
+            with contextlib.suppress(OSError):
+                self._quickack.setsockopt(socket.IPPROTO_TCP, QUICKACK, 1)
         if isinstance(slot, tuple):
             window, i = slot
             window.codes[i] = code
