@@ -112,10 +112,11 @@ def backfill_requests(table: str, user: str, n: int,
 def _connect(host: str, port: int, user: str, password: str) -> socket.socket:
     sock = socket.create_connection((host, port), 10)
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    sock.sendall(wire.connect(user, v5=True, keepalive=60, username=user, password=password))
+    sock.sendall(wire.connect(wire.Connect(host, port, user, v5=True, username=user,
+                                           password=password)))
     head = sock.recv(2)
     rest = sock.recv(head[1]) if len(head) == 2 else b""
-    if len(head) < 2 or head[0] != wire.CONNACK or wire.connack(rest, v5=True) != 0:
+    if len(head) < 2 or head[0] != wire.CONNACK or wire.connack(rest, v5=True).code != 0:
         raise SystemExit(f"flooder {user}: connection refused: {head!r} {rest!r}")
     return sock
 

@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable
 from typing import Final
 
 from daemon.errors import BrokerError
-from daemon.mqtt_paho import PahoSession
+from daemon.mqtt_session import MqttSession
 from daemon.topics import Topics
 
 log = logging.getLogger("jantaku.mqtt")
@@ -96,13 +96,12 @@ class BrokerSeq:
             self._routed.append(payload)
         return True
 
-    async def check(self, client: PahoSession) -> None:
+    async def check(self, client: MqttSession) -> None:
         """Read the broker's retained seq, compare, hold or release."""
+        watched = sorted(self.watched)
         try:
-            for topic in sorted(self.watched):
-                await client.subscribe(topic, qos=1)
-            for topic in sorted(self.watched):
-                await client.unsubscribe(topic)
+            await client.subscribe([(topic, 1) for topic in watched])
+            await client.unsubscribe(watched)
         except BrokerError as exc:
             if client.closed:
                 raise
@@ -111,7 +110,7 @@ class BrokerSeq:
                 log.warning("cannot read the table's retained state back (%s): the broker is "
                             "not compared with the log", exc)
             return
-        # the retained copies came through :meth:`route` (paho's read callback) before the
+        # the retained copies came through :meth:`route` (the reader's callback) before the
         # UNSUBACK that ended the unsubscribe above
         got, self._routed = self._routed, []
         self.broker_seq = highest_seq(got)
@@ -131,7 +130,7 @@ class BrokerSeq:
                                                    "table": self.topics.table}})
             self.on_release()
 
-    async def watch(self, client: PahoSession) -> None:
+    async def watch(self, client: MqttSession) -> None:
         """While held: look again every :data:`RECHECK_S` (a task of the connection)."""
         while True:
             await asyncio.sleep(RECHECK_S)

@@ -4,11 +4,11 @@
   daemon/config) the commands have a connection of their own, subscribed only to ``cmd/+`` and
   read by the lean reader (daemon/mqtt_lean.py), so a flood never reaches the table's main
   connection (events, retained state, backfill) and is read faster than it arrives. With
-  ``"shared"`` they come on the main connection (paho), as before, through the same gate.
+  ``"shared"`` they come on the main connection, as before, through the same gate.
 * **The gate** (daemon/command_gate.py) screens each message synchronously as it is read.
 * **Backfill requests** (daemon/backfill.py) come on the own connection too when there is one:
   anyone may send them, so a flood of them, like one of commands, must never reach the main
-  connection's paho reader (docs/performance.md "Backfill requests under a flood"). They are
+  connection (docs/performance.md "Backfill requests under a flood"). They are
   subscribed apart, and proven by a probe the table sends itself on the main connection: with an
   ACL that does not let the command account read them (an older ``jantaku.acl``) the broker
   refuses that subscription or grants it and delivers nothing; either way commands are read, and
@@ -38,8 +38,7 @@ from daemon.config import MqttConfig, RefereeConfig
 from daemon.errors import BrokerError
 from daemon.log_sample import SampledLog
 from daemon.mqtt import SOCKET_OPTIONS, Incoming, Reply, tls_context
-from daemon.mqtt_lean import LeanSession
-from daemon.mqtt_paho import Connect
+from daemon.mqtt_session import MqttSession
 from daemon.topics import Topics
 
 log = logging.getLogger("jantaku.mqtt")
@@ -113,7 +112,7 @@ class CommandIntake:
 
     # ------------------------------------------------------------------ from a reader
     def feed(self, topic: bytes, payload: bytes, retain: bool,
-             props: bytes | wire.PublishProperties | None, size: int) -> None:
+             props: bytes | None, size: int) -> None:
         """One message from ``cmd/+`` (the lean reader's callback, or the main connection's):
         screened now; only what the gate lets through is kept. Nothing a message holds ends
         the reader: an unexpected error is counted and logged (a few lines a window)."""
@@ -133,15 +132,11 @@ class CommandIntake:
                                      exc)
 
     def _queue_for_desk(self, topic: bytes, payload: bytes,
-                        props: bytes | wire.PublishProperties | None, size: int,
-                        refused: str | None) -> None:
-        if isinstance(props, wire.PublishProperties):
-            known = props
-        else:
-            try:
-                known = wire.publish_properties(props)
-            except wire.ProtocolError:
-                known = wire.PublishProperties()
+                        props: bytes | None, size: int, refused: str | None) -> None:
+        try:
+            known = wire.publish_properties(props)
+        except wire.ProtocolError:
+            known = wire.PublishProperties()
         incoming = Incoming(topic.decode("utf-8", "replace"), payload, known.response_topic,
                             known.correlation, (), refused=refused, size=size)
         try:
@@ -205,10 +200,10 @@ class CommandIntake:
             self._retained_log.tick()
             self._errors_log.tick()
 
-    def _spec(self) -> Connect:
+    def _spec(self) -> wire.Connect:
         c = self.cfg
         own = c.commands
-        return Connect(
+        return wire.Connect(
             host=c.host, port=c.port,
             client_id=own.username if own.username is not None else f"{self.client_id}-cmd",
             v5=c.protocol == "5", username=own.username,
@@ -224,7 +219,7 @@ class CommandIntake:
         while True:
             started = time.monotonic()
             try:
-                async with LeanSession(self._spec(), self.feed) as session:
+                async with MqttSession(self._spec(), self.feed) as session:
                     await session.subscribe([(self.topics.cmd_filter, options)])
                     await self._subscribe_requests(session, options)
                     self.subscribed.set()
@@ -243,7 +238,7 @@ class CommandIntake:
             await asyncio.sleep(delay)
             delay = min(delay * 2, self.backoff[1])
 
-    async def _subscribe_requests(self, session: LeanSession, options: int) -> None:
+    async def _subscribe_requests(self, session: MqttSession, options: int) -> None:
         requests = self.requests
         if requests is None:
             return

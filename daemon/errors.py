@@ -22,7 +22,7 @@ class EventLogError(DaemonError, RuntimeError):
 
 
 class BrokerError(DaemonError, ConnectionError):
-    """The broker connection failed or closed (daemon/mqtt_paho.py): the reconnect loop of
+    """The broker connection failed or closed (daemon/mqtt_session.py): the reconnect loop of
     daemon/mqtt.py retries with its backoff."""
 
 

@@ -90,6 +90,4 @@ def setup(
         root.removeHandler(old)
     root.addHandler(handler)
     root.setLevel(level.upper())
-    # paho logs every packet at DEBUG: keep it out of an info log
-    logging.getLogger("jantaku.mqtt.paho").setLevel(max(logging.INFO, root.level))
     return handler

@@ -1,7 +1,7 @@
 """The daemon's one MQTT adapter: connection loop, outbox, retained state.
 
-* One ``async with`` :class:`daemon.mqtt_paho.PahoSession` per connection (paho-mqtt driven on
-  the loop through its public API), and an explicit reconnect loop with backoff.
+* One ``async with`` :class:`daemon.mqtt_session.MqttSession` per connection (the daemon's own
+  MQTT client on an asyncio transport), and an explicit reconnect loop with backoff.
   The table never waits for the broker: inputs are logged and applied whatever the connection.
 * The Last Will is ``status`` = ``{"state": "offline"}``, retained, QoS 1; once connected the
   daemon publishes ``{"state": "online"}`` retained, and ``offline`` on a clean shutdown.
@@ -15,8 +15,8 @@
   connection = "shared"`` (daemon/command_intake.py); either way their replies go out here, to
   the v5 response topic with the correlation data, or to ``reply/<client>`` (v3.1.1).
 
-Each publish's future carries its PUBACK reason code, and a window of events is written to the
-socket in the step that publishes it (daemon/mqtt_paho.py).
+A window of events is written to the socket in the step that publishes it, and one future
+carries the PUBACK reason codes of the whole window (daemon/mqtt_session.py).
 """
 
 from __future__ import annotations
@@ -32,17 +32,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-import paho.mqtt.client as paho
-from paho.mqtt.packettypes import PacketTypes
-from paho.mqtt.properties import Properties
-from paho.mqtt.subscribeoptions import SubscribeOptions
-
 from daemon import disclosure
 from daemon.broker_seq import BrokerSeq
 from daemon.config import MqttConfig
 from daemon.errors import BrokerError
-from daemon.mqtt_paho import Connect, PahoSession, Will
-from daemon.mqtt_wire import PublishProperties
+from daemon.mqtt_session import MqttSession
+from daemon.mqtt_wire import Connect, PublishProperties, Will
 from daemon.outbox import OutboxSource, Outgoing, dumps
 from daemon.topics import SCHEMA_STATUS, Topics
 
@@ -99,8 +94,10 @@ def tls_context(cfg: MqttConfig) -> ssl.SSLContext | None:
     return ctx
 
 
-#: a published window: its rows and the PUBACK futures of their two publishes each
-_Sent = tuple[list[Outgoing], list[asyncio.Future[int]]]
+#: a published window: its rows, and the PUBACK reason codes of their two publishes each
+_Sent = tuple[list[Outgoing], asyncio.Future[list[int]]]
+#: SUBSCRIBE options: QoS 0, and QoS 0 with v5 retain as published
+QOS0, QOS0_RAP = 0x00, 0x08
 
 
 class RequestRoute(Protocol):
@@ -120,7 +117,7 @@ class CommandFeed(Protocol):
     subscribed: asyncio.Event
 
     def feed(self, topic: bytes, payload: bytes, retain: bool,
-             props: bytes | PublishProperties | None, size: int) -> None: ...
+             props: bytes | None, size: int) -> None: ...
 
 
 class BrokerLink:
@@ -162,7 +159,8 @@ class BrokerLink:
         self.requests: RequestRoute | None = None
         #: the command intake: subscribed here only when it has no connection of its own
         self.commands: CommandFeed | None = None
-        self._acks: PahoSession | None = None
+        #: the current connection (None: disconnected)
+        self.session: MqttSession | None = None
         #: the broker's retained seq against the log's: events held while it is ahead
         self.seq = BrokerSeq(topics, log_seq, accept, on_release=self._retained_ready.set)
 
@@ -196,8 +194,8 @@ class BrokerLink:
         self._stopping.set()
 
     # ------------------------------------------------------------------ the loop
-    def _client(self) -> PahoSession:
-        return PahoSession(Connect(
+    def _client(self) -> MqttSession:
+        return MqttSession(Connect(
             host=self.cfg.host,
             port=self.cfg.port,
             client_id=self.client_id,
@@ -210,7 +208,7 @@ class BrokerLink:
             tls=tls_context(self.cfg),
             max_inflight=WINDOW,
             socket_options=SOCKET_OPTIONS,
-        ), on_message=self._message)
+        ), self._message)
 
     async def run(self) -> None:
         delay = self.backoff[0]
@@ -248,10 +246,10 @@ class BrokerLink:
             except* _Stop:
                 await self._goodbye(acks)
             finally:
-                self._acks = None
+                self.session = None
                 acks.fail_all(BrokerError("connection closed"))
 
-    async def _on_connected(self, client: PahoSession, acks: PahoSession) -> None:
+    async def _on_connected(self, client: MqttSession, acks: MqttSession) -> None:
         self.nodelay = client.nodelay()
         self.connected = True
         self.connects += 1
@@ -261,18 +259,14 @@ class BrokerLink:
             # QoS 0 (daemon/command_intake.py says why); v5 retain-as-published: a command
             # published retained while we are connected still carries its retain flag, so it is
             # recognised (and not executed) at once
-            if self.cfg.protocol == "5":
-                opts = SubscribeOptions(qos=0, retainAsPublished=True)
-                await client.subscribe(self.topics.cmd_filter, options=opts)
-            else:
-                await client.subscribe(self.topics.cmd_filter, qos=0)
+            opts = QOS0_RAP if self.cfg.protocol == "5" else QOS0
+            await client.subscribe([(self.topics.cmd_filter, opts)])
         if self.requests is not None:
             # QoS 0, as the commands: a QoS 1 flood of requests made the shipped broker save
             # its persistence file every 10 deliveries (docs/performance.md "Backfill requests
             # under a flood"); a lost request is asked again
-            for flt in self.requests.filters:
-                await client.subscribe(flt, qos=0)
-        self._acks = acks
+            await client.subscribe([(flt, QOS0) for flt in self.requests.filters])
+        self.session = acks
         if self.commands is not None and self.commands.own:
             # "online" says that commands are read: the own connection's subscription first
             # (not for ever: a table whose command account fails still publishes its events)
@@ -294,7 +288,7 @@ class BrokerLink:
         self.outbox_ready.set()
         log.info("connected to %s:%d as %s", self.cfg.host, self.cfg.port, self.client_id)
 
-    async def _goodbye(self, acks: PahoSession) -> None:
+    async def _goodbye(self, acks: MqttSession) -> None:
         offline = status_payload("offline", self.topics.table, since=_iso_now())
         try:
             async with asyncio.timeout(5.0):
@@ -306,34 +300,29 @@ class BrokerLink:
         await self._stopping.wait()
         raise _Stop
 
-    def _message(self, message: paho.MQTTMessage) -> None:
-        """A message from the broker, on paho's read callback: a backfill request, or a command
-        for the intake's gate (both bounded where they are taken)."""
-        payload = message.payload if isinstance(message.payload, bytes) else b""
-        topic = str(message.topic)
-        if self.requests is not None and not message.retain and payload \
-                and self.requests.offer(topic, payload):
+    def _message(self, topic: bytes, payload: bytes, retain: bool, props: bytes | None,
+                 size: int) -> None:
+        """A message from the broker, on the reader's callback: a backfill request, or a command
+        for the intake's gate (both bounded where they are taken; ``payload`` is ``b""`` for one
+        longer than the reader buffers, daemon/mqtt_lean.py)."""
+        name = topic.decode("utf-8", "replace")
+        if self.requests is not None and not retain and payload \
+                and self.requests.offer(name, payload):
             return
-        if self.seq.route(topic, payload, bool(message.retain)):
+        if self.seq.route(name, payload, retain):
             return  # the broker's retained state, read back by a check (daemon/broker_seq.py)
         if self.commands is None or self.commands.own:
             return
-        props = message.properties
-        known = PublishProperties(
-            getattr(props, "ResponseTopic", None) if props else None,
-            getattr(props, "CorrelationData", None) if props else None,
-        )
-        self.commands.feed(topic.encode(), payload, bool(message.retain), known, len(payload))
+        self.commands.feed(topic, payload, retain, props, size)
 
     def send_reply(self, reply: Reply) -> bool:
         """Publish a command's reply (QoS 1, not awaited); ``False`` while disconnected."""
-        acks = self._acks
+        acks = self.session
         if acks is None:
             return False
         properties = None
         if reply.correlation is not None and self.cfg.protocol == "5":
-            properties = Properties(PacketTypes.PUBLISH)  # type: ignore[no-untyped-call]
-            properties.CorrelationData = reply.correlation
+            properties = PublishProperties(correlation=reply.correlation)
         try:
             fut = acks.publish(reply.topic, reply.payload, qos=1, properties=properties)
         except (ValueError, BrokerError) as exc:  # the desk checked the topic
@@ -345,7 +334,7 @@ class BrokerLink:
     def clear_retained(self, topic: str, done: Callable[[bool], None]) -> bool:
         """Publish an empty retained message on ``topic`` (a retained command); ``done`` gets
         whether the broker took it. ``False``: not sent (disconnected)."""
-        acks = self._acks
+        acks = self.session
         if acks is None:
             return False
         try:
@@ -365,7 +354,7 @@ class BrokerLink:
     async def publish_reply(self, topic: str, payload: bytes) -> bool:
         """Publish one reply at QoS 1 and wait for its PUBACK: whether the broker took it
         (``False`` while disconnected: the requester asks again)."""
-        acks = self._acks
+        acks = self.session
         if acks is None or self.seq.held is not None:
             return False
         try:
@@ -375,12 +364,13 @@ class BrokerLink:
             return False
         return code < 0x80
 
-    async def _drain(self, acks: PahoSession, sent: asyncio.Queue[_Sent]) -> None:
+    async def _drain(self, acks: MqttSession, sent: asyncio.Queue[_Sent]) -> None:
         """Publish the outbox in seq order, without waiting for the PUBACKs of what is in flight
         (:meth:`_confirm` collects them): the next input's events never wait for the broker's
         acknowledgement of the last ones (a broker without ``set_tcp_nodelay`` holds a second
         PUBACK until our TCP ACK, which the kernel may delay 40 ms when we send nothing)."""
         self.outbox.restart()  # a new connection: from the first event not acknowledged
+        private = self.topics.private_events
         while True:
             await self.seq.released.wait()  # the broker ahead of the log: seqs would be reused
             pause = self._resend_at - time.monotonic()
@@ -392,25 +382,22 @@ class BrokerLink:
                 await self.outbox_ready.wait()
                 continue
             # each event twice: in full on private/events, its public projection on events
-            window = [m for r in rows
-                      for m in ((self.topics.private_events, r.full), (r.topic, r.public))]
-            futures = acks.publish_now(window)  # on the wire before the loop runs the link's ACK
-            await sent.put((rows, futures))  # bounded: at most IN_FLIGHT windows unconfirmed
+            window = [m for r in rows for m in ((private, r.full), (r.topic, r.public))]
+            acked = acks.publish_now(window)  # on the wire before the loop runs the link's ACK
+            await sent.put((rows, acked))  # bounded: at most IN_FLIGHT windows unconfirmed
 
     async def _confirm(self, sent: asyncio.Queue[_Sent]) -> None:
         """The PUBACKs of each published window, in order: a row is deleted from the outbox only
         once both its publishes are acknowledged as a success."""
         while True:
-            rows, futures = await sent.get()
+            rows, acked = await sent.get()
             try:
                 async with asyncio.timeout(ACK_TIMEOUT):
-                    results = await asyncio.gather(*futures, return_exceptions=True)
+                    pairs = await acked
             except TimeoutError:
                 raise BrokerError("no PUBACK within the timeout") from None
-            failed = [r for r in results if isinstance(r, BaseException)]
-            if failed:
-                raise BrokerError(f"publish failed: {failed[0]!r}")
-            pairs = [r for r in results if isinstance(r, int)]
+            except BrokerError as exc:
+                raise BrokerError(f"publish failed: {exc!r}") from None
             codes = [max(a, b) for a, b in zip(pairs[::2], pairs[1::2])]
             good = [r.seq for r, code in zip(rows, codes) if code < 0x80]
             refused = [(r.seq, code) for r, code in zip(rows, codes) if code >= 0x80]
@@ -430,7 +417,7 @@ class BrokerLink:
                 self.outbox.restart()
                 self._resend_at = time.monotonic() + self.backoff[1]
 
-    async def _publish_retained(self, acks: PahoSession) -> None:
+    async def _publish_retained(self, acks: MqttSession) -> None:
         while True:
             await self._retained_ready.wait()
             self._retained_ready.clear()

@@ -190,7 +190,7 @@ async def accept_broker(config: Any, logged: int) -> str:
 
     from daemon.errors import BrokerError
     from daemon.mqtt import tls_context
-    from daemon.mqtt_paho import Connect
+    from daemon.mqtt_wire import Connect
 
     cfg = config.mqtt
     where = f"broker {cfg.host}:{cfg.port}"
@@ -220,22 +220,20 @@ async def accept_broker(config: Any, logged: int) -> str:
 async def _clear_retained(spec: Any, table: str, logged: int) -> int:
     """The seq the broker's retained state names; cleared when beyond ``logged``."""
     from daemon.broker_seq import highest_seq, seq_topics
-    from daemon.mqtt_paho import PahoSession
+    from daemon.mqtt_session import MqttSession
     from daemon.topics import Topics
 
     topics = Topics(table)
     watched = seq_topics(topics)
     got: list[bytes] = []
 
-    def keep(message: Any) -> None:
-        if message.retain and message.topic in watched:
-            got.append(message.payload)
+    def keep(topic: bytes, payload: bytes, retain: bool, props: bytes | None, size: int) -> None:
+        if retain and topic.decode("utf-8", "replace") in watched:
+            got.append(payload)
 
-    async with PahoSession(spec, on_message=keep) as client:
-        for topic in watched:
-            await client.subscribe(topic)
-        for topic in watched:
-            await client.unsubscribe(topic)  # the retained copies came before its answer
+    async with MqttSession(spec, keep) as client:
+        await client.subscribe([(topic, 1) for topic in watched])
+        await client.unsubscribe(list(watched))  # the retained copies came before its answer
         seen = highest_seq(got)
         if seen > logged:
             for topic in (topics.state, topics.private_state, topics.scores):

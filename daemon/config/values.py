@@ -93,7 +93,7 @@ class CommandIntakeConfig:
     """``[mqtt.commands]``: where the table reads referee commands (docs/mqtt.md "Commands under
     a flood"). ``own``: a connection of their own, read by the lean reader (daemon/mqtt_lean.py),
     so a flood of commands never reaches the table's main connection; ``shared``: the table's
-    main connection (paho), as before."""
+    main connection, as before."""
 
     connection: Literal["own", "shared"] = "own"
     #: the own connection's account (on a broker that makes the client id the username, an
@@ -116,8 +116,9 @@ class MqttConfig:
     port: int = 1883
     protocol: Literal["5", "3.1.1"] = "5"
     client_id: str = ""  # "" -> "jantaku-<table id>"
-    #: seconds; paho pings after ``keepalive`` s without a byte from the broker and drops the
-    #: link ``keepalive`` s later, so a dead link is noticed within ~2 x keepalive + 1 s
+    #: seconds; the client pings every ``keepalive`` s and drops a link silent for
+    #: 2 x keepalive s, looking once a second (daemon/mqtt_session.py), so a dead link is
+    #: noticed within ~2 x keepalive + 1 s
     keepalive: int = 4
     #: seconds to wait for the CONNACK (a connection reset before it is retried at once)
     connect_timeout: float = 5.0

@@ -17,13 +17,14 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-import aiomqtt
-
 from daemon.config import MqttConfig
+from daemon.errors import BrokerError
 from daemon.mqtt import tls_context
+from daemon.mqtt_session import MqttSession
+from daemon.mqtt_wire import Connect
 from daemon.schema import errors
 from daemon.topics import ROOT
 from daemon.web.hub import ViewHub
@@ -68,29 +69,51 @@ def accept(topic: str, payload: bytes) -> dict[str, Any] | None:
 
 
 async def follow(cfg: MqttConfig, hub: ViewHub, tables: tuple[str, ...], client_id: str) -> None:
-    """Keep ``hub`` showing the board, for ever (reconnecting with backoff)."""
+    """Keep ``hub`` showing the board, for ever (reconnecting with backoff), on the daemon's own
+    MQTT client (daemon/mqtt_session.py; 3.1.1, a clean session, as aiomqtt's default was)."""
     latest: dict[str, dict[str, Any]] = {}
+    changed = asyncio.Event()
+
+    def take(topic: bytes, payload: bytes, retain: bool, props: bytes | None,
+             size: int) -> None:
+        name = topic.decode("utf-8", "replace")
+        body = accept(name, payload)  # b"" for one too long to buffer: refused
+        if body is not None:
+            latest[name] = body
+            changed.set()
+
+    spec = Connect(cfg.host, cfg.port, client_id, v5=False, username=cfg.username,
+                   password=None if cfg.password is None else cfg.password.reveal(),
+                   keepalive=cfg.keepalive, timeout=cfg.connect_timeout, tls=tls_context(cfg))
     delay = 0.2
     while True:
         try:
-            async with aiomqtt.Client(
-                cfg.host, cfg.port, identifier=client_id, username=cfg.username,
-                password=None if cfg.password is None else cfg.password.reveal(),
-                tls_context=tls_context(cfg), keepalive=cfg.keepalive,
-            ) as client:
-                for suffix in ("state/scores", "status"):
-                    await client.subscribe(f"{ROOT}/+/{suffix}", qos=1)
+            async with MqttSession(spec, take) as session:
+                await session.subscribe([(f"{ROOT}/+/{suffix}", 1)
+                                         for suffix in ("state/scores", "status")])
                 delay = 0.2
-                async for message in client.messages:
-                    topic = str(message.topic)
-                    raw = message.payload if isinstance(message.payload, bytes) else b""
-                    body = accept(topic, raw)
-                    if body is None:
-                        continue
-                    latest[topic] = body
-                    await hub.publish(board(latest, tables))
-        except aiomqtt.MqttError as exc:
+                await _show(session, changed, lambda: hub.publish(board(latest, tables)))
+        except BrokerError as exc:
             log.warning("scoreboard: broker connection lost: %s", exc)
         with contextlib.suppress(asyncio.CancelledError):
             await asyncio.sleep(delay)
         delay = min(delay * 2, 5.0)
+
+
+async def _show(session: MqttSession, changed: asyncio.Event,
+                publish: Callable[[], Awaitable[None]]) -> None:
+    """The board published after each change (changes that come while it is published are
+    shown together), until the connection ends (raised)."""
+    closed = asyncio.ensure_future(session.wait_closed())
+    try:
+        while True:
+            woke = asyncio.ensure_future(changed.wait())
+            await asyncio.wait((woke, closed), return_when=asyncio.FIRST_COMPLETED)
+            woke.cancel()
+            if closed.done():
+                closed.result()  # raises: why the connection ended
+                return
+            changed.clear()
+            await publish()
+    finally:
+        closed.cancel()

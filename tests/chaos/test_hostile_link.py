@@ -20,8 +20,8 @@ from hil.kit import until
 
 
 def test_defaults_notice_a_dead_link_within_10_s() -> None:
-    """paho pings after ``keepalive`` s without a byte and drops the link ``keepalive`` s later
-    (its check runs every second): 2 x 4 + 1 = 9 s < 10 s."""
+    """The client (daemon/mqtt_session.py) pings every ``keepalive`` s and drops a link silent
+    for two of them, looking every second: 2 x 4 + 1 = 9 s < 10 s."""
     cfg = MqttConfig(host="x")
     assert 2 * cfg.keepalive + 1 < 10
     assert cfg.connect_timeout <= 5

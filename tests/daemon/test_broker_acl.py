@@ -19,7 +19,8 @@ import daemon_kit
 import pytest
 from test_daemon_broker_security import PASSWORDS, SHIPPED, TABLE, Venue, venue
 
-from daemon.mqtt_paho import Connect, PahoSession
+from daemon.mqtt_session import MqttSession
+from daemon.mqtt_wire import Connect
 
 __all__ = ["venue"]  # the module-scoped broker fixture
 OTHER = "tsec2"
@@ -50,7 +51,7 @@ def _allowed(user: str, topic: str) -> bool:
 
 async def _codes(port: int, user: str, topics: dict[str, str]) -> dict[str, int]:
     """The v5 PUBACK reason code of a retained QoS 1 publish to each topic (>= 0x80: refused)."""
-    async with PahoSession(_spec(port, user)) as client:
+    async with MqttSession(_spec(port, user)) as client:
         futures = {k: client.publish(t, b"", qos=1, retain=True) for k, t in topics.items()}
         return {k: await asyncio.wait_for(f, 10) for k, f in futures.items()}
 
@@ -73,7 +74,7 @@ async def test_no_account_plants_a_fake_table(venue: Venue) -> None:
     """A retained ``state`` published by each non-table account under its own name never reaches
     a subscriber of ``jantaku/v1/+/state`` (the multi-table scoreboard's filter)."""
     for user in NON_TABLES:
-        async with PahoSession(_spec(venue.local_port, user)) as client:
+        async with MqttSession(_spec(venue.local_port, user)) as client:
             code = await asyncio.wait_for(client.publish(
                 f"jantaku/v1/{user}/state", b'{"fake":true}', qos=1, retain=True), 10)
             assert code >= 0x80, (user, hex(code))
@@ -102,16 +103,16 @@ async def test_a_command_account_reads_its_tables_commands_and_nothing_else(venu
                               protocol=aiomqtt.ProtocolVersion.V5) as reader:
         for flt in ("jantaku/v1/+/cmd/#", "jantaku/v1/#"):
             await reader.subscribe(flt, qos=0)
-        async with PahoSession(_spec(venue.local_port, "referee.alice")) as ref:
+        async with MqttSession(_spec(venue.local_port, "referee.alice")) as ref:
             for table in ("t01", TABLE, OTHER):
                 await asyncio.wait_for(ref.publish(f"jantaku/v1/{table}/cmd/pause", b"{}"), 10)
                 await asyncio.wait_for(ref.publish(
                     f"jantaku/v1/{table}/private/backfill/request/referee.alice", b"{}"), 10)
-        async with PahoSession(_spec(venue.local_port, "tool.archive")) as tool:
+        async with MqttSession(_spec(venue.local_port, "tool.archive")) as tool:
             for table in ("t01", OTHER):
                 await asyncio.wait_for(tool.publish(
                     f"jantaku/v1/{table}/backfill/request/tool.archive", b"{}"), 10)
-        async with PahoSession(_spec(venue.local_port, "t01")) as table01:
+        async with MqttSession(_spec(venue.local_port, "t01")) as table01:
             await asyncio.wait_for(table01.publish("jantaku/v1/t01/events", b"{}"), 10)
         try:
             async with asyncio.timeout(1.5):

@@ -25,7 +25,8 @@ from daemon import auth
 from daemon.cli.referee import build_command, send
 from daemon.config import parse_config
 from daemon.errors import BrokerError
-from daemon.mqtt_paho import Connect, PahoSession
+from daemon.mqtt_session import MqttSession
+from daemon.mqtt_wire import Connect
 from daemon.topics import Topics
 from hil.kit import make_ca
 
@@ -118,7 +119,7 @@ async def _publish_code(port: int, user: str | None, topic: str, **kw: Any) -> i
     daemon's own broker client."""
     spec = Connect("127.0.0.1", port, f"test-{os.getpid()}-{time.monotonic_ns()}", v5=True,
                    username=user, password=None if user is None else PASSWORDS[user], **kw)
-    async with PahoSession(spec) as client:
+    async with MqttSession(spec) as client:
         return await asyncio.wait_for(client.publish(topic, b"{}", qos=1), 10)
 
 
@@ -200,8 +201,29 @@ async def test_websocket_overlay_reads_state_but_cannot_command(venue: Venue) ->
             async for m in overlay.messages:
                 assert m.payload == b'{"x":1}'
                 break
-    code = await _publish_code(venue.ws_port, None, own.cmd("new_game"), transport="websockets")
+    code = await asyncio.to_thread(_websocket_publish_code, venue.ws_port, own.cmd("new_game"))
     assert code >= 0x80
+
+
+def _websocket_publish_code(port: int, topic: str) -> int:
+    """The v5 PUBACK reason code of an anonymous QoS 1 publish over websockets (paho-mqtt's own
+    client: the daemon speaks TCP and TLS only)."""
+    import queue
+
+    import paho.mqtt.client as paho
+
+    got: queue.Queue[int] = queue.Queue()
+    client = paho.Client(paho.CallbackAPIVersion.VERSION2, protocol=paho.MQTTv5,
+                         transport="websockets")
+    client.on_publish = lambda c, u, mid, reason, props: got.put(int(reason.value))
+    client.connect("127.0.0.1", port)
+    client.loop_start()
+    try:
+        client.publish(topic, b"{}", qos=1)
+        return got.get(timeout=10)
+    finally:
+        client.disconnect()
+        client.loop_stop()
 
 
 

@@ -15,7 +15,6 @@ from conftest import running_service
 from daemon import schema
 from daemon.config import Config
 from daemon.disclosure import public_view
-from daemon.mqtt_paho import PahoSession
 from daemon.topics import Topics
 
 
@@ -207,7 +206,7 @@ async def test_v311_daemon_and_last_will(
 async def test_no_writer_is_left_behind_once_the_events_are_written(
     broker: daemon_kit.Broker, make_config: Callable[..., Config]
 ) -> None:
-    """The outbox writes each window itself (daemon/mqtt_paho.py ``PahoSession.publish_now``); a
+    """The outbox writes each window itself (daemon/mqtt_session.py ``MqttSession.publish_now``); a
     socket writer left registered after the write would fire on the writable socket forever:
     the loop spinning at 100 % CPU while the table is idle."""
     import selectors
@@ -237,28 +236,35 @@ async def test_a_window_of_events_is_written_without_a_socket_writer(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The outbox writes each window in the step that publishes it
-    (``PahoSession.publish_now``): no socket writer is added to the loop for it (a loop wake-up
-    and two epoll changes per input) while the socket takes the bytes at once, and the events
-    are on the broker."""
+    (daemon/mqtt_session.py ``MqttSession.publish_now``): the transport sends it at once, and no
+    socket writer is added to the loop for it (a loop wake-up and two epoll changes per input)
+    while the socket takes the bytes, and the events are on the broker. The daemon's socket is
+    read by the selector already: a writer for it is a change of its events to include
+    EVENT_WRITE."""
+    import selectors
+
     config = make_config(broker.port)
     topics = Topics(config.table.id)
     script = daemon_kit.game_inputs(1)[:12]
-    loop = asyncio.get_running_loop()
-    added: list[object] = []
-    real_add = loop.add_writer
+    selector = getattr(asyncio.get_running_loop(), "_selector")  # noqa: B009 (private)
+    writes: list[int] = []
+    real_modify = selector.modify
 
-    def add_writer(fd: Any, callback: Any, *args: Any) -> None:
-        if isinstance(getattr(callback, "__self__", None), PahoSession):  # not the collector's
-            added.append(fd)
-        real_add(fd, callback, *args)
+    def modify(fd: Any, events: int, data: Any = None) -> Any:
+        if events & selectors.EVENT_WRITE:
+            writes.append(fd if isinstance(fd, int) else fd.fileno())
+        return real_modify(fd, events, data)
 
-    monkeypatch.setattr(loop, "add_writer", add_writer)
+    monkeypatch.setattr(selector, "modify", modify)
     async with (
         daemon_kit.Collector(broker.port, [topics.events]) as sub,
         running_service(config) as service,
     ):
-        await daemon_kit.until(lambda: service.link.connected, 10)
-        added.clear()  # the connect's own writes are not the outbox's
+        await daemon_kit.until(lambda: service.link.session is not None, 10)
+        assert service.link.session is not None
+        ours = service.link.session.fileno()
+        assert ours >= 0
+        writes.clear()  # the connect's own writes are not the outbox's
         for body in script:
             await service.submit("input", "table", body)
             await daemon_kit.until(
@@ -266,4 +272,4 @@ async def test_a_window_of_events_is_written_without_a_socket_writer(
         total = service.core.state.event_seq
         assert total >= len(script)
         await sub.wait_for(lambda: len(sub.payloads("/events")) >= total)
-        assert added == []
+        assert ours not in writes

@@ -15,8 +15,9 @@ import pytest
 
 from daemon import mqtt_wire as wire
 from daemon.errors import BrokerError
-from daemon.mqtt_lean import BUFFER_LIMIT, LeanSession
-from daemon.mqtt_paho import Connect
+from daemon.mqtt_lean import BUFFER_LIMIT
+from daemon.mqtt_session import MqttSession
+from daemon.mqtt_wire import Connect
 
 Got = tuple[bytes, bytes, bool, "bytes | None", int]
 
@@ -53,7 +54,7 @@ async def test_publishes_arrive_cut_with_their_properties_and_retain_flag(
     props.CorrelationData = b"\x00corr"
     props.UserProperty = [("k", "v")]
     props.MessageExpiryInterval = 60
-    async with LeanSession(_spec(broker.port, v5), lambda *a: got.append(a)) as s:
+    async with MqttSession(_spec(broker.port, v5), lambda *a: got.append(a)) as s:
         options = 0x08 if v5 else 0x00  # QoS 0, retain as published
         assert await s.subscribe([("jantaku/v1/t/cmd/+", options)]) == [0]
         await _publish(broker.port, [
@@ -82,7 +83,7 @@ async def test_qos1_deliveries_are_acknowledged_and_thousands_arrive_in_order(
     """Mosquitto sends at most max_inflight_messages (20) unacknowledged: all 3,000 arrive only
     if every one is acknowledged."""
     got: list[bytes] = []
-    async with LeanSession(_spec(broker.port), lambda t, p, *_: got.append(p)) as s:
+    async with MqttSession(_spec(broker.port), lambda t, p, *_: got.append(p)) as s:
         await s.subscribe([("flood/#", 0x01)])
         await _publish(broker.port, [("flood/x", str(i).encode(), {}) for i in range(3000)])
         await daemon_kit.until(lambda: len(got) >= 3000, 30)
@@ -99,7 +100,7 @@ async def test_a_packet_too_long_to_buffer_is_skipped_and_the_stream_stays_in_st
     props = Properties(PacketTypes.PUBLISH)  # type: ignore[no-untyped-call]
     props.ResponseTopic = "jantaku/v1/t/reply/big"
     big = b"x" * (3 * BUFFER_LIMIT)
-    async with LeanSession(_spec(broker.port), lambda *a: got.append(a)) as s:
+    async with MqttSession(_spec(broker.port), lambda *a: got.append(a)) as s:
         await s.subscribe([("cmd/#", 0x08)])
         await _publish(broker.port, [("cmd/a", b"before", {}),
                                      ("cmd/big", big, {"properties": props}),
@@ -115,7 +116,7 @@ async def test_a_packet_too_long_to_buffer_is_skipped_and_the_stream_stays_in_st
 async def test_the_end_of_the_connection_is_reported(tmp_path: Any) -> None:
     b = daemon_kit.Broker(tmp_path / "b2").start()
     try:
-        async with LeanSession(_spec(b.port), lambda *a: None) as s:
+        async with MqttSession(_spec(b.port), lambda *a: None) as s:
             await s.subscribe([("x/#", 0)])
             b.stop()
             with pytest.raises(BrokerError):
@@ -123,7 +124,7 @@ async def test_the_end_of_the_connection_is_reported(tmp_path: Any) -> None:
     finally:
         b.stop()
     with pytest.raises(BrokerError, match="cannot connect"):
-        async with LeanSession(_spec(b.port), lambda *a: None):
+        async with MqttSession(_spec(b.port), lambda *a: None):
             pass
 
 

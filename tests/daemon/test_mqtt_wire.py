@@ -1,0 +1,192 @@
+"""The daemon's MQTT codec (daemon/mqtt_wire.py) and packet reader (daemon/mqtt_lean.py) without a
+broker: packets as the MQTT 3.1.1 and 5.0 specifications lay them out byte by byte, round trips
+through the reader whatever the chunking, and malformed or oversized packets refused with a
+:class:`ProtocolError` (a ``BrokerError``) instead of being buffered."""
+
+from __future__ import annotations
+
+import asyncio
+import struct
+import time
+from typing import Any
+
+import pytest
+
+from daemon import mqtt_wire as wire
+from daemon.errors import BrokerError
+from daemon.mqtt_lean import BUFFER_LIMIT, HEAD_BYTES, PacketReader
+
+Got = tuple[bytes, bytes, bool, "bytes | None", int]
+
+
+class _Owner:
+    """What the reader reports to, recorded; writes (the PUBACKs of deliveries) kept too."""
+
+    def __init__(self, v5: bool) -> None:
+        self.v5 = v5
+        self.got: list[Got] = []
+        self.on_publish = lambda *a: self.got.append(a)
+        self.last_read = time.monotonic()
+        self.bytes_read = 0
+        self.control: list[tuple[int, bytes]] = []
+        self.broken: list[wire.ProtocolError] = []
+
+    def on_control(self, first: int, body: bytes) -> None:
+        self.control.append((first, body))
+
+    def on_lost(self, exc: Exception | None) -> None:
+        del exc
+
+    def on_broken(self, exc: wire.ProtocolError) -> None:
+        self.broken.append(exc)
+
+
+class _Transport(asyncio.Transport):
+    def __init__(self) -> None:
+        super().__init__()
+        self.written: list[bytes] = []
+
+    def write(self, data: Any) -> None:
+        self.written.append(bytes(data))
+
+
+def _reader(v5: bool) -> tuple[PacketReader, _Owner, _Transport]:
+    owner, transport = _Owner(v5), _Transport()
+    reader = PacketReader(owner)
+    reader.connection_made(transport)
+    return reader, owner, transport
+
+
+def _s(text: bytes) -> bytes:
+    return struct.pack("!H", len(text)) + text
+
+
+def test_connect_is_laid_out_as_the_specification_says() -> None:
+    """MQTT 3.1.1 §3.1 and 5.0 §3.1: protocol name and level, flags (user name 0x80, password
+    0x40, will retain 0x20, will QoS 1 0x08, will 0x04, clean start 0x02), keepalive, [v5:
+    properties], client id, [v5: will properties], will topic, will payload, user, password."""
+    will = wire.Will("jantaku/v1/t1/status", b'{"state":"offline"}', qos=1, retain=True)
+    spec = wire.Connect("h", 1, "table-t1", v5=False, will=will, username="t1", password="pw",
+                        keepalive=30)
+    body = (_s(b"MQTT") + b"\x04\xee" + b"\x00\x1e" + _s(b"table-t1")
+            + _s(b"jantaku/v1/t1/status") + _s(b'{"state":"offline"}') + _s(b"t1") + _s(b"pw"))
+    assert wire.connect(spec) == b"\x10" + bytes((len(body),)) + body
+    v5 = wire.connect(wire.Connect("h", 1, "c", v5=True, will=will, keepalive=60))
+    body = (_s(b"MQTT") + b"\x05\x2e" + b"\x00\x3c" + b"\x00" + _s(b"c") + b"\x00"
+            + _s(b"jantaku/v1/t1/status") + _s(b'{"state":"offline"}'))
+    assert v5 == b"\x10" + bytes((len(body),)) + body
+    # no will, no user: a clean start only; a password without a user name is not sent
+    bare = wire.connect(wire.Connect("h", 1, "c", v5=False, password="pw", keepalive=60))
+    assert bare == b"\x10\x0d" + _s(b"MQTT") + b"\x04\x02\x00\x3c" + _s(b"c")
+    will0 = wire.connect(wire.Connect("h", 1, "c", v5=False, keepalive=0,
+                                      will=wire.Will("s", b"", qos=0, retain=False)))
+    assert will0[9] == 0x06
+
+
+def test_publish_packets_round_trip_through_the_reader_whatever_the_chunks() -> None:
+    """Lengths on both sides of each remaining-length byte boundary, QoS 0 and 1, retained or
+    not, v5 properties or none; fed whole, byte by byte and in odd chunks."""
+    props = wire.properties(wire.PublishProperties("a/reply/x", b"\x00\x01corr"))
+    cases = []
+    for n, size in enumerate((0, 1, 100, 127 - 12, 128, 16_383 - 12, 16_384, 70_000)):
+        for v5 in (True, False):
+            p = (props if n % 2 else b"\x00") if v5 else b""
+            cases.append((v5, f"t/{n}".encode(), bytes([n]) * size, n % 2, bool(n % 3), p))
+    for v5 in (True, False):
+        packets = [(wire.publish(_s(t), pl, qos=q, retain=r, packet_id=7 + i, props=p), t, pl,
+                    q, r, p) for i, (v, t, pl, q, r, p) in enumerate(cases) if v == v5]
+        stream = b"".join(pk for pk, *_ in packets)
+        for chunk in (len(stream), 1, 7, 4093):
+            reader, owner, transport = _reader(v5)
+            for at in range(0, len(stream), chunk):
+                reader.data_received(stream[at:at + chunk])
+            assert owner.broken == [] and owner.control == []
+            want = [(t, pl, r, (p[1:] or None) if v5 and p[0] < 0x80 else None, len(pl))
+                    for _, t, pl, q, r, p in packets]
+            assert owner.got == want
+            acks = b"".join(transport.written)
+            ids = [7 + i for i, (v, *_rest) in enumerate(cases) if v == v5]
+            assert acks == b"".join(b"\x40\x02" + struct.pack("!H", i)
+                                    for i, (*_x, q, _r, _p) in zip(ids, packets) if q)
+    known = wire.publish_properties(props[1:])
+    assert known == wire.PublishProperties("a/reply/x", b"\x00\x01corr")
+
+
+def test_a_long_publish_is_skipped_past_its_head_and_the_stream_stays_in_step() -> None:
+    reader, owner, _ = _reader(True)
+    big = wire.publish(_s(b"cmd/big"), b"x" * (BUFFER_LIMIT + 1), qos=1, retain=False,
+                       packet_id=3, props=b"\x00")
+    after = wire.publish(_s(b"cmd/after"), b"ok", qos=0, retain=False, packet_id=0,
+                         props=b"\x00")
+    stream = big + after
+    for at in range(0, len(stream), 65_536):
+        reader.data_received(stream[at:at + 65_536])
+    assert owner.broken == []
+    assert [(t, p, s) for t, p, _, _, s in owner.got] == [
+        (b"cmd/big", b"", BUFFER_LIMIT + 1), (b"cmd/after", b"ok", 2)]
+    assert len(reader._rest) <= HEAD_BYTES  # never the whole packet
+
+
+@pytest.mark.parametrize("stream, why", [
+    (b"\x40" + wire.varint(BUFFER_LIMIT + 1) + b"\x00" * HEAD_BYTES, "packet of type 4"),
+    (b"\x30\xff\xff\xff\xff\x01", "longer than four bytes"),
+    (b"\x34\x05\x00\x01t\x00\x01", "QoS 2"),
+    (b"\x30\x05\x00\x09abc", "not MQTT from the broker"),  # a topic past the packet
+])
+def test_what_is_not_mqtt_breaks_the_connection(stream: bytes, why: str) -> None:
+    reader, owner, _ = _reader(True)
+    reader.data_received(stream)
+    assert len(owner.broken) == 1 and why in str(owner.broken[0])
+    assert isinstance(owner.broken[0], BrokerError)
+
+
+def test_control_packets_parse_and_malformed_ones_are_refused() -> None:
+    # PUBACK: 3.1.1 and a v5 success omit the reason code; a refusal carries it (and properties)
+    assert wire.puback_of(b"\x01\x02") == (0x0102, 0)
+    assert wire.puback_of(b"\x00\x07\x87") == (7, 0x87)
+    assert wire.puback_of(b"\x00\x07\x10\x03\x1f\x00\x00") == (7, 0x10)
+    with pytest.raises(wire.ProtocolError):
+        wire.puback_of(b"\x01")
+    # CONNACK: v5 properties read (Receive Maximum, Server Keep Alive), others skipped
+    props = b"\x21\x00\x0a" + b"\x13\x00\x05" + b"\x12" + _s(b"assigned") + b"\x26" + _s(
+        b"k") + _s(b"v")
+    assert wire.connack(b"\x00\x00" + wire.varint(len(props)) + props, v5=True) == \
+        wire.Connack(0, receive_maximum=10, server_keepalive=5)
+    assert wire.connack(b"\x00\x86\x00", v5=True) == wire.Connack(0x86)
+    assert wire.connack(b"\x00\x05", v5=False) == wire.Connack(5)
+    for bad in (b"\x00", b"\x00\x00\x05\x21\x00", b"\x00\x00\x02\x7f\x00"):
+        with pytest.raises(wire.ProtocolError):
+            wire.connack(bad, v5=True)
+    # SUBACK and UNSUBACK (3.1.1's UNSUBACK has no codes)
+    assert wire.suback(b"\x00\x02\x00\x01\x80", v5=True) == (2, [1, 0x80])
+    assert wire.suback(b"\x00\x02\x00\x11", v5=True) == (2, [0x11])
+    assert wire.suback(b"\x00\x02", v5=False) == (2, [])
+    for bad in (b"\x00", b"\x00\x02\x05\x00"):
+        with pytest.raises(wire.ProtocolError):
+            wire.suback(bad, v5=True)
+    assert wire.unsubscribe(9, ["a/b", "c"], v5=True) == b"\xa2\x0b\x00\x09\x00" + _s(
+        b"a/b") + _s(b"c")
+    assert wire.unsubscribe(9, ["a"], v5=False) == b"\xa2\x05\x00\x09" + _s(b"a")
+
+
+def test_topics_that_cannot_be_published_to_are_refused() -> None:
+    for bad in ("", "a/+/b", "a/#", "a\x00b", "x" * 65_536):
+        with pytest.raises(wire.TopicError):
+            wire.topic_name(bad)
+    assert wire.topic_name("jantaku/v1/t/events") == _s(b"jantaku/v1/t/events")
+    assert wire.topic_name("é") == b"\x00\x02\xc3\xa9"
+
+
+def test_the_daemon_run_path_imports_neither_paho_nor_aiomqtt() -> None:
+    """`jantaku run`'s modules (the service, both broker connections, the web server with its
+    scoreboard) in a fresh interpreter: the broker client is the daemon's own; paho-mqtt and
+    aiomqtt serve the referee, status and follow tools (and the tests, as independent clients)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, daemon.cli.run, daemon.service, daemon.mqtt, daemon.command_intake, "
+            "daemon.web.runtime, daemon.web.scoreboard, daemon.cli.log; "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'paho', 'aiomqtt'}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=60)
+    assert out.stdout.strip() == "[]"
