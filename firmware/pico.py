@@ -121,14 +121,15 @@ def run(cfg: Config, watchdog: "Any" = None, cause: int | None = None,
 
 def turn(table: Table, transport: "UartTransport | UsbCdcTransport", clock: Clock,
          watchdog: "Any", resets: ResetMemory) -> int:
-    """One turn of the main loop; returns the bytes read (0: the loop sleeps 1 ms). A turn with
+    """One turn of the main loop; returns the bytes read (0: the loop waits for input). A turn with
     nothing to do allocates nothing (docs/firmware.md "Memory and timing")."""
     link = table.link
-    now = clock.now()
     got = transport.read()
     if got:
-        table.receive(transport.buf, now, got)
-    table.tick(now)  # also polls the board's inputs, timed outputs and one display
+        table.receive(transport.buf, clock.now(), got)
+    # the time the inputs are read, not when the turn began: the debounce and stuck timers
+    # compare the times of the levels they saw (a turn that took input lasts milliseconds)
+    table.tick(clock.now())  # also polls the board's inputs, timed outputs and one display
     if link.tx_len:
         transport.write(link)
     resets.note(link.pending + link.dropped)
