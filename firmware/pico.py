@@ -106,6 +106,10 @@ def run(cfg: Config, watchdog: "Any" = None, cause: int | None = None,
         table.on_log = print  # the USB REPL is free: log there
     else:
         transport = UsbCdcTransport()
+    # what the host sent while the board booted is for a board that no longer exists: hellos
+    # said every 0.2 s all through the boot (~36 on the emulated chip), each of which would cost
+    # a welcome and a resend of the reset report; the host says hello again within 0.2 s
+    transport.discard(STALE_MAX)
     clock = Clock()
     now = clock.now()
     table.attach(now)
@@ -137,6 +141,7 @@ def turn(table: Table, transport: "UartTransport | UsbCdcTransport", clock: Cloc
     return got
 
 
+STALE_MAX = 4096  # bytes dropped at most at boot (a flood must not hold the boot)
 IDLE_MS = 4  # a turn that read nothing waits this long for input (the chip idles meanwhile)
 
 

@@ -55,6 +55,13 @@ class UartTransport:
         got = self.uart.readinto(self.buf)
         return got or 0
 
+    def discard(self, limit: int) -> int:
+        """Drop what is waiting, at most ``limit`` bytes; returns how many."""
+        n = 0
+        while n < limit and self.uart.any():
+            n += self.uart.readinto(self.buf) or 0
+        return n
+
     def write(self, link: "Link") -> None:
         if not link.tx_len or not self.uart.txdone():
             return  # the last write is still going out: the ring buffer has room for this one
@@ -110,6 +117,15 @@ class UsbCdcTransport:
             if not self._in.readinto(one):
                 break
             buf[n] = one[0]
+            n += 1
+        return n
+
+    def discard(self, limit: int) -> int:
+        """Drop what is waiting, at most ``limit`` bytes; returns how many."""
+        n = 0
+        while n < limit and self._ready(self._read):
+            if not self._in.readinto(self._one):
+                break
             n += 1
         return n
 
