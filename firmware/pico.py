@@ -106,6 +106,10 @@ def run(cfg: Config, watchdog: "Any" = None, cause: int | None = None,
         table.on_log = print  # the USB REPL is free: log there
     else:
         transport = UsbCdcTransport()
+    # what the host sent while the board booted is for a board that no longer exists: hellos
+    # said every 0.2 s all through the boot (~36 on the emulated chip), each of which would cost
+    # a welcome and a resend of the reset report; the host says hello again within 0.2 s
+    transport.discard(STALE_MAX)
     clock = Clock()
     now = clock.now()
     table.attach(now)
@@ -121,14 +125,15 @@ def run(cfg: Config, watchdog: "Any" = None, cause: int | None = None,
 
 def turn(table: Table, transport: "UartTransport | UsbCdcTransport", clock: Clock,
          watchdog: "Any", resets: ResetMemory) -> int:
-    """One turn of the main loop; returns the bytes read (0: the loop sleeps 1 ms). A turn with
+    """One turn of the main loop; returns the bytes read (0: the loop waits for input). A turn with
     nothing to do allocates nothing (docs/firmware.md "Memory and timing")."""
     link = table.link
-    now = clock.now()
     got = transport.read()
     if got:
-        table.receive(transport.buf, now, got)
-    table.tick(now)  # also polls the board's inputs, timed outputs and one display
+        table.receive(transport.buf, clock.now(), got)
+    # the time the inputs are read, not when the turn began: the debounce and stuck timers
+    # compare the times of the levels they saw (a turn that took input lasts milliseconds)
+    table.tick(clock.now())  # also polls the board's inputs, timed outputs and one display
     if link.tx_len:
         transport.write(link)
     resets.note(link.pending + link.dropped)
@@ -136,6 +141,7 @@ def turn(table: Table, transport: "UartTransport | UsbCdcTransport", clock: Cloc
     return got
 
 
+STALE_MAX = 4096  # bytes dropped at most at boot (a flood must not hold the boot)
 IDLE_MS = 4  # a turn that read nothing waits this long for input (the chip idles meanwhile)
 
 

@@ -24,7 +24,12 @@ if TYPE_CHECKING:
 
     from firmware.link import Link
 
-MAX_READ = 512  # bytes per read: bounds the time one loop turn spends on input
+#: bytes per read: bounds the time one loop turn spends on input, because the table's inputs are
+#: polled between turns. A USB byte costs 50-130 us of the chip's time to read (a poll and a
+#: one-byte read, measured on the emulated RP2040) and decoding ~15 us more, so 512 bytes a turn
+#: held the inputs unpolled for up to 120 ms under a flood of input, and a 120 ms press was
+#: missed; 64 bytes keep a turn's input under ~10 ms (docs/firmware.md "Memory and timing")
+MAX_READ = 64
 MAX_WRITE = 128  # bytes per turn
 
 
@@ -49,6 +54,13 @@ class UartTransport:
             return 0
         got = self.uart.readinto(self.buf)
         return got or 0
+
+    def discard(self, limit: int) -> int:
+        """Drop what is waiting, at most ``limit`` bytes; returns how many."""
+        n = 0
+        while n < limit and self.uart.any():
+            n += self.uart.readinto(self.buf) or 0
+        return n
 
     def write(self, link: "Link") -> None:
         if not link.tx_len or not self.uart.txdone():
@@ -105,6 +117,15 @@ class UsbCdcTransport:
             if not self._in.readinto(one):
                 break
             buf[n] = one[0]
+            n += 1
+        return n
+
+    def discard(self, limit: int) -> int:
+        """Drop what is waiting, at most ``limit`` bytes; returns how many."""
+        n = 0
+        while n < limit and self._ready(self._read):
+            if not self._in.readinto(self._one):
+                break
             n += 1
         return n
 

@@ -86,7 +86,9 @@ class Rig:
         self.table: PtyTableController | None = None
         self.controller = TableController()
         self.readers: dict[Place, SerialReaderEmulator] = {}
-        self.events = 0  # device events the tracker will consume
+        # device events the tracker will consume: the first is the controller's own, sent when
+        # the daemon connects (controller_reset: it has just started)
+        self.events = 1
         # when each seat's mock clock pin was last released: the next press waits out the
         # debouncer's quiet window (drivers/debounce.py), as no hand presses a button 20 ms
         # after letting it go -- a press inside it would be taken as bounce and never arrive

@@ -147,7 +147,9 @@ class Rp2040Board:
             [node, str(SCRIPT), str(MODULES), str(workdir / "board.json")],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr)
         self._write_lock = threading.Lock()
-        # every USB byte, both ways ("> " host to board), for the post-mortem of a failed test
+        # the post-mortem of a failed test, a line each with the monotonic time last: every USB
+        # byte both ways ("< hex": board to host, "> hex": host to board, "! hex": put into the
+        # port by the test, send_usb) and the presses ("p pin ms": begun, "P pin chip-ms": over)
         self._wire = open(workdir / "usb.log", "wb", buffering=0)  # noqa: SIM115 (close())
         threading.Thread(target=self._read_node, daemon=True).start()
 
@@ -165,6 +167,8 @@ class Rp2040Board:
         pin is back."""
         with self.lock:
             done = self.outputs.pulsed + 1
+        with suppress(ValueError, OSError):
+            self._wire.write(b"p %d %d %.3f\n" % (pin, ms, time.monotonic()))
         self._send({"pulse": pin, "level": 0, "ms": ms})
         self.wait(lambda o: o.pulsed >= done, timeout, f"the end of a {ms} ms press of GP{pin}")
 
@@ -174,6 +178,8 @@ class Rp2040Board:
         with self.lock:
             done = self.outputs.pulsed + len(pins)
         for pin in pins:
+            with suppress(ValueError, OSError):
+                self._wire.write(b"p %d %d %.3f\n" % (pin, ms, time.monotonic()))
             self._send({"pulse": pin, "level": 0, "ms": ms})
         self.wait(lambda o: o.pulsed >= done, timeout, f"the end of presses of {pins}")
         self.wait_chip_ms(ms, timeout)
@@ -212,6 +218,8 @@ class Rp2040Board:
 
     def send_usb(self, data: bytes) -> None:
         """Bytes into the board's USB CDC port (as the host would write them)."""
+        with suppress(ValueError, OSError):
+            self._wire.write(b"! " + data.hex().encode() + b" %.3f\n" % time.monotonic())
         self._send({"cdc": data.hex()})
 
     def run_script(self, script: Path, timeout: float = 300) -> str:
@@ -280,7 +288,7 @@ class Rp2040Board:
             msg = json.loads(line)
             if "cdc" in msg:
                 data = bytes.fromhex(msg["cdc"])
-                self._wire.write(b"< " + msg["cdc"].encode() + b"\n")
+                self._wire.write(b"< " + msg["cdc"].encode() + b" %.3f\n" % time.monotonic())
                 if self.on_cdc is not None:
                     self.on_cdc(data)
                 else:
@@ -314,6 +322,8 @@ class Rp2040Board:
             out.boots.append(msg["cause"])
         elif "pulsed" in msg:
             out.pulsed += 1
+            with suppress(ValueError, OSError):
+                self._wire.write(b"P %d %.3f %.3f\n" % (msg["pulsed"], msg["t"], time.monotonic()))
         elif "clock" in msg:
             out.clock = (msg["clock"], msg["wall"])
 
@@ -335,8 +345,8 @@ class Rp2040Board:
                 if not data:
                     return
                 with suppress(ValueError, OSError):  # closed under us at the end of a test
-                    self._wire.write(b"> " + data.hex().encode() + b"\n")
-                    self.send_usb(data)
+                    self._wire.write(b"> " + data.hex().encode() + b" %.3f\n" % time.monotonic())
+                    self._send({"cdc": data.hex()})
         finally:
             with suppress(OSError):
                 os.close(master)

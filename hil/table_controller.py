@@ -61,6 +61,7 @@ from firmware import firmware_string
 from firmware import link as fwlink
 from firmware.board import Board
 from firmware.config import Config
+from firmware.resets import ResetMemory
 from firmware.sim import SimMachine, SimNeoPixel, SimTM1637
 from firmware.table import Outputs, Table
 from hil.errors import EmulatorUsageError
@@ -137,6 +138,11 @@ class TableController:
         if self.board is not None:
             self.board.table = self.table
         self.table.on_command = self._record
+        # a new controller is a board that has just started: its first event says so and why
+        # (machine.reset_cause() of the simulated chip; without one, a power-on), as the
+        # firmware's does (firmware/pico.py), so the host hears the same bytes from both
+        boot = ResetMemory(None, self.sim.reset_cause() if self.sim is not None else 1)
+        self.table.controller_reset(boot.cause, boot.lost, self.now_ms())
         self.commands: list[Command] = []
         self.display = DisplayState()
         self.deaf = False

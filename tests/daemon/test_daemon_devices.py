@@ -50,6 +50,10 @@ async def test_table_events_are_logged_and_displays_follow(
     driver = _driver(emulator)
     async with running_service(make_config(broker.port), drivers=[driver]) as service:
         await until(lambda: driver.health().get("status") == "connected")
+        # the controller's first event: it has just started (a marker, logged first)
+        await until(lambda: service.core.state.input_seq >= 1)
+        first = next(iter(service.eventlog.records()))
+        assert (first.kind, first.body["type"]) == ("marker", "table_controller_reset")
         await service.submit(
             "input", "referee:alice",
             {"type": "game_start", "ruleset": "mleague", "first_dealer": 1,
@@ -63,8 +67,8 @@ async def test_table_events_are_logged_and_displays_follow(
         ctl.turn_indicator(1, 5, Layer.TOP, ring=130, tile="3p")
         ctl.send_manifest()
         ctl.press_seat_button(2)
-        await until(lambda: service.core.state.input_seq >= 8)
-        records = list(service.eventlog.records())
+        await until(lambda: service.core.state.input_seq >= 9)
+        records = list(service.eventlog.records())[1:]  # from game_start
         assert [(r.kind, r.body["type"]) for r in records[1:]] == [
             ("input", "hand_start"),
             ("input", "wall_raised"),
@@ -89,7 +93,7 @@ async def test_table_events_are_logged_and_displays_follow(
         health = service.health()
         assert schema.errors("health", health) == []
         assert health["links"]["table"]["status"] == "connected"
-        assert health["links"]["table"]["events"] == 7
+        assert health["links"]["table"]["events"] == 8  # the reset report and the seven
 
 
 async def test_referee_pauses_and_resumes_the_clocks(
@@ -157,8 +161,9 @@ async def test_the_emulator_on_its_pty_is_a_plain_serial_table(
     async with running_service(sim, drivers=drivers) as service:
         await until(lambda: table.health().get("status") == "connected")
         emulator.controller.press_start(0)
-        await until(lambda: service.core.state.input_seq >= 1)
-        record = next(service.eventlog.records())
+        await until(lambda: service.core.state.input_seq >= 2)
+        reset, record = list(service.eventlog.records())[:2]
+        assert (reset.kind, reset.body["type"]) == ("marker", "table_controller_reset")
         assert record.source == "table"
         assert input_from_json(record.body) == HandStart()
 

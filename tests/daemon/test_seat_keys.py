@@ -53,6 +53,9 @@ async def test_seat_keys_and_dice_mean_the_same_with_and_without_sensors(
         drivers: list[Any] = [driver] if tracker is None else [driver, tracker]
         async with running_service(make_config(broker.port), drivers=drivers) as service:
             await until(lambda: driver.health().get("status") == "connected")
+            # the controller's first event, logged before the game: it has just started
+            await until(lambda: [r.body["type"] for r in service.eventlog.records()]
+                        == ["table_controller_reset"])
             await service.submit("input", "referee:alice", {
                 "type": "game_start", "ruleset": "wmc", "first_dealer": 1,
                 "names": ["a", "b", "c", "d"]})
@@ -65,8 +68,8 @@ async def test_seat_keys_and_dice_mean_the_same_with_and_without_sensors(
             ctl.press_seat_button(3, int(SeatKey.RON))
             ctl.press_seat_button(0, 200)  # no such key
             await until(lambda: sum(1 for r in service.eventlog.records()
-                                    if r.source != "referee:alice") >= 7)
-            records = [(r.kind, r.source, r.body) for r in service.eventlog.records()][1:]
+                                    if r.source != "referee:alice") >= 8)
+            records = [(r.kind, r.source, r.body) for r in service.eventlog.records()][2:]
     rejected = records[-1]
     got = [(k, src, input_from_json(b) if k == "input" else b) for k, src, b in records[:6]]
     assert got == [

@@ -13,6 +13,7 @@ from drivers.link.messages import (
     BreakOpened,
     Buzzer,
     Capability,
+    ControllerReset,
     Dice,
     HonbaDisplay,
     IndicatorTurned,
@@ -20,6 +21,7 @@ from drivers.link.messages import (
     Led,
     LedMode,
     PressStart,
+    ResetCause,
     ScoreDisplay,
     StartPressed,
     TableEvent,
@@ -86,6 +88,8 @@ async def rig(tmp_path: Path) -> AsyncIterator[Harness]:
             LinkSession(SerialTransport(str(table.path)), timings=FAST) as link:
         h = Harness(table, link)
         assert await h.next_change() == LinkChange(LinkStatus.CONNECTED)
+        # the controller's first event: it has just started (as the firmware's at boot)
+        assert await h.next_event() == ControllerReset(ResetCause.POWER_ON)
         yield h
 
 
@@ -141,7 +145,7 @@ async def test_truncated_and_corrupted_frames_are_reported_not_delivered(rig: Ha
     assert await rig.next_event() == Dice((2, 2))
     counters = rig.link.state.counters
     assert counters.errors >= 2 and counters.naks_tx >= 1
-    assert counters.delivered == 1
+    assert counters.delivered == 2  # the reset report and the roll
 
 
 async def test_duplicate_frame_is_acknowledged_but_delivered_once(rig: Harness) -> None:
@@ -164,7 +168,7 @@ async def test_lost_acks_make_the_controller_retransmit_without_double_delivery(
     rig.ctl.raise_wall()
     assert await rig.next_event() == WallRaised()
     await until(lambda: rig.ctl.endpoint.pending == 0)
-    assert rig.link.state.counters.delivered == 2
+    assert rig.link.state.counters.delivered == 3  # the reset report, the roll, the wall
 
 
 async def test_silence_is_detected_and_the_link_recovers(rig: Harness) -> None:

@@ -9,7 +9,15 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 import usb.core
 
-from drivers.link.messages import BreakOpened, Capability, Dice, HonbaDisplay, WallRaised
+from drivers.link.messages import (
+    BreakOpened,
+    Capability,
+    ControllerReset,
+    Dice,
+    HonbaDisplay,
+    ResetCause,
+    WallRaised,
+)
 from drivers.link.timings import LinkTimings
 from drivers.table.link import LinkChange, LinkStatus
 from drivers.table.session import LinkSession
@@ -57,6 +65,7 @@ async def test_session_over_usb_events_commands_and_replug(backend: FakeUsbBacke
         events = link.events()
         assert await next_item(events) == LinkChange(LinkStatus.CONNECTED)
         assert Capability.WALL_MANIFEST in link.state.capabilities
+        assert await next_item(events) == ControllerReset(ResetCause.POWER_ON)  # it started
         ctl.raise_wall()
         ctl.roll_dice(5, 2)
         assert [await next_item(events), await next_item(events)] == [WallRaised(), Dice((5, 2))]
@@ -70,4 +79,4 @@ async def test_session_over_usb_events_commands_and_replug(backend: FakeUsbBacke
         backend.plug()
         assert await next_item(events) == LinkChange(LinkStatus.CONNECTED)
         assert await next_item(events) == BreakOpened(3, 9)
-        assert link.state.counters.delivered == 3
+        assert link.state.counters.delivered == 4

@@ -9,20 +9,22 @@ from pathlib import Path
 import pytest
 
 from drivers.link.arq import Endpoint
-from drivers.link.frame import ErrorReason, ErrorSpan, Frame, decode_all
+from drivers.link.frame import ErrorReason, ErrorSpan, Frame, decode_all, encode_frame
 from drivers.link.messages import (
     WALL_TILES,
     Buzzer,
     Capability,
+    ControllerReset,
     Dice,
     Fault,
     FaultCode,
     HonbaDisplay,
+    ResetCause,
     ScoreDisplay,
     SeatButton,
     WallManifest,
 )
-from drivers.link.reports import Role
+from drivers.link.reports import Delivered, Role
 from drivers.link.timings import LinkTimings
 from hil.table_controller import PtyTableController, TableController, ordered_manifest
 
@@ -75,10 +77,27 @@ def test_injected_faults_decode_as_the_faults_they_claim() -> None:
         ctl.send_corrupted(Dice((1, 2)), bit=13 * 8)
 
 
+def test_a_new_controller_first_says_it_started() -> None:
+    """As the firmware at boot (firmware/pico.py): the first event, seq 0, is controller_reset
+    (power-on, lost unknown), byte for byte what the host's codec encodes."""
+    clock = Clock()
+    ctl = TableController(timings=T, clock=clock)
+    host = Endpoint(Role.HOST, boot_id=7, timings=T)
+    ctl.attach()
+    host.attach(clock.now)
+    ctl.receive(host.drain()[0])
+    wire = ctl.take_output()
+    assert wire.endswith(encode_frame(ControllerReset(ResetCause.POWER_ON, None), 0))
+    host.receive(wire, clock.now)
+    events = [o.message for o in host.drain()[1] if isinstance(o, Delivered)]
+    assert events == [ControllerReset(ResetCause.POWER_ON, None)]
+
+
 def test_duplicate_repeats_the_last_data_frame_verbatim() -> None:
-    ctl, _, _ = connected_pair()
+    fresh = TableController(timings=T, clock=Clock())
     with pytest.raises(ValueError, match="nothing to duplicate"):
-        ctl.send_duplicate()
+        fresh.send_duplicate()  # never connected: its reset report still waits in its queue
+    ctl, _, _ = connected_pair()
     ctl.press_seat_button(2)
     first = [i for i in decode_all(ctl.take_output()) if isinstance(i, Frame)]
     ctl.send_duplicate()
