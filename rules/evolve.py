@@ -75,6 +75,28 @@ def replace(obj: T, /, **changes: Any) -> T:
     return result
 
 
+def fields_of(obj: Any) -> dict[str, Any]:
+    """A copy of a state class's instance (``TableState``, ``HandState``, ``SeatState``: every
+    field in its instance dict) to change some fields of and give to :func:`rebuilt`: the
+    reducer's hottest copies (one per draw or discard) without the keyword dict that
+    :func:`replace` is called with, which costs as much again as the copy."""
+    d: dict[str, Any] = obj.__dict__.copy()
+    return d
+
+
+def rebuilt(obj: T, fields: dict[str, Any]) -> T:
+    """A new instance of ``obj``'s class whose instance dict is ``fields``, from
+    :func:`fields_of` (``obj``) with some of its fields changed: what :func:`replace` makes.
+    A name that is not a field of the class is refused (the dict would be longer)."""
+    cls = type(obj)
+    if not _PLAIN[cls] or len(fields) != len(obj.__dict__):
+        unknown = sorted(set(fields) - set(obj.__dict__))
+        raise FieldError(f"{cls.__name__}: not a field, or not a state class: {unknown}")
+    n: Any = _new(cls)
+    _set(n, "__dict__", fields)
+    return n  # type: ignore[no-any-return]
+
+
 def _make(cls: type, changed: tuple[str, ...]) -> _Evolve:
     fields = dataclasses.fields(cls)
     names = [f.name for f in fields]

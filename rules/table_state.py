@@ -38,6 +38,8 @@ LOC_MELD = 9  # + seat
 LOC_INDICATOR = 13
 LOC_URA = 14
 LOC_WALL = 15  # read in the wall manifest and still there (not drawn)
+#: the places a tile may come into play from (``hand_ops.check_free``)
+FREE = (LOC_UNKNOWN, LOC_WALL)
 
 
 @dataclass(frozen=True, slots=True)

@@ -126,7 +126,7 @@ def parse_lines(source: str | bytes | Iterable[Mapping[str, Any]]) -> list[tuple
         text = source.decode("utf-8") if isinstance(source, bytes) else source
         out: list[tuple[int, Any]] = []
         for n, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
+            if not line or line.isspace():  # (not ``line.strip()``: no copy of every line)
                 continue
             try:
                 out.append((n, _json_line(line)))
@@ -154,8 +154,17 @@ def _json_line(line: str) -> Any:
     return value if end == len(line) else json.loads(line)
 
 
+#: the seats by their number (``Seat.of`` for an ``int`` 0..3, as a lookup: every event
+#: names one)
+_SEAT_OF: dict[int, Seat] = {int(s): s for s in SEATS}
+
+
 def _seat(ev: Mapping[str, Any], key: str) -> Seat:
     value: Any = ev.get(key)
+    if value.__class__ is int:  # (not a bool: True == 1 would find seat 1)
+        seat = _SEAT_OF.get(value)
+        if seat is not None:
+            return seat
     try:
         return Seat.of(value)
     except ValueError as exc:

@@ -7,7 +7,7 @@ import contextlib
 from typing import assert_never
 
 from rules.events import Event
-from rules.evolve import replace
+from rules.evolve import fields_of, rebuilt, replace
 from rules.inputs import (
     AbortiveDraw,
     Ankan,
@@ -159,7 +159,10 @@ def _play(t: TableState, inp: PlayInput, out: Out, seq: int) -> TableState:
         return replace(t, hand=dead.hand)
     if new_h.outcome is not None and new_h.step == "ended" and h.outcome is None:
         return end_hand(t, new_h, new_h.outcome, out)
-    t = replace(t, hand=new_h, seq=seq)
+    tf = fields_of(t)  # replace(t, hand=new_h, seq=seq), every input: see rules.evolve.rebuilt
+    tf["hand"] = new_h
+    tf["seq"] = seq
+    t = rebuilt(t, tf)
     if (new_h.step == "won" and h.step != "won") or isinstance(inp, _WIN_INPUTS):
         return try_finalize(t, out)
     return t

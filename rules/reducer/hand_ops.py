@@ -198,10 +198,11 @@ def _mark_passed(rs: Ruleset, h: HandState, owner: Seat, tile: Tile | None,
     if not rs.furiten.enabled or tile is None:
         return h
     kind = tile.id >> 2
+    seats = h.seats
     for s in ron_order(owner):
         if s == taker:
             continue
-        st = h.seats[s]
+        st = seats[s]
         # hand_shape.wins_on, the hand's own tiles first: the melds (a kind all four of which
         # the seat holds is no wait, M 3-11-2) only matter for the rare hand the tile completes.
         concealed = st.concealed
