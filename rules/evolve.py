@@ -75,21 +75,15 @@ def replace(obj: T, /, **changes: Any) -> T:
     return result
 
 
-def fields_of(obj: Any) -> dict[str, Any]:
-    """A copy of a state class's instance (``TableState``, ``HandState``, ``SeatState``: every
-    field in its instance dict) to change some fields of and give to :func:`rebuilt`: the
-    reducer's hottest copies (one per draw or discard) without the keyword dict that
-    :func:`replace` is called with, which costs as much again as the copy."""
-    d: dict[str, Any] = obj.__dict__.copy()
-    return d
-
-
 def rebuilt(obj: T, fields: dict[str, Any]) -> T:
-    """A new instance of ``obj``'s class whose instance dict is ``fields``, from
-    :func:`fields_of` (``obj``) with some of its fields changed: what :func:`replace` makes.
-    A name that is not a field of the class is refused (the dict would be longer)."""
-    cls = type(obj)
-    if not _PLAIN[cls] or len(fields) != len(obj.__dict__):
+    """A new instance of ``obj``'s class whose instance dict is ``fields``: ``vars(obj).copy()``
+    with some of its fields changed, for a state class (``TableState``, ``HandState``,
+    ``SeatState``: every field in the instance dict). What :func:`replace` makes, without the
+    keyword dict that ``replace`` is called with, which costs as much again as the copy: the
+    reducer's hottest copies (each draw and discard) take this way. A name that is not a field
+    of the class is refused (the dict would be longer)."""
+    cls = obj.__class__
+    if len(fields) != len(obj.__dict__) or not _PLAIN[cls]:
         unknown = sorted(set(fields) - set(obj.__dict__))
         raise FieldError(f"{cls.__name__}: not a field, or not a state class: {unknown}")
     n: Any = _new(cls)

@@ -125,11 +125,22 @@ def parse_lines(source: str | bytes | Iterable[Mapping[str, Any]]) -> list[tuple
     if isinstance(source, str | bytes):
         text = source.decode("utf-8") if isinstance(source, bytes) else source
         out: list[tuple[int, Any]] = []
+        scan = _SCAN
         for n, line in enumerate(text.splitlines(), 1):
             if not line or line.isspace():  # (not ``line.strip()``: no copy of every line)
                 continue
             try:
-                out.append((n, _json_line(line)))
+                # ``json.loads(line)``, by the decoder's scanner straight away when the line is
+                # one JSON value and nothing else (a record is thousands of lines: ``loads``
+                # spends as long around the scanner as in it). Anything else, leading space
+                # included, goes through ``loads`` itself, so the value and the error are its.
+                try:
+                    value, end = scan(line, 0)
+                except StopIteration:
+                    end = -1
+                if end != len(line):
+                    value = json.loads(line)
+                out.append((n, value))
             except json.JSONDecodeError as exc:
                 raise RecordError(f"not an mjai record: line {n} is not JSON ({exc})") from exc
     else:
@@ -140,18 +151,6 @@ def parse_lines(source: str | bytes | Iterable[Mapping[str, Any]]) -> list[tuple
 
 
 _SCAN: Any = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
-
-
-def _json_line(line: str) -> Any:
-    """``json.loads(line)``, by the decoder's scanner straight away when the line is one JSON
-    value and nothing else (a record is thousands of lines: ``loads`` spends as long around the
-    scanner as in it). Anything else, leading space included, goes through ``loads`` itself, so
-    the value and the error are ``loads``'s."""
-    try:
-        value, end = _SCAN(line, 0)
-    except StopIteration:
-        return json.loads(line)
-    return value if end == len(line) else json.loads(line)
 
 
 #: the seats by their number (``Seat.of`` for an ``int`` 0..3, as a lookup: every event
@@ -353,7 +352,8 @@ class _Reader:
     def event(self, line: int, ev: Mapping[str, Any]) -> None:
         kind = ev.get("type")
         known = KNOWN_KEYS.get(kind) if isinstance(kind, str) else None
-        if known is not None and not known.issuperset(ev):
+        # (``keys() <=``, not ``known.issuperset(ev)``: no set made of every event's keys)
+        if known is not None and not ev.keys() <= known:
             for key in sorted(set(ev) - known):
                 if key in INFORMATIONAL_KEYS:
                     self.informational[key] = self.informational.get(key, 0) + 1
@@ -366,6 +366,15 @@ class _Reader:
                 self.issues.append(ImportIssue(
                     hand, line, f"{kind}: unknown key {key!r} ignored "
                     f"(known: {', '.join(sorted(known - {'type'}))})", affects_replay=False))
+        if kind == "dahai" or kind == "tsumo":  # most lines: straight to them
+            b = self.b
+            if b is not None and self.ended is None:  # (else as below: an issue)
+                b.where = line
+                if kind == "dahai":
+                    self.dahai(b, ev)
+                else:
+                    self.tsumo(b, ev)
+                return
         if kind == "start_game":
             names = ev.get("names")
             if isinstance(names, list) and len(names) == 4:
@@ -393,20 +402,13 @@ class _Reader:
         if self.ended is not None and kind not in ("hora", "dora"):
             raise _Bad(f"{kind} after the hand ended")
         if kind == "tsumo":
-            pai = ev.get("pai")
-            b.draw(_seat(ev, "actor"), None if pai == "?" else self.tile(pai))
+            self.tsumo(b, ev)
         elif kind == "reach":
             self.riichi_next.add(_seat(ev, "actor"))
         elif kind == "reach_accepted":
             pass  # the engine takes the deposit when the riichi discard passes
         elif kind == "dahai":
-            actor = _seat(ev, "actor")
-            tsumogiri = ev.get("tsumogiri")
-            if tsumogiri is not None and not isinstance(tsumogiri, bool):
-                raise _Bad(f"dahai.tsumogiri: expected true/false, got {tsumogiri!r}")
-            riichi = actor in self.riichi_next
-            self.riichi_next.discard(actor)
-            b.discard(actor, self.tile(ev.get("pai")), riichi=riichi, tsumogiri=tsumogiri)
+            self.dahai(b, ev)
         elif kind in ("chi", "pon", "daiminkan"):
             n = 3 if kind == "daiminkan" else 2
             b.call(
@@ -426,6 +428,20 @@ class _Reader:
             self.hora(b, ev)
         elif kind == "ryukyoku":
             self.ryukyoku(b, ev)
+
+    def tsumo(self, b: HandBuilder, ev: Mapping[str, Any]) -> None:
+        pai = ev.get("pai")
+        b.draw(_seat(ev, "actor"), None if pai == "?" else self.tile(pai))
+
+    def dahai(self, b: HandBuilder, ev: Mapping[str, Any]) -> None:
+        actor = _seat(ev, "actor")
+        tsumogiri = ev.get("tsumogiri")
+        if tsumogiri is not None and not isinstance(tsumogiri, bool):
+            raise _Bad(f"dahai.tsumogiri: expected true/false, got {tsumogiri!r}")
+        riichi = actor in self.riichi_next
+        if riichi:
+            self.riichi_next.discard(actor)
+        b.discard(actor, self.tile(ev.get("pai")), riichi=riichi, tsumogiri=tsumogiri)
 
     def hora(self, b: HandBuilder, ev: Mapping[str, Any]) -> None:
         actor, target = _seat(ev, "actor"), _seat(ev, "target")

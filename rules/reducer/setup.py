@@ -125,6 +125,10 @@ def untouched_auto_hand(t: TableState) -> bool:
             and not h.rolls and h.brk is None and not h.indicators and h.wall is None)
 
 
+#: a seat before the deal (one value for the four: it is frozen, and every hand starts so)
+_NEW_SEAT = SeatState()
+
+
 def begin_hand(t: TableState, p: GameProgress, out: Out) -> TableState:
     """The next hand, where the game flow stands (dealer, round, honba, deposits, scores): at a
     HandStart, or by itself in a game with ``auto_hands`` (docs/rules-engine.md)."""
@@ -137,7 +141,7 @@ def begin_hand(t: TableState, p: GameProgress, out: Out) -> TableState:
         honba=p.honba,
         deposits=p.deposits,
         scores=p.scores,
-        seats=(SeatState(), SeatState(), SeatState(), SeatState()),
+        seats=(_NEW_SEAT, _NEW_SEAT, _NEW_SEAT, _NEW_SEAT),
         located=bytes((LOC_UNKNOWN,)) * 136,
         turn=p.dealer,
     )

@@ -10,7 +10,7 @@ from rules.events import (
     HaiteiReached,
     RiichiDeclared,
 )
-from rules.evolve import fields_of, rebuilt, replace
+from rules.evolve import rebuilt, replace
 from rules.inputs import (
     Discard,
     Draw,
@@ -80,7 +80,7 @@ def on_draw(rs: Ruleset, h: HandState, inp: Draw, out: Out) -> HandState:
         # its order): the drawn tile goes in at its place, as ``sorted`` would put it.
         concealed = None if tile is None else _inserted(concealed, tile)
     # replace(st, ...) and replace(h, ...), the hottest two copies, by rules.evolve.rebuilt
-    sf = fields_of(st)
+    sf = vars(st).copy()
     sf["concealed"] = concealed
     sf["count"] = st.count + 1
     sf["drawn"] = tile
@@ -89,7 +89,7 @@ def on_draw(rs: Ruleset, h: HandState, inp: Draw, out: Out) -> HandState:
     sf["kuikae"] = ()
     st = rebuilt(st, sf)
     # one copy of the hand for the passed discard, the seat, the tile's place and the turn
-    hf = fields_of(h)
+    hf = vars(h).copy()
     if passed is not None:
         hf["last"] = passed
     hf["seats"] = seats_with(h, s, st)
@@ -243,10 +243,12 @@ def on_discard(rs: Ruleset, t: TableState, h: HandState, inp: Discard, out: Out)
         concealed = None if tile is None else _without(concealed, tile)
     first = st.discards == 0
     double = bool(inp.riichi and first and not h.interrupted and rs.riichi.double_riichi)
-    sf = fields_of(st)  # replace(st, ...) by rules.evolve.rebuilt: every discard
+    sf = vars(st).copy()  # replace(st, ...) by rules.evolve.rebuilt: every discard
     sf["concealed"] = concealed
     sf["count"] = st.count - 1
-    sf["river"] = (*st.river, RiverTile(tile=tile, riichi=inp.riichi, tsumogiri=tsumogiri))
+    # (``+``, not ``(*river, x)``: one copy of the tuple, not a list and a tuple)
+    sf["river"] = st.river + (  # noqa: RUF005
+        RiverTile(tile=tile, riichi=inp.riichi, tsumogiri=tsumogiri),)
     sf["discards"] = st.discards + 1
     sf["drawn"] = None
     sf["has_drawn"] = False
@@ -265,12 +267,12 @@ def on_discard(rs: Ruleset, t: TableState, h: HandState, inp: Discard, out: Out)
         first_discards = (*first_discards, tile)
     dues = tuple(replace(d, discarded=True) if d.seat == s and d.timing == "after_discard"
                  else d for d in h.dora_due) if h.dora_due else ()
-    hf = fields_of(h)  # replace(h, ...) by rules.evolve.rebuilt: every discard
+    hf = vars(h).copy()  # replace(h, ...) by rules.evolve.rebuilt: every discard
     hf["seats"] = seats_with(h, s, st)
     if tile is not None:
         hf["located"] = located_with(h, (tile,), LOC_RIVER + s)
     hf["last"] = LastDiscard(seat=s, tile=tile, riichi=inp.riichi, houtei=houtei)
-    hf["discard_log"] = (*h.discard_log, (s, tile))
+    hf["discard_log"] = h.discard_log + ((s, tile),)  # noqa: RUF005 (see the river)
     hf["step"] = "draw"
     hf["turn"] = s.plus(1)
     hf["first_discards"] = first_discards
