@@ -157,13 +157,13 @@ class _Reader:
 
     def tile(self, text: Any) -> TileName:
         try:
-            kind, red = parse_mjai(text)
+            name = parse_mjai(text)  # (the table's own tuple: every tile of a record)
         except TileError as exc:
             raise _Bad(str(exc)) from exc
-        if red and not self.aka:
+        if name[1] and not self.aka:
             self.notes.add("red fives in a game without them are read as ordinary fives")
-            red = False
-        return kind, red
+            return name[0], False
+        return name
 
     def tiles(self, value: Any, n: int | None, what: str) -> list[TileName]:
         if not isinstance(value, list) or (n is not None and len(value) != n):

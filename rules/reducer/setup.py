@@ -360,13 +360,13 @@ def on_deal_done(rs: Ruleset, h: HandState, inp: DealDone, out: Out) -> HandStat
         fourteenth = h.wall[52] if (h.wall is not None and s == h.dealer and jump) else None
         seats[s] = replace(seats[s], concealed=hand, count=count, drawn=fourteenth,
                            has_drawn=(s == h.dealer and jump))
+    located = bytearray(h.located)  # (each seat's tiles in one copy of the places: locate)
+    for s in SEATS:
+        for tile in hands[s] or ():
+            located[tile.id] = LOC_HAND + s
     h = replace(h, seats=(seats[0], seats[1], seats[2], seats[3]), dealt=True,
                 next_live=53 if jump else 52, turn=h.dealer,
-                step="discard" if jump else "draw")
-    for s in SEATS:
-        hand = hands[s]
-        if hand is not None:
-            h = locate(h, hand, LOC_HAND + s)
+                step="discard" if jump else "draw", located=bytes(located))
     for s in SEATS:
         if h.seats[s].count != expected_size[s]:
             out.violation("wrong_hand_size", s, expected_size[s], h.seats[s].count)
