@@ -19,11 +19,12 @@ from __future__ import annotations
 import dataclasses
 import types
 from collections.abc import Callable, Iterable
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from rules.errors import FieldError
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 _Evolve = Callable[..., Any]
 #: per class and per tuple of changed names, the generated copier (a state class is evolved
@@ -195,4 +196,25 @@ def _fast_init(cls: type) -> Callable[..., None] | None:
     exec(f"def __init__({signature}):\n" + ("\n".join(body) or "    pass"), env)
     init: Callable[..., None] = env["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
+    if cls.__new__ is _new:
+        env["_new"], env["_cls"] = _new, cls
+        exec(f"def make({signature.removeprefix('self').removeprefix(', ')}):\n"
+             "    self = _new(_cls)\n" + "".join(line + "\n" for line in body)
+             + "    return self", env)
+        _MAKERS[cls] = env["make"]
+        env["make"].__qualname__ = f"{cls.__qualname__} (made)"
     return init
+
+
+#: per class given a quick ``__init__``: a function that makes an instance the same way, without
+#: the class call around it (:func:`maker`)
+_MAKERS: dict[object, Callable[..., Any]] = {}
+
+
+def maker(cls: Callable[P, T]) -> Callable[P, T]:
+    """``cls`` itself, or, for a class given a quick ``__init__`` by :func:`fast_init`, a
+    function with the same parameters that makes the same instance: calling a class runs
+    ``type.__call__`` and then ``__init__`` as a second call, a third of the cost of a small
+    value (the draw and discard handlers make three of them an input)."""
+    made = _MAKERS.get(cls)
+    return cls if made is None else made

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from rules import hand_shape
+from rules.evolve import maker
 from rules.inputs import (
     AbortiveDraw,
     AbortKind,
@@ -47,6 +48,10 @@ KanTiming = Literal["immediate", "after_discard"]
 #: Tiles a hand can draw from the live wall and the dead wall together (136 - 14 - 13 * 4).
 DRAWS_PER_HAND = 70
 
+
+#: a record's commonest inputs, by their makers (rules.evolve.maker)
+_draw = maker(Draw)
+_discard = maker(Discard)
 
 def _is_tenpai(counts: list[int], held: list[int]) -> bool:
     """Some kind completes the concealed part, other than a kind whose four copies the seat holds
@@ -244,7 +249,7 @@ class HandBuilder:
             self._rinshan[seat] = False
             self.out.append(RinshanDraw(seat=seat, tile=tile))
         else:
-            self.out.append(Draw(seat=seat, tile=tile))
+            self.out.append(_draw(seat=seat, tile=tile))
 
     def discard(
         self, seat: Seat, name: TileName | None, *, riichi: bool, tsumogiri: bool | None
@@ -281,7 +286,7 @@ class HandBuilder:
             self.riichi[seat] = True
         self.last_actor = seat
         self.after_draw = False
-        self.out.append(Discard(seat=seat, tile=tile, riichi=riichi, tsumogiri=tsumogiri))
+        self.out.append(_discard(seat=seat, tile=tile, riichi=riichi, tsumogiri=tsumogiri))
         if self._pending_discard:
             n, self._pending_discard = self._pending_discard, 0
             self._reveal(n)

@@ -10,7 +10,7 @@ from rules.events import (
     HaiteiReached,
     RiichiDeclared,
 )
-from rules.evolve import rebuilt, replace
+from rules.evolve import maker, rebuilt, replace
 from rules.inputs import (
     Discard,
     Draw,
@@ -48,6 +48,11 @@ from rules.wall import (
     Wall,
 )
 
+# the values every draw and discard makes, by their makers (rules.evolve.maker)
+_drew = maker(Drew)
+_discarded = maker(Discarded)
+_river_tile = maker(RiverTile)
+_last_discard = maker(LastDiscard)
 
 def on_draw(rs: Ruleset, h: HandState, inp: Draw, out: Out) -> HandState:
     s = inp.seat
@@ -102,7 +107,7 @@ def on_draw(rs: Ruleset, h: HandState, inp: Draw, out: Out) -> HandState:
     hf["pre_call_seat"] = None
     h = rebuilt(h, hf)
     live -= 1  # (h.live_left(): one tile fewer)
-    out.emit(Drew(seat=s, tile=tile, position=inp.position, rinshan=False, live_left=live))
+    out.emit(_drew(seat=s, tile=tile, position=inp.position, rinshan=False, live_left=live))
     if live == 0:
         out.emit(HaiteiReached(seat=s))
     return h
@@ -248,7 +253,7 @@ def on_discard(rs: Ruleset, t: TableState, h: HandState, inp: Discard, out: Out)
     sf["count"] = st.count - 1
     # (``+``, not ``(*river, x)``: one copy of the tuple, not a list and a tuple)
     sf["river"] = st.river + (  # noqa: RUF005
-        RiverTile(tile=tile, riichi=inp.riichi, tsumogiri=tsumogiri),)
+        _river_tile(tile=tile, riichi=inp.riichi, tsumogiri=tsumogiri),)
     sf["discards"] = st.discards + 1
     sf["drawn"] = None
     sf["has_drawn"] = False
@@ -271,7 +276,7 @@ def on_discard(rs: Ruleset, t: TableState, h: HandState, inp: Discard, out: Out)
     hf["seats"] = seats_with(h, s, st)
     if tile is not None:
         hf["located"] = located_with(h, (tile,), LOC_RIVER + s)
-    hf["last"] = LastDiscard(seat=s, tile=tile, riichi=inp.riichi, houtei=houtei)
+    hf["last"] = _last_discard(seat=s, tile=tile, riichi=inp.riichi, houtei=houtei)
     hf["discard_log"] = h.discard_log + ((s, tile),)  # noqa: RUF005 (see the river)
     hf["step"] = "draw"
     hf["turn"] = s.plus(1)
@@ -282,7 +287,7 @@ def on_discard(rs: Ruleset, t: TableState, h: HandState, inp: Discard, out: Out)
     hf["kan_window"] = None
     hf["robbed"] = False
     h = rebuilt(h, hf)
-    out.emit(Discarded(seat=s, tile=tile, riichi=inp.riichi, tsumogiri=tsumogiri,
+    out.emit(_discarded(seat=s, tile=tile, riichi=inp.riichi, tsumogiri=tsumogiri,
                        houtei=houtei))
     if inp.riichi:
         out.emit(RiichiDeclared(seat=s, double=double))
