@@ -196,19 +196,17 @@ def _fast_init(cls: type) -> Callable[..., None] | None:
     exec(f"def __init__({signature}):\n" + ("\n".join(body) or "    pass"), env)
     init: Callable[..., None] = env["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
-    if cls.__new__ is _new:
+    if cls.__new__ is _new:  # (the maker's source, compiled by the first maker(cls) only)
         env["_new"], env["_cls"] = _new, cls
-        exec(f"def make({signature.removeprefix('self').removeprefix(', ')}):\n"
-             "    self = _new(_cls)\n" + "".join(line + "\n" for line in body)
-             + "    return self", env)
-        _MAKERS[cls] = env["make"]
-        env["make"].__qualname__ = f"{cls.__qualname__} (made)"
+        _MAKERS[cls] = (f"def make({signature.removeprefix('self').removeprefix(', ')}):\n"
+                        "    self = _new(_cls)\n" + "".join(line + "\n" for line in body)
+                        + "    return self", env)
     return init
 
 
 #: per class given a quick ``__init__``: a function that makes an instance the same way, without
-#: the class call around it (:func:`maker`)
-_MAKERS: dict[object, Callable[..., Any]] = {}
+#: the class call around it (:func:`maker`), or its source and names until first asked for
+_MAKERS: dict[object, Callable[..., Any] | tuple[str, dict[str, Any]]] = {}
 
 
 def maker(cls: Callable[P, T]) -> Callable[P, T]:
@@ -217,4 +215,11 @@ def maker(cls: Callable[P, T]) -> Callable[P, T]:
     ``type.__call__`` and then ``__init__`` as a second call, a third of the cost of a small
     value (the draw and discard handlers make three of them an input)."""
     made = _MAKERS.get(cls)
-    return cls if made is None else made
+    if made is None:
+        return cls
+    if isinstance(made, tuple):
+        source, env = made
+        exec(source, env)
+        made = _MAKERS[cls] = env["make"]
+        made.__qualname__ = f"{getattr(cls, '__qualname__', 'value')} (made)"
+    return made
