@@ -33,8 +33,19 @@ from rules.wall import Break, Position
 MJAI_SUFFIX = "_mjai"
 
 
+#: classes whose values are their own JSON form (exactly these: not a subclass such as an enum)
+_AS_IS: frozenset[type] = frozenset({type(None), bool, str, int, float})
+
+
 def encode(value: Any, aka: bool = True) -> Any:
     """JSON form of event fields (deterministic: mappings keep their insertion order)."""
+    cls = value.__class__  # the commonest classes by identity first: a hand's end encodes
+    if cls is Tile:  # hundreds of values
+        return value.id
+    if cls in _AS_IS:
+        return value
+    if cls is tuple:
+        return [encode(v, aka) for v in value]
     # (tuples, not ``A | B``: a union would be built on every call, and every field is one)
     if value is None or isinstance(value, (bool, str, float)):
         return value

@@ -19,11 +19,12 @@ from __future__ import annotations
 import dataclasses
 import types
 from collections.abc import Callable, Iterable
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from rules.errors import FieldError
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 _Evolve = Callable[..., Any]
 #: per class and per tuple of changed names, the generated copier (a state class is evolved
@@ -73,6 +74,22 @@ def replace(obj: T, /, **changes: Any) -> T:
         evolve = _MADE[key] = _make(*key)
     result: T = evolve(obj, **changes)
     return result
+
+
+def rebuilt(obj: T, fields: dict[str, Any]) -> T:
+    """A new instance of ``obj``'s class whose instance dict is ``fields``: ``vars(obj).copy()``
+    with some of its fields changed, for a state class (``TableState``, ``HandState``,
+    ``SeatState``: every field in the instance dict). What :func:`replace` makes, without the
+    keyword dict that ``replace`` is called with, which costs as much again as the copy: the
+    reducer's hottest copies (each draw and discard) take this way. A name that is not a field
+    of the class is refused (the dict would be longer)."""
+    cls = obj.__class__
+    if len(fields) != len(obj.__dict__) or not _PLAIN[cls]:
+        unknown = sorted(set(fields) - set(obj.__dict__))
+        raise FieldError(f"{cls.__name__}: not a field, or not a state class: {unknown}")
+    n: Any = _new(cls)
+    _set(n, "__dict__", fields)
+    return n  # type: ignore[no-any-return]
 
 
 def _make(cls: type, changed: tuple[str, ...]) -> _Evolve:
@@ -179,4 +196,30 @@ def _fast_init(cls: type) -> Callable[..., None] | None:
     exec(f"def __init__({signature}):\n" + ("\n".join(body) or "    pass"), env)
     init: Callable[..., None] = env["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
+    if cls.__new__ is _new:  # (the maker's source, compiled by the first maker(cls) only)
+        env["_new"], env["_cls"] = _new, cls
+        _MAKERS[cls] = (f"def make({signature.removeprefix('self').removeprefix(', ')}):\n"
+                        "    self = _new(_cls)\n" + "".join(line + "\n" for line in body)
+                        + "    return self", env)
     return init
+
+
+#: per class given a quick ``__init__``: a function that makes an instance the same way, without
+#: the class call around it (:func:`maker`), or its source and names until first asked for
+_MAKERS: dict[object, Callable[..., Any] | tuple[str, dict[str, Any]]] = {}
+
+
+def maker(cls: Callable[P, T]) -> Callable[P, T]:
+    """``cls`` itself, or, for a class given a quick ``__init__`` by :func:`fast_init`, a
+    function with the same parameters that makes the same instance: calling a class runs
+    ``type.__call__`` and then ``__init__`` as a second call, a third of the cost of a small
+    value (the draw and discard handlers make three of them an input)."""
+    made = _MAKERS.get(cls)
+    if made is None:
+        return cls
+    if isinstance(made, tuple):
+        source, env = made
+        exec(source, env)
+        made = _MAKERS[cls] = env["make"]
+        made.__qualname__ = f"{getattr(cls, '__qualname__', 'value')} (made)"
+    return made

@@ -52,24 +52,38 @@ _KINDS_OF: dict[int, tuple[Sequence[Tile], bytes]] = {}
 _KINDS_KEPT = 1024
 
 
+#: the answers of :func:`completes` by the kinds asked about (the hand's, then the tile's):
+#: a dict rather than ``lru_cache``, whose key tuple and recency list cost as much as the look-up
+#: (three look-ups a discard); bounded by clearing
+_COMPLETE: dict[bytes, bool] = {}
+_COMPLETE_KEPT = 65536
+
+
 def completes(tiles: Sequence[Tile], tile: Tile) -> bool:
     """``is_complete(counts_of((*tiles, tile)))``: kept by the tiles' kinds as bytes, which C
     makes from the tiles without a Python loop (every discard asks it of three hands)."""
     kept = _KINDS_OF.get(id(tiles))
-    if kept is not None and kept[0] is tiles:
-        kinds = kept[1]
-    else:
-        kinds = bytes(map(_ID, tiles)).translate(_KIND_OF_ID)
-        if tiles.__class__ is tuple:
-            if len(_KINDS_OF) >= _KINDS_KEPT:
-                _KINDS_OF.clear()
-            _KINDS_OF[id(tiles)] = (tiles, kinds)
-    return _complete_kinds(kinds + _KIND_BYTE[tile.id])
+    key = (kept[1] if kept is not None and kept[0] is tiles else _kinds(tiles)) + _KIND_BYTE[
+        tile.id]
+    done = _COMPLETE.get(key)
+    return _completes_new(key) if done is None else done
 
 
-@lru_cache(maxsize=65536)
-def _complete_kinds(kinds: bytes) -> bool:
-    return is_complete(counts_of_kinds(kinds))
+def _kinds(tiles: Sequence[Tile]) -> bytes:
+    """The kinds of ``tiles`` as bytes, kept for a tuple (see :data:`_KINDS_OF`)."""
+    kinds = bytes(map(_ID, tiles)).translate(_KIND_OF_ID)
+    if tiles.__class__ is tuple:
+        if len(_KINDS_OF) >= _KINDS_KEPT:
+            _KINDS_OF.clear()
+        _KINDS_OF[id(tiles)] = (tiles, kinds)
+    return kinds
+
+
+def _completes_new(key: bytes) -> bool:
+    if len(_COMPLETE) >= _COMPLETE_KEPT:
+        _COMPLETE.clear()
+    done = _COMPLETE[key] = is_complete(counts_of_kinds(key))
+    return done
 
 
 def counts_of_kinds(kinds: Iterable[int]) -> Counts:

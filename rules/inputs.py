@@ -267,6 +267,8 @@ _TYPES: dict[str, type[Any]] = {
     "referee": RefereeOverride,
 }
 _NAMES: dict[type[Any], str] = {v: k for k, v in _TYPES.items()}
+#: each input class's type name (:func:`input_type`, as a table for the reducer's every input)
+INPUT_NAMES: typing.Mapping[type[Any], str] = _NAMES
 fast_init(_TYPES.values())  # a record becomes one per line: the quick constructor (evolve.py)
 INPUT_TYPES: tuple[str, ...] = tuple(_TYPES)
 

@@ -44,7 +44,7 @@ def detect_format(text: str) -> RecordFormat:
         and all(isinstance(e, dict) and "type" in e for e in whole)
     ):
         return "mjai"
-    first = stripped.splitlines()[0]
+    first = _first_line(stripped)
     try:
         head = json.loads(first)
     except json.JSONDecodeError:
@@ -57,6 +57,17 @@ def detect_format(text: str) -> RecordFormat:
     if isinstance(head, dict) and "log" in head:
         return "tenhou6"  # one tenhou.net/6 hand object per line (mjx, converters)
     raise RecordError("not a game record: neither tenhou.net/6 JSON ('log') nor mjai ('type')")
+
+
+def _first_line(text: str) -> str:
+    """``text.splitlines()[0]`` (``text`` not blank) without splitting the whole record into
+    lines: a prefix holds the first line whole once it holds a second line too."""
+    n = 4096
+    while True:
+        lines = text[:n].splitlines()
+        if len(lines) > 1 or n >= len(text):
+            return lines[0]
+        n *= 4
 
 
 def import_record(text: str, ruleset: Ruleset, fmt: RecordFormat | None = None) -> ImportedRecord:

@@ -42,7 +42,7 @@ from rules.records.history import (
     scores_of,
     split_history,
 )
-from rules.records.mjai import NAGASHI_REASON, REASON_OF
+from rules.records.mjai_words import NAGASHI_REASON, REASON_OF
 from rules.records.model import RecordedHand, RecordedWin, Scores
 from rules.seats import SEATS, Seat
 from rules.tiles import Tile

@@ -24,8 +24,17 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from rules.inputs import AbortKind, GameStart, HandStart, Input
+from rules.inputs import GameStart, HandStart, Input
 from rules.records.builder import HandBuilder, TileName
+from rules.records.mjai_words import (
+    HAND_EVENTS,
+    INFORMATIONAL_KEYS,
+    KNOWN_KEYS,
+    NAGASHI_ALIASES,
+    REASON_OF,
+    REASONS,
+    reason_key,
+)
 from rules.records.model import (
     ImportedRecord,
     ImportIssue,
@@ -39,81 +48,6 @@ from rules.ruleset import Ruleset
 from rules.seats import SEATS, Seat, Wind
 from rules.tiles import TileError, parse_mjai
 
-#: mjai ``ryukyoku.reason`` values → abort kinds (None: an exhaustive draw). The original
-#: mjai's (after Tenhou's XML) and the names other engines and converters write; a reason is
-#: looked up folded (lower case, letters and digits only: ``kyushu_kyuhai`` = ``kyushukyuhai``).
-REASONS: dict[str, AbortKind | None] = {
-    **dict.fromkeys(
-        ("fanpai", "exhaustive", "exhaustivedraw", "ryukyoku", "howanpai", "kouhaiheikyoku",
-         "normal", "draw"), None),
-    **dict.fromkeys(
-        ("yao9", "kyushukyuhai", "kyuushukyuuhai", "kyushu", "nineterminals",
-         "kyuushuukyuuhai"), "nine_terminals"),
-    **dict.fromkeys(
-        ("kaze4", "suufonrenda", "sufonrenda", "suufuurenda", "sufuurenda", "sufuurenta",
-         "suufuurenta", "fourwinds"), "four_winds"),
-    **dict.fromkeys(
-        ("reach4", "suuchariichi", "suucharichi", "sucharichi", "suuchareach", "fourriichi",
-         "fourreach"), "four_riichi"),
-    **dict.fromkeys(
-        ("kan4", "suukaikan", "sukaikan", "suukansansen", "sukansansen", "suukansanra",
-         "fourkans"), "four_kans"),
-    **dict.fromkeys(
-        ("ron3", "sanchaho", "sanchahou", "sanchahoo", "sanchahora", "tripleron"),
-        "triple_ron"),
-}
-REASON_OF: dict[AbortKind, str] = {
-    "nine_terminals": "yao9",
-    "four_winds": "kaze4",
-    "four_riichi": "reach4",
-    "four_kans": "kan4",
-    "triple_ron": "ron3",
-}
-NAGASHI_REASON = "nm"
-NAGASHI_ALIASES = frozenset(("nm", "nagashimangan", "nagashi"))
-
-
-def reason_key(reason: str) -> str:
-    """``reason`` folded for lookup: ``Kyushu_Kyuhai`` → ``kyushukyuhai``."""
-    return "".join(ch for ch in reason.lower() if ch.isalnum())
-#: Keys each event may carry (both dialects); any other key is an import issue, since a
-#: misspelt field (``uradora_marker``) would otherwise be dropped without a word. ``meta`` is
-#: the review metadata Mortal and mjai.app attach to a player's own decisions.
-KNOWN_KEYS: dict[str, frozenset[str]] = {
-    kind: frozenset(("type", "meta", *keys.split()))
-    for kind, keys in {
-        "start_game": "names id kyoku_first aka_flag seed uri",
-        "start_kyoku": "bakaze dora_marker kyoku honba kyotaku oya scores tehais",
-        "tsumo": "actor pai",
-        "dahai": "actor pai tsumogiri",
-        "reach": "actor",
-        "reach_accepted": "actor deltas scores",
-        "chi": "actor target pai consumed",
-        "pon": "actor target pai consumed",
-        "daiminkan": "actor target pai consumed",
-        "ankan": "actor consumed",
-        "kakan": "actor pai consumed",
-        "dora": "dora_marker",
-        "hora": "actor target pai deltas scores ura_markers uradora_markers hora_tehais yakus "
-                "fu fan hora_points",
-        "ryukyoku": "reason tehais tenpais deltas scores",
-        "end_kyoku": "",
-        "end_game": "scores",
-    }.items()
-}
-#: Keys known to carry no part of the game, on any event: the mjai server's (gimite/mjai,
-#: mjai-manue) ``logs``, the players' own log lines it writes on every event. Left aside with one
-#: note per key; any other unknown key is an issue (reported, not a difference).
-INFORMATIONAL_KEYS: dict[str, str] = {
-    "logs": "the mjai server's player logs",
-}
-_HAND_EVENTS = frozenset(
-    {
-        "tsumo", "dahai", "reach", "reach_accepted", "chi", "pon", "daiminkan", "ankan", "kakan",
-        "dora", "hora", "ryukyoku", "end_kyoku",
-    }
-)  # fmt: skip
-
 
 class _Bad(ValueError):
     pass
@@ -125,11 +59,22 @@ def parse_lines(source: str | bytes | Iterable[Mapping[str, Any]]) -> list[tuple
     if isinstance(source, str | bytes):
         text = source.decode("utf-8") if isinstance(source, bytes) else source
         out: list[tuple[int, Any]] = []
+        scan = _SCAN
         for n, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
+            if not line or line.isspace():  # (not ``line.strip()``: no copy of every line)
                 continue
             try:
-                out.append((n, _json_line(line)))
+                # ``json.loads(line)``, by the decoder's scanner straight away when the line is
+                # one JSON value and nothing else (a record is thousands of lines: ``loads``
+                # spends as long around the scanner as in it). Anything else, leading space
+                # included, goes through ``loads`` itself, so the value and the error are its.
+                try:
+                    value, end = scan(line, 0)
+                except StopIteration:
+                    end = -1
+                if end != len(line):
+                    value = json.loads(line)
+                out.append((n, value))
             except json.JSONDecodeError as exc:
                 raise RecordError(f"not an mjai record: line {n} is not JSON ({exc})") from exc
     else:
@@ -142,20 +87,17 @@ def parse_lines(source: str | bytes | Iterable[Mapping[str, Any]]) -> list[tuple
 _SCAN: Any = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
-def _json_line(line: str) -> Any:
-    """``json.loads(line)``, by the decoder's scanner straight away when the line is one JSON
-    value and nothing else (a record is thousands of lines: ``loads`` spends as long around the
-    scanner as in it). Anything else, leading space included, goes through ``loads`` itself, so
-    the value and the error are ``loads``'s."""
-    try:
-        value, end = _SCAN(line, 0)
-    except StopIteration:
-        return json.loads(line)
-    return value if end == len(line) else json.loads(line)
+#: the seats by their number (``Seat.of`` for an ``int`` 0..3, as a lookup: every event
+#: names one)
+_SEAT_OF: dict[int, Seat] = {int(s): s for s in SEATS}
 
 
 def _seat(ev: Mapping[str, Any], key: str) -> Seat:
     value: Any = ev.get(key)
+    if value.__class__ is int:  # (not a bool: True == 1 would find seat 1)
+        seat = _SEAT_OF.get(value)
+        if seat is not None:
+            return seat
     try:
         return Seat.of(value)
     except ValueError as exc:
@@ -215,13 +157,13 @@ class _Reader:
 
     def tile(self, text: Any) -> TileName:
         try:
-            kind, red = parse_mjai(text)
+            name = parse_mjai(text)  # (the table's own tuple: every tile of a record)
         except TileError as exc:
             raise _Bad(str(exc)) from exc
-        if red and not self.aka:
+        if name[1] and not self.aka:
             self.notes.add("red fives in a game without them are read as ordinary fives")
-            red = False
-        return kind, red
+            return name[0], False
+        return name
 
     def tiles(self, value: Any, n: int | None, what: str) -> list[TileName]:
         if not isinstance(value, list) or (n is not None and len(value) != n):
@@ -344,7 +286,8 @@ class _Reader:
     def event(self, line: int, ev: Mapping[str, Any]) -> None:
         kind = ev.get("type")
         known = KNOWN_KEYS.get(kind) if isinstance(kind, str) else None
-        if known is not None and not known.issuperset(ev):
+        # (``keys() <=``, not ``known.issuperset(ev)``: no set made of every event's keys)
+        if known is not None and not ev.keys() <= known:
             for key in sorted(set(ev) - known):
                 if key in INFORMATIONAL_KEYS:
                     self.informational[key] = self.informational.get(key, 0) + 1
@@ -357,6 +300,15 @@ class _Reader:
                 self.issues.append(ImportIssue(
                     hand, line, f"{kind}: unknown key {key!r} ignored "
                     f"(known: {', '.join(sorted(known - {'type'}))})", affects_replay=False))
+        if kind == "dahai" or kind == "tsumo":  # most lines: straight to them
+            b = self.b
+            if b is not None and self.ended is None:  # (else as below: an issue)
+                b.where = line
+                if kind == "dahai":
+                    self.dahai(b, ev)
+                else:
+                    self.tsumo(b, ev)
+                return
         if kind == "start_game":
             names = ev.get("names")
             if isinstance(names, list) and len(names) == 4:
@@ -372,7 +324,7 @@ class _Reader:
             self.close_hand(line)
             self.final = _scores(ev, "scores")
             return
-        if kind not in _HAND_EVENTS:
+        if kind not in HAND_EVENTS:
             return  # none, hello, error, ...: not part of the game
         b = self.b
         if b is None:
@@ -384,20 +336,13 @@ class _Reader:
         if self.ended is not None and kind not in ("hora", "dora"):
             raise _Bad(f"{kind} after the hand ended")
         if kind == "tsumo":
-            pai = ev.get("pai")
-            b.draw(_seat(ev, "actor"), None if pai == "?" else self.tile(pai))
+            self.tsumo(b, ev)
         elif kind == "reach":
             self.riichi_next.add(_seat(ev, "actor"))
         elif kind == "reach_accepted":
             pass  # the engine takes the deposit when the riichi discard passes
         elif kind == "dahai":
-            actor = _seat(ev, "actor")
-            tsumogiri = ev.get("tsumogiri")
-            if tsumogiri is not None and not isinstance(tsumogiri, bool):
-                raise _Bad(f"dahai.tsumogiri: expected true/false, got {tsumogiri!r}")
-            riichi = actor in self.riichi_next
-            self.riichi_next.discard(actor)
-            b.discard(actor, self.tile(ev.get("pai")), riichi=riichi, tsumogiri=tsumogiri)
+            self.dahai(b, ev)
         elif kind in ("chi", "pon", "daiminkan"):
             n = 3 if kind == "daiminkan" else 2
             b.call(
@@ -417,6 +362,20 @@ class _Reader:
             self.hora(b, ev)
         elif kind == "ryukyoku":
             self.ryukyoku(b, ev)
+
+    def tsumo(self, b: HandBuilder, ev: Mapping[str, Any]) -> None:
+        pai = ev.get("pai")
+        b.draw(_seat(ev, "actor"), None if pai == "?" else self.tile(pai))
+
+    def dahai(self, b: HandBuilder, ev: Mapping[str, Any]) -> None:
+        actor = _seat(ev, "actor")
+        tsumogiri = ev.get("tsumogiri")
+        if tsumogiri is not None and not isinstance(tsumogiri, bool):
+            raise _Bad(f"dahai.tsumogiri: expected true/false, got {tsumogiri!r}")
+        riichi = actor in self.riichi_next
+        if riichi:
+            self.riichi_next.discard(actor)
+        b.discard(actor, self.tile(ev.get("pai")), riichi=riichi, tsumogiri=tsumogiri)
 
     def hora(self, b: HandBuilder, ev: Mapping[str, Any]) -> None:
         actor, target = _seat(ev, "actor"), _seat(ev, "target")

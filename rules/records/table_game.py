@@ -29,7 +29,7 @@ from typing import Any, Literal
 
 from rules.inputs import HandStart, Input
 from rules.records.export import ExportError, export_game
-from rules.records.mjai import REASON_OF
+from rules.records.mjai_words import REASON_OF
 from rules.records.tenhou6 import ABORT_WORD_OF
 from rules.records.tenhou_words import points_text, yaku_name
 from rules.reducer import new_table, reduce

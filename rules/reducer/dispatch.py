@@ -7,8 +7,9 @@ import contextlib
 from typing import assert_never
 
 from rules.events import Event
-from rules.evolve import replace
+from rules.evolve import rebuilt, replace
 from rules.inputs import (
+    INPUT_NAMES,
     AbortiveDraw,
     Ankan,
     BreakOpened,
@@ -67,10 +68,7 @@ def new_table() -> TableState:
 def reduce(state: TableState, inp: Input) -> tuple[TableState, tuple[Event, ...]]:
     """Fold one input into the table state. Never raises."""
     seq = state.seq + 1
-    try:
-        kind = input_type(inp)
-    except KeyError:
-        kind = type(inp).__name__
+    kind = INPUT_NAMES.get(inp.__class__) or type(inp).__name__  # (input_type, as a look-up)
     out = Out(state.ruleset, seq, kind)
     try:
         new = _dispatch(state, inp, out, seq)
@@ -128,24 +126,11 @@ def _play(t: TableState, inp: PlayInput, out: Out, seq: int) -> TableState:
     if rs is None or progress is None or t.game is None:
         raise out.reject("no_game", None, "game_start", input_type(inp))
     h = t.hand
-    if h is not None and h.step == "won" and isinstance(inp, IndicatorShown):
-        if any(w.win.chankan for w in h.wins):
-            # S §43-8, M 4-5-5: a robbed kan turns no indicator.
-            raise out.reject("indicator_after_chankan", None, "no kan indicator", "one")
-        if h.dora_due:
-            # An owed kan indicator may still be turned at the win (after_discard timing:
-            # "after the kan player's next discard or win").
-            return try_finalize(replace(t, hand=on_indicator(rs, h, inp, out)), out)
-    if h is not None and h.step == "won" and not isinstance(inp, Ron | WinShown | UraRevealed):
-        if isinstance(inp, Call | Ankan | Kakan) and any(w.loser is not None for w in h.wins):
-            raise out.reject("call_loses_to_ron", inp.seat, "ron", inp.kind if isinstance(
-                inp, Call) else input_type(inp))
-        if t.game is not None and t.game.confirm_wins:
-            # The venue wants every win confirmed: nothing but the referee ends it.
-            raise out.reject("out_of_phase", h.wins[0].seat, "confirm_win or reject_win",
-                             input_type(inp))
-        t = seal(t, h, out, closing=input_type(inp))
-        out.keep(t)
+    if h is not None and h.step == "won":
+        done = _at_win(t, h, inp, out)
+        if isinstance(done, TableState):
+            return done
+        t = done[0]
         h, rs, progress = t.hand, t.ruleset, t.progress
         assert rs is not None and progress is not None
     if isinstance(inp, HandStart):
@@ -159,10 +144,42 @@ def _play(t: TableState, inp: PlayInput, out: Out, seq: int) -> TableState:
         return replace(t, hand=dead.hand)
     if new_h.outcome is not None and new_h.step == "ended" and h.outcome is None:
         return end_hand(t, new_h, new_h.outcome, out)
-    t = replace(t, hand=new_h, seq=seq)
+    tf = vars(t).copy()  # replace(t, hand=new_h, seq=seq), every input: see rules.evolve.rebuilt
+    tf["hand"] = new_h
+    tf["seq"] = seq
+    t = rebuilt(t, tf)
     if (new_h.step == "won" and h.step != "won") or isinstance(inp, _WIN_INPUTS):
         return try_finalize(t, out)
     return t
+
+
+def _at_win(t: TableState, h: HandState, inp: PlayInput, out: Out
+            ) -> TableState | tuple[TableState]:
+    """An input while a declared win is open: a late kan indicator (done: the state), or what
+    seals the win first and then goes on as in any hand (a 1-tuple of the state to go on
+    from)."""
+    rs = t.ruleset
+    assert rs is not None
+    if isinstance(inp, IndicatorShown):
+        if any(w.win.chankan for w in h.wins):
+            # S §43-8, M 4-5-5: a robbed kan turns no indicator.
+            raise out.reject("indicator_after_chankan", None, "no kan indicator", "one")
+        if h.dora_due:
+            # An owed kan indicator may still be turned at the win (after_discard timing:
+            # "after the kan player's next discard or win").
+            return try_finalize(replace(t, hand=on_indicator(rs, h, inp, out)), out)
+    if isinstance(inp, _WIN_INPUTS):
+        return (t,)
+    if isinstance(inp, Call | Ankan | Kakan) and any(w.loser is not None for w in h.wins):
+        raise out.reject("call_loses_to_ron", inp.seat, "ron", inp.kind if isinstance(
+            inp, Call) else input_type(inp))
+    if t.game is not None and t.game.confirm_wins:
+        # The venue wants every win confirmed: nothing but the referee ends it.
+        raise out.reject("out_of_phase", h.wins[0].seat, "confirm_win or reject_win",
+                         input_type(inp))
+    t = seal(t, h, out, closing=input_type(inp))
+    out.keep(t)
+    return (t,)
 
 
 def _hand_input(rs: Ruleset, t: TableState, h: HandState, inp: HandInput, out: Out

@@ -198,15 +198,15 @@ def _mark_passed(rs: Ruleset, h: HandState, owner: Seat, tile: Tile | None,
     if not rs.furiten.enabled or tile is None:
         return h
     kind = tile.id >> 2
+    seats = h.seats
+    completes = hand_shape.completes
     for s in ron_order(owner):
-        if s == taker:
-            continue
-        st = h.seats[s]
+        st = seats[s]
         # hand_shape.wins_on, the hand's own tiles first: the melds (a kind all four of which
         # the seat holds is no wait, M 3-11-2) only matter for the rare hand the tile completes.
         concealed = st.concealed
-        if concealed is None or len(concealed) % 3 != 1 or not hand_shape.completes(
-                concealed, tile) or _held_counts(st)[kind] >= 4:
+        if concealed is None or len(concealed) % 3 != 1 or not completes(concealed, tile) \
+                or s == taker or _held_counts(st)[kind] >= 4:
             continue
         if st.riichi == "accepted":
             if not st.furiten_riichi:

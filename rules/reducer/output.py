@@ -23,8 +23,15 @@ class ReducerRejected(Exception):
 class Out:
     """Collects the events of one input (local to one ``reduce`` call)."""
 
-    __slots__ = ("events", "kept", "kept_events", "kept_violations", "kind", "priced", "rejected",
-                 "ruleset", "seq", "violations")
+    # Every input makes one: the fields that only a refusal, a sealed win or a priced
+    # violation changes are class defaults until then (an instance sets five, not ten).
+    rejected = False
+    # What stands even if the input is then refused (a win sealed by a closing input).
+    kept: TableState | None = None
+    kept_events = 0
+    kept_violations = 0
+    # How many of ``violations`` have had their pt deducted (rules/reducer/deductions.py).
+    priced = 0
 
     def __init__(self, ruleset: Ruleset | None, seq: int, kind: str) -> None:
         self.ruleset = ruleset
@@ -32,13 +39,6 @@ class Out:
         self.kind = kind
         self.events: list[Event] = []
         self.violations: list[Violation] = []
-        self.rejected = False
-        # What stands even if the input is then refused (a win sealed by a closing input).
-        self.kept: TableState | None = None
-        self.kept_events = 0
-        self.kept_violations = 0
-        # How many of ``violations`` have had their pt deducted (rules/reducer/deductions.py).
-        self.priced = 0
 
     def keep(self, state: TableState) -> None:
         self.kept = state

@@ -125,6 +125,10 @@ def untouched_auto_hand(t: TableState) -> bool:
             and not h.rolls and h.brk is None and not h.indicators and h.wall is None)
 
 
+#: a seat before the deal (one value for the four: it is frozen, and every hand starts so)
+_NEW_SEAT = SeatState()
+
+
 def begin_hand(t: TableState, p: GameProgress, out: Out) -> TableState:
     """The next hand, where the game flow stands (dealer, round, honba, deposits, scores): at a
     HandStart, or by itself in a game with ``auto_hands`` (docs/rules-engine.md)."""
@@ -137,7 +141,7 @@ def begin_hand(t: TableState, p: GameProgress, out: Out) -> TableState:
         honba=p.honba,
         deposits=p.deposits,
         scores=p.scores,
-        seats=(SeatState(), SeatState(), SeatState(), SeatState()),
+        seats=(_NEW_SEAT, _NEW_SEAT, _NEW_SEAT, _NEW_SEAT),
         located=bytes((LOC_UNKNOWN,)) * 136,
         turn=p.dealer,
     )
@@ -356,13 +360,13 @@ def on_deal_done(rs: Ruleset, h: HandState, inp: DealDone, out: Out) -> HandStat
         fourteenth = h.wall[52] if (h.wall is not None and s == h.dealer and jump) else None
         seats[s] = replace(seats[s], concealed=hand, count=count, drawn=fourteenth,
                            has_drawn=(s == h.dealer and jump))
+    located = bytearray(h.located)  # (each seat's tiles in one copy of the places: locate)
+    for s in SEATS:
+        for tile in hands[s] or ():
+            located[tile.id] = LOC_HAND + s
     h = replace(h, seats=(seats[0], seats[1], seats[2], seats[3]), dealt=True,
                 next_live=53 if jump else 52, turn=h.dealer,
-                step="discard" if jump else "draw")
-    for s in SEATS:
-        hand = hands[s]
-        if hand is not None:
-            h = locate(h, hand, LOC_HAND + s)
+                step="discard" if jump else "draw", located=bytes(located))
     for s in SEATS:
         if h.seats[s].count != expected_size[s]:
             out.violation("wrong_hand_size", s, expected_size[s], h.seats[s].count)

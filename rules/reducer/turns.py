@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from bisect import bisect_right
+
 from rules.events import (
     Discarded,
     Drew,
     HaiteiReached,
     RiichiDeclared,
 )
-from rules.evolve import replace
+from rules.evolve import maker, rebuilt, replace
 from rules.inputs import (
     Discard,
     Draw,
@@ -31,6 +33,8 @@ from rules.reducer.output import Dead, Out
 from rules.ruleset import Ruleset
 from rules.seats import Seat
 from rules.table_state import (
+    FREE,
+    LIVE_END,
     LOC_HAND,
     LOC_RIVER,
     HandState,
@@ -44,9 +48,73 @@ from rules.wall import (
     Wall,
 )
 
+# the values every draw and discard makes, by their makers (rules.evolve.maker)
+_drew = maker(Drew)
+_discarded = maker(Discarded)
+_river_tile = maker(RiverTile)
+_last_discard = maker(LastDiscard)
 
 def on_draw(rs: Ruleset, h: HandState, inp: Draw, out: Out) -> HandState:
     s = inp.seat
+    if h.step != "draw" or s != h.turn:
+        _refuse_draw(rs, h, s, out)
+    # h.live_left(), by hand: every draw asks it twice
+    live = LIVE_END - h.kans - h.next_live
+    if live <= 0:
+        raise out.reject("out_of_phase", s, "exhaustive_draw (no live tile left)", "draw")
+    tile = inp.tile
+    if tile is not None and h.located[tile.id] not in FREE:
+        check_free(h, (tile,), s, out)  # (refuses it, saying where the tile is)
+    if h.wall is not None:
+        want = h.wall[h.next_live]
+        if tile is None:
+            tile = from_manifest(h, want)
+        elif tile != want:
+            out.violation("wrong_tile_drawn", s, want.id, tile.id)
+    if inp.position is not None and h.brk is not None:
+        want_pos = Wall(h.brk).position(h.next_live)
+        if inp.position != want_pos:
+            out.violation("wrong_tile_drawn", s, want_pos.to_json(), inp.position.to_json())
+    h, passed = passing(rs, h, out, None)
+    if h.dora_due:
+        h = _after_discard_dora_check(h, out)
+    st = h.seats[s]
+    concealed = st.concealed
+    if concealed is not None:
+        # The hand is kept sorted by tile id (every handler that makes one sorts it or keeps
+        # its order): the drawn tile goes in at its place, as ``sorted`` would put it.
+        concealed = None if tile is None else _inserted(concealed, tile)
+    # replace(st, ...) and replace(h, ...), the hottest two copies, by rules.evolve.rebuilt
+    sf = vars(st).copy()
+    sf["concealed"] = concealed
+    sf["count"] = st.count + 1
+    sf["drawn"] = tile
+    sf["has_drawn"] = True
+    sf["rinshan"] = False
+    sf["kuikae"] = ()
+    st = rebuilt(st, sf)
+    # one copy of the hand for the passed discard, the seat, the tile's place and the turn
+    hf = vars(h).copy()
+    if passed is not None:
+        hf["last"] = passed
+    hf["seats"] = seats_with(h, s, st)
+    if tile is not None:
+        hf["located"] = located_with(h, (tile,), LOC_HAND + s)
+    hf["next_live"] = h.next_live + 1
+    hf["step"] = "discard"
+    hf["turn"] = s
+    hf["pre_call"] = None
+    hf["pre_call_seat"] = None
+    h = rebuilt(h, hf)
+    live -= 1  # (h.live_left(): one tile fewer)
+    out.emit(_drew(seat=s, tile=tile, position=inp.position, rinshan=False, live_left=live))
+    if live == 0:
+        out.emit(HaiteiReached(seat=s))
+    return h
+
+
+def _refuse_draw(rs: Ruleset, h: HandState, s: Seat, out: Out) -> None:
+    """A draw out of step or out of turn: refused, or the seat's hand dead (raises)."""
     if h.step == "setup":
         raise out.reject("out_of_phase", s, "deal_done", "draw")
     if h.step == "rinshan":
@@ -61,41 +129,14 @@ def on_draw(rs: Ruleset, h: HandState, inp: Draw, out: Out) -> HandState:
         # The tile goes back (M 3-4-8) and the seat's hand is dead (S §55-3, M 7-2, μ §70).
         dead = kill(rs, h, s, code, out)
         raise Dead(dead)
-    if s != h.turn:
-        out.violation("draw_out_of_turn", s, int(h.turn), int(s))
-        raise Dead(kill(rs, h, s, "draw_out_of_turn", out))
-    if h.live_left() <= 0:
-        raise out.reject("out_of_phase", s, "exhaustive_draw (no live tile left)", "draw")
-    tile = inp.tile
-    if tile is not None:
-        check_free(h, [tile], s, out)
-    if h.wall is not None:
-        want = h.wall[h.next_live]
-        if tile is None:
-            tile = from_manifest(h, want)
-        elif tile != want:
-            out.violation("wrong_tile_drawn", s, want.id, tile.id)
-    if inp.position is not None and h.brk is not None:
-        want_pos = Wall(h.brk).position(h.next_live)
-        if inp.position != want_pos:
-            out.violation("wrong_tile_drawn", s, want_pos.to_json(), inp.position.to_json())
-    h, passed = passing(rs, h, out, None)
-    h = _after_discard_dora_check(h, out)
-    st = h.seats[s]
-    concealed = None if st.concealed is None or tile is None else tuple(
-        sorted((*st.concealed, tile), key=BY_ID))
-    st = replace(st, concealed=concealed, count=st.count + 1, drawn=tile, has_drawn=True,
-                 rinshan=False, kuikae=())
-    # one copy of the hand for the passed discard, the seat, the tile's place and the turn
-    h = replace(h, last=h.last if passed is None else passed, seats=seats_with(h, s, st),
-                located=h.located if tile is None else located_with(h, (tile,), LOC_HAND + s),
-                next_live=h.next_live + 1, step="discard", turn=s, pre_call=None,
-                pre_call_seat=None)
-    live_left = h.live_left()
-    out.emit(Drew(seat=s, tile=tile, position=inp.position, rinshan=False, live_left=live_left))
-    if live_left == 0:
-        out.emit(HaiteiReached(seat=s))
-    return h
+    out.violation("draw_out_of_turn", s, int(h.turn), int(s))
+    raise Dead(kill(rs, h, s, "draw_out_of_turn", out))
+
+
+def _inserted(tiles: tuple[Tile, ...], tile: Tile) -> tuple[Tile, ...]:
+    """``tuple(sorted((*tiles, tile), key=BY_ID))`` for ``tiles`` sorted by id."""
+    i = bisect_right(tiles, tile.id, key=BY_ID)
+    return (*tiles[:i], tile, *tiles[i:])
 
 
 def _after_discard_dora_check(h: HandState, out: Out) -> HandState:
@@ -171,7 +212,9 @@ def on_discard(rs: Ruleset, t: TableState, h: HandState, inp: Discard, out: Out)
     if tile is not None:
         if st.concealed is not None and tile not in st.concealed:
             raise out.reject("tile_not_in_hand", s, [x.id for x in st.concealed], tile.id)
-        check_free(h, [tile], s, out, (LOC_HAND + s,))
+        where = h.located[tile.id]
+        if where != LOC_HAND + s and where not in FREE:
+            check_free(h, (tile,), s, out, (LOC_HAND + s,))  # (refuses it)
     if st.count <= 0:
         raise out.reject("tile_not_in_hand", s, "a tile in hand", "an empty hand")
     if inp.riichi:
@@ -196,7 +239,7 @@ def on_discard(rs: Ruleset, t: TableState, h: HandState, inp: Discard, out: Out)
     if rs.dora.indicator and not h.indicators and st.discards == 0 and s == h.dealer:
         out.violation("indicator_missing", s, "the dora indicator before the first discard",
                       "none")
-    houtei = h.live_left() == 0
+    houtei = h.kans + h.next_live >= LIVE_END  # h.live_left() == 0
     tsumogiri = inp.tsumogiri
     if tsumogiri is None and tile is not None and st.drawn is not None:
         tsumogiri = tile == st.drawn
@@ -205,35 +248,46 @@ def on_discard(rs: Ruleset, t: TableState, h: HandState, inp: Discard, out: Out)
         concealed = None if tile is None else _without(concealed, tile)
     first = st.discards == 0
     double = bool(inp.riichi and first and not h.interrupted and rs.riichi.double_riichi)
-    st = replace(
-        st,
-        concealed=concealed,
-        count=st.count - 1,
-        river=(*st.river, RiverTile(tile=tile, riichi=inp.riichi, tsumogiri=tsumogiri)),
-        discards=st.discards + 1,
-        drawn=None,
-        has_drawn=False,
-        rinshan=False,
-        kuikae=(),
-        # W 罚张-7: discarded, no more
-        penalty=tuple([x for x in st.penalty if x != tile]) if st.penalty else (),
-        furiten_temp=False,  # S §51(2): the same-go-around furiten ends at one's discard
-        ippatsu=False,
-        riichi="declared" if inp.riichi else st.riichi,
-        double_riichi=double or st.double_riichi,
-    )
+    sf = vars(st).copy()  # replace(st, ...) by rules.evolve.rebuilt: every discard
+    sf["concealed"] = concealed
+    sf["count"] = st.count - 1
+    # (``+``, not ``(*river, x)``: one copy of the tuple, not a list and a tuple)
+    sf["river"] = st.river + (  # noqa: RUF005
+        _river_tile(tile=tile, riichi=inp.riichi, tsumogiri=tsumogiri),)
+    sf["discards"] = st.discards + 1
+    sf["drawn"] = None
+    sf["has_drawn"] = False
+    sf["rinshan"] = False
+    sf["kuikae"] = ()
+    # W 罚张-7: discarded, no more
+    sf["penalty"] = tuple([x for x in st.penalty if x != tile]) if st.penalty else ()
+    sf["furiten_temp"] = False  # S §51(2): the same-go-around furiten ends at one's discard
+    sf["ippatsu"] = False
+    if inp.riichi:
+        sf["riichi"] = "declared"
+    sf["double_riichi"] = double or st.double_riichi
+    st = rebuilt(st, sf)
     first_discards = h.first_discards
     if first and not h.interrupted and len(first_discards) < 4:
         first_discards = (*first_discards, tile)
     dues = tuple(replace(d, discarded=True) if d.seat == s and d.timing == "after_discard"
                  else d for d in h.dora_due) if h.dora_due else ()
-    h = replace(h, seats=seats_with(h, s, st),
-                located=h.located if tile is None else located_with(h, (tile,), LOC_RIVER + s),
-                last=LastDiscard(seat=s, tile=tile, riichi=inp.riichi, houtei=houtei),
-                discard_log=(*h.discard_log, (s, tile)),
-                step="draw", turn=s.plus(1), first_discards=first_discards, dora_due=dues,
-                pre_call=None, pre_call_seat=None, kan_window=None, robbed=False)
-    out.emit(Discarded(seat=s, tile=tile, riichi=inp.riichi, tsumogiri=tsumogiri,
+    hf = vars(h).copy()  # replace(h, ...) by rules.evolve.rebuilt: every discard
+    hf["seats"] = seats_with(h, s, st)
+    if tile is not None:
+        hf["located"] = located_with(h, (tile,), LOC_RIVER + s)
+    hf["last"] = _last_discard(seat=s, tile=tile, riichi=inp.riichi, houtei=houtei)
+    hf["discard_log"] = h.discard_log + ((s, tile),)  # noqa: RUF005 (see the river)
+    hf["step"] = "draw"
+    hf["turn"] = s.plus(1)
+    hf["first_discards"] = first_discards
+    hf["dora_due"] = dues
+    hf["pre_call"] = None
+    hf["pre_call_seat"] = None
+    hf["kan_window"] = None
+    hf["robbed"] = False
+    h = rebuilt(h, hf)
+    out.emit(_discarded(seat=s, tile=tile, riichi=inp.riichi, tsumogiri=tsumogiri,
                        houtei=houtei))
     if inp.riichi:
         out.emit(RiichiDeclared(seat=s, double=double))
@@ -243,9 +297,10 @@ def on_discard(rs: Ruleset, t: TableState, h: HandState, inp: Discard, out: Out)
 def _without(tiles: tuple[Tile, ...], tile: Tile) -> tuple[Tile, ...]:
     """``tiles`` without ``tile``: a hand holds a physical tile once, so one search and two
     slices (every discard does this); a tile there twice goes entirely, as by a filter."""
-    if tile not in tiles:
+    try:
+        i = tiles.index(tile)
+    except ValueError:
         return tiles
-    i = tiles.index(tile)
     rest = tiles[:i] + tiles[i + 1:]
     return rest if tile not in rest else tuple([x for x in rest if x != tile])
 

@@ -284,7 +284,7 @@ def test_unknown_keys_and_missing_ura_are_import_issues_c19() -> None:
 def test_abort_reason_names_of_other_engines_b15(reason: str, kind: str | None) -> None:
     """B15: the reason names other engines and converters write are aliases, folded (case,
     underscores): no "unknown ryukyoku reason" issue, the named kind is used."""
-    from rules.records.mjai import NAGASHI_ALIASES, REASONS, reason_key
+    from rules.records.mjai_words import NAGASHI_ALIASES, REASONS, reason_key
 
     key = reason_key(reason)
     assert key in REASONS or key in NAGASHI_ALIASES
