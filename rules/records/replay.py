@@ -296,6 +296,7 @@ def replay(record: ImportedRecord, *, keep_events: bool = False,
     starts = {h.first_input: h.number for h in record.hands}
     record_hand: int | None = None
     index = 0
+    n_record = len(record.inputs)
     while index < len(inputs):
         inp = inputs[index]
         if isinstance(inp, HandStart):
@@ -306,9 +307,12 @@ def replay(record: ImportedRecord, *, keep_events: bool = False,
             acc.take(events, index, record_hand)
         else:
             state, out = reduce(state, inp)
-            acc.take(out, index, record_hand)
+            if len(out) == 1 and not keep_events and out[0].__class__ not in _GATHERED:
+                acc.events += 1  # (acc.take's own fast case, without the call: most inputs)
+            else:
+                acc.take(out, index, record_hand)
         index += 1
-        if index == len(inputs) == len(record.inputs) and _win_open(state):
+        if index == len(inputs) == n_record and _win_open(state):
             # A record's last hand ends with its wins: nobody else called ron. Within a record
             # the next hand_start closes a win; after the last one a referee's confirmation
             # does, as at a table at the end of a session.

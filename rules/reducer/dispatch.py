@@ -58,6 +58,7 @@ from rules.table_state import HandState, TableState
 MAX_OPEN_VIOLATIONS = 64
 # a tuple made once: ``A | B | C`` in an isinstance builds a union on every input
 _WIN_INPUTS = (Ron, WinShown, UraRevealed)
+_TURN_INPUTS = (Draw, Discard)
 
 
 def new_table() -> TableState:
@@ -71,7 +72,9 @@ def reduce(state: TableState, inp: Input) -> tuple[TableState, tuple[Event, ...]
     kind = INPUT_NAMES.get(inp.__class__) or type(inp).__name__  # (input_type, as a look-up)
     out = Out(state.ruleset, seq, kind)
     try:
-        new = _dispatch(state, inp, out, seq)
+        # a draw or a discard (most inputs) straight to the play, past the dispatch's match
+        new = _play(state, inp, out, seq) if isinstance(inp, _TURN_INPUTS) else _dispatch(
+            state, inp, out, seq)
     except ReducerRejected:
         # Only the refusal stands: anything noted on the way belonged to an input that did
         # not happen (except a win the input sealed before it was refused).
@@ -138,7 +141,13 @@ def _play(t: TableState, inp: PlayInput, out: Out, seq: int) -> TableState:
     if h is None or h.step == "ended":
         raise out.reject("out_of_phase", None, "hand_start", input_type(inp))
     try:
-        new_h = _hand_input(rs, t, h, inp, out)
+        # the two inputs of almost every turn without the call to the match
+        if isinstance(inp, Draw):
+            new_h = on_draw(rs, h, inp, out)
+        elif isinstance(inp, Discard):
+            new_h = on_discard(rs, t, h, inp, out)
+        else:
+            new_h = _hand_input(rs, t, h, inp, out)
     except Dead as dead:
         # The input is refused (the tile goes back) but the seat's hand is dead.
         return replace(t, hand=dead.hand)
