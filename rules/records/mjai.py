@@ -21,11 +21,12 @@ exhausted, nine terminals, four winds, four riichi, four kans, triple ron). Seat
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from rules.inputs import GameStart, HandStart, Input
 from rules.records.builder import HandBuilder, TileName
+from rules.records.mjai_lines import NAMES, Move, has_red, parse_lines
 from rules.records.mjai_words import (
     HAND_EVENTS,
     INFORMATIONAL_KEYS,
@@ -51,40 +52,6 @@ from rules.tiles import TileError, parse_mjai
 
 class _Bad(ValueError):
     pass
-
-
-def parse_lines(source: str | bytes | Iterable[Mapping[str, Any]]) -> list[tuple[int, Any]]:
-    """(line number, parsed object) for each non-blank line; raises :class:`RecordError` when a
-    line is not JSON or the text holds no mjai event at all."""
-    if isinstance(source, str | bytes):
-        text = source.decode("utf-8") if isinstance(source, bytes) else source
-        out: list[tuple[int, Any]] = []
-        scan = _SCAN
-        for n, line in enumerate(text.splitlines(), 1):
-            if not line or line.isspace():  # (not ``line.strip()``: no copy of every line)
-                continue
-            try:
-                # ``json.loads(line)``, by the decoder's scanner straight away when the line is
-                # one JSON value and nothing else (a record is thousands of lines: ``loads``
-                # spends as long around the scanner as in it). Anything else, leading space
-                # included, goes through ``loads`` itself, so the value and the error are its.
-                try:
-                    value, end = scan(line, 0)
-                except StopIteration:
-                    end = -1
-                if end != len(line):
-                    value = json.loads(line)
-                out.append((n, value))
-            except json.JSONDecodeError as exc:
-                raise RecordError(f"not an mjai record: line {n} is not JSON ({exc})") from exc
-    else:
-        out = list(enumerate(source, 1))
-    if not any(isinstance(o, dict) and o.get("type") == "start_kyoku" for _, o in out):
-        raise RecordError("not an mjai record: no start_kyoku event")
-    return out
-
-
-_SCAN: Any = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
 #: the seats by their number (``Seat.of`` for an ``int`` 0..3, as a lookup: every event
@@ -168,7 +135,12 @@ class _Reader:
     def tiles(self, value: Any, n: int | None, what: str) -> list[TileName]:
         if not isinstance(value, list) or (n is not None and len(value) != n):
             raise _Bad(f"{what}: expected a list of {n if n else 'some'} tiles, got {value!r}")
-        return [self.tile(t) for t in value]
+        # each name by one look-up (a deal names 52 tiles); anything else tile by tile, as a
+        # red five in a game without them (its note)
+        names = [NAMES.get(t) if t.__class__ is str else None for t in value]
+        if not all(names) or (not self.aka and any(x[1] for x in names if x is not None)):
+            return [self.tile(t) for t in value]
+        return names  # type: ignore[return-value]  # (all found)
 
     # --- hands ----------------------------------------------------------------------------------
     def start_hand(self, line: int, ev: Mapping[str, Any]) -> None:
@@ -363,6 +335,27 @@ class _Reader:
         elif kind == "ryukyoku":
             self.ryukyoku(b, ev)
 
+    def move(self, line: int, mv: Move) -> None:
+        """A draw or a discard read by its text (rules.records.mjai_lines): what
+        :meth:`event` does with its JSON, but for the tile's name, already parsed."""
+        b = self.b
+        if b is None or self.ended is not None:  # (an issue: as any line, the general way)
+            self.event(line, json.loads(mv.text))
+            return
+        b.where = line
+        name = mv.name
+        if name is not None and name[1] and not self.aka:
+            name = self.tile(mv.pai)  # (the note on red fives)
+        seat = mv.seat
+        if mv.kind == "tsumo":
+            b.draw(seat, name)
+            return
+        assert name is not None  # (no "?" discard in the table)
+        riichi = seat in self.riichi_next
+        if riichi:
+            self.riichi_next.discard(seat)
+        b.discard(seat, name, riichi=riichi, tsumogiri=mv.tsumogiri)
+
     def tsumo(self, b: HandBuilder, ev: Mapping[str, Any]) -> None:
         pai = ev.get("pai")
         b.draw(_seat(ev, "actor"), None if pai == "?" else self.tile(pai))
@@ -456,17 +449,6 @@ class _Reader:
         self.ended = (kind, text, {"deltas": deltas, "tenpai": told})
 
 
-def _has_red(items: Sequence[tuple[int, Any]]) -> bool:
-    def red(v: Any) -> bool:
-        if isinstance(v, str):
-            return len(v) == 3 and v[0] == "5" and v.endswith("r")
-        if isinstance(v, list):
-            return any(red(x) for x in v)
-        return False
-
-    return any(isinstance(o, dict) and any(red(v) for v in o.values()) for _, o in items)
-
-
 def import_mjai(
     source: str | bytes | Iterable[Mapping[str, Any]], ruleset: Ruleset
 ) -> ImportedRecord:
@@ -477,14 +459,18 @@ def import_mjai(
     start = next((o for _, o in items if isinstance(o, dict) and o.get("type") == "start_game"), {})
     flag = start.get("aka_flag")
     # Red fives as the record says: aka_flag, else whether any red five occurs at all.
-    aka = bool(flag) if isinstance(flag, bool) else _has_red(items)
+    aka = bool(flag) if isinstance(flag, bool) else has_red(items)
     r = _Reader(ruleset, aka)
     for line, ev in items:
-        if not isinstance(ev, dict) or not isinstance(ev.get("type"), str):
+        move = ev.__class__ is Move  # (a line read by its text: see parse_lines)
+        if not move and (not isinstance(ev, dict) or not isinstance(ev.get("type"), str)):
             r.issues.append(ImportIssue(None, line, "not an mjai event (no 'type')", len(r.inputs)))
             continue
         try:
-            r.event(line, ev)
+            if move:
+                r.move(line, ev)
+            else:
+                r.event(line, ev)
         except (_Bad, ValueError) as exc:
             hand = None if r.b is None else r.b.hand
             r.issues.append(ImportIssue(hand, line, str(exc), len(r.inputs)))
