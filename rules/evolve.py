@@ -92,6 +92,25 @@ def rebuilt(obj: T, fields: dict[str, Any]) -> T:
     return n  # type: ignore[no-any-return]
 
 
+#: :func:`rebuilt` without the call, for the reducer's hottest copies (each draw and discard
+#: makes three): ``obj = NEW(cls); SET_DICT(obj, fields)`` after the caller has compared
+#: ``len(fields)`` with the class's field count (:data:`FIELD_COUNT`), calling :func:`rebuilt`
+#: to refuse a dict of another length
+NEW: Any = _new
+SET_DICT: Any = _set
+
+
+class _FieldCount(dict[type, int]):
+    """Per dataclass: its number of fields (what a state class's instance dict holds)."""
+
+    def __missing__(self, cls: type) -> int:
+        n = self[cls] = len(dataclasses.fields(cls))
+        return n
+
+
+FIELD_COUNT = _FieldCount()
+
+
 def _make(cls: type, changed: tuple[str, ...]) -> _Evolve:
     fields = dataclasses.fields(cls)
     names = [f.name for f in fields]

@@ -7,7 +7,7 @@ import contextlib
 from typing import assert_never
 
 from rules.events import Event
-from rules.evolve import rebuilt, replace
+from rules.evolve import FIELD_COUNT, NEW, SET_DICT, rebuilt, replace
 from rules.inputs import (
     INPUT_NAMES,
     AbortiveDraw,
@@ -59,6 +59,7 @@ MAX_OPEN_VIOLATIONS = 64
 # a tuple made once: ``A | B | C`` in an isinstance builds a union on every input
 _WIN_INPUTS = (Ron, WinShown, UraRevealed)
 _TURN_INPUTS = (Draw, Discard)
+_TABLE_FIELDS = FIELD_COUNT[TableState]  # (rules.evolve.rebuilt inline in _play)
 
 
 def new_table() -> TableState:
@@ -156,7 +157,10 @@ def _play(t: TableState, inp: PlayInput, out: Out, seq: int) -> TableState:
     tf = vars(t).copy()  # replace(t, hand=new_h, seq=seq), every input: see rules.evolve.rebuilt
     tf["hand"] = new_h
     tf["seq"] = seq
-    t = rebuilt(t, tf)
+    if len(tf) != _TABLE_FIELDS or t.__class__ is not TableState:
+        rebuilt(t, tf)  # (refuses it)
+    t = NEW(TableState)
+    SET_DICT(t, "__dict__", tf)
     if (new_h.step == "won" and h.step != "won") or isinstance(inp, _WIN_INPUTS):
         return try_finalize(t, out)
     return t

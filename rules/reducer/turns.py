@@ -10,7 +10,7 @@ from rules.events import (
     HaiteiReached,
     RiichiDeclared,
 )
-from rules.evolve import maker, rebuilt, replace
+from rules.evolve import FIELD_COUNT, NEW, SET_DICT, maker, rebuilt, replace
 from rules.inputs import (
     Discard,
     Draw,
@@ -53,6 +53,9 @@ _drew = maker(Drew)
 _discarded = maker(Discarded)
 _river_tile = maker(RiverTile)
 _last_discard = maker(LastDiscard)
+# rules.evolve.rebuilt inline (its checks first): the seat and the hand of every draw and discard
+_SEAT_FIELDS = FIELD_COUNT[SeatState]
+_HAND_FIELDS = FIELD_COUNT[HandState]
 
 def on_draw(rs: Ruleset, h: HandState, inp: Draw, out: Out) -> HandState:
     s = inp.seat
@@ -92,7 +95,10 @@ def on_draw(rs: Ruleset, h: HandState, inp: Draw, out: Out) -> HandState:
     sf["has_drawn"] = True
     sf["rinshan"] = False
     sf["kuikae"] = ()
-    st = rebuilt(st, sf)
+    if len(sf) != _SEAT_FIELDS or st.__class__ is not SeatState:
+        rebuilt(st, sf)  # (refuses it)
+    st = NEW(SeatState)
+    SET_DICT(st, "__dict__", sf)
     # one copy of the hand for the passed discard, the seat, the tile's place and the turn
     hf = vars(h).copy()
     if passed is not None:
@@ -105,7 +111,10 @@ def on_draw(rs: Ruleset, h: HandState, inp: Draw, out: Out) -> HandState:
     hf["turn"] = s
     hf["pre_call"] = None
     hf["pre_call_seat"] = None
-    h = rebuilt(h, hf)
+    if len(hf) != _HAND_FIELDS or h.__class__ is not HandState:
+        rebuilt(h, hf)  # (refuses it)
+    h = NEW(HandState)
+    SET_DICT(h, "__dict__", hf)
     live -= 1  # (h.live_left(): one tile fewer)
     out.emit(_drew(seat=s, tile=tile, position=inp.position, rinshan=False, live_left=live))
     if live == 0:
@@ -266,7 +275,10 @@ def on_discard(rs: Ruleset, t: TableState, h: HandState, inp: Discard, out: Out)
     if inp.riichi:
         sf["riichi"] = "declared"
     sf["double_riichi"] = double or st.double_riichi
-    st = rebuilt(st, sf)
+    if len(sf) != _SEAT_FIELDS or st.__class__ is not SeatState:
+        rebuilt(st, sf)  # (refuses it)
+    st = NEW(SeatState)
+    SET_DICT(st, "__dict__", sf)
     first_discards = h.first_discards
     if first and not h.interrupted and len(first_discards) < 4:
         first_discards = (*first_discards, tile)
@@ -286,7 +298,10 @@ def on_discard(rs: Ruleset, t: TableState, h: HandState, inp: Discard, out: Out)
     hf["pre_call_seat"] = None
     hf["kan_window"] = None
     hf["robbed"] = False
-    h = rebuilt(h, hf)
+    if len(hf) != _HAND_FIELDS or h.__class__ is not HandState:
+        rebuilt(h, hf)  # (refuses it)
+    h = NEW(HandState)
+    SET_DICT(h, "__dict__", hf)
     out.emit(_discarded(seat=s, tile=tile, riichi=inp.riichi, tsumogiri=tsumogiri,
                        houtei=houtei))
     if inp.riichi:
