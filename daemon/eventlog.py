@@ -485,6 +485,12 @@ class EventLog:
         return None
 
 
+#: an input's body as the log stores it (compact, keys sorted, UTF-8): one encoder for every
+#: input (``json.dumps`` with arguments builds one per call)
+_BODY_JSON: Final = json.JSONEncoder(separators=(",", ":"), sort_keys=True,
+                                     ensure_ascii=False).encode
+
+
 class GroupWriter:
     """Writes of one group commit (:meth:`EventLog.group`); seqs continue from the log."""
 
@@ -500,7 +506,7 @@ class GroupWriter:
     ) -> Record:
         """Log one input; its seq is the next integer. ``body`` is written as JSON here, once (the
         record returned holds the same object: it is not read back)."""
-        text = json.dumps(body, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+        text = _BODY_JSON(body)
         if self._next_seq is None:
             row = self._db.execute(
                 "SELECT seq, chain FROM inputs ORDER BY seq DESC LIMIT 1").fetchone()

@@ -72,6 +72,7 @@ class Submission:
     item: GroupItem
     done: asyncio.Future[Any]
     withdrawn: bool = False
+    queued: bool = True  # went through the queue (False: committed by its submitter's task)
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +120,11 @@ class Intake:
         self.counters = _Counters()
         self._writing = False
         self._held = 0
+        #: held by whoever commits: the intake's task, or a submitter committing its own input
+        #: while the intake is idle (:meth:`submit`)
+        self._committing = asyncio.Lock()
+        self._running = False  # the intake's task is taking submissions
+        self.inline = 0  # inputs committed by their submitter's task (benches, tests)
 
     # ------------------------------------------------------------------ producers
     def pending(
@@ -168,10 +174,35 @@ class Intake:
         """Queue an input, waiting for room (back-pressure), and wait until it is committed and
         applied. Raises :class:`RepeatedCommand` for a command logged already."""
         item = self.pending(kind, source, body, mono_ns, link=link, command=command)
-        sub = self._submission(item)
-        await self.queue.put(sub)
+        sub = await self._submit(item)
         result: Applied = await sub.done
         return result
+
+    async def _submit(self, item: GroupItem) -> Submission:
+        """Queue ``item``; or, when the intake is idle (nothing queued, no commit under way, the
+        log writable), commit it in the caller's own task, as the intake's task would have: a
+        group of one, in the same order, answered the same way. A table event then goes from
+        its frame to its commit and ACK in one task, without the queue's hand-off and the two
+        wake-ups around it (docs/performance.md)."""
+        sub = Submission(item, asyncio.get_running_loop().create_future(), queued=False)
+        if (self._running and self.fault is None and self.queue.empty()
+                and not self._committing.locked()):
+            async with self._committing:
+                self.inline += 1
+                try:
+                    await self._commit([sub])
+                except Exception as exc:
+                    if not sub.done.done():
+                        raise
+                    # the input is committed and answered: what failed after it (the retained
+                    # state, a display) is not the submitter's failure
+                    log.exception(json.dumps({
+                        "event": "after_commit_failed", "table": self.core.table_id,
+                        "error": repr(exc)[:300]}))
+            return sub
+        sub.queued = True
+        await self.queue.put(sub)
+        return sub
 
     def _submission(self, item: GroupItem) -> Submission:
         return Submission(item, asyncio.get_running_loop().create_future())
@@ -184,7 +215,7 @@ class Intake:
 
     async def mark_link(self, position: LinkPosition) -> None:
         """Commit a link position alone (a table event consumed without an input of its own)."""
-        sub = await self.enqueue(position)
+        sub = await self._submit(position)
         await sub.done
 
     def withdraw(self, sub: Submission) -> bool:
@@ -201,10 +232,15 @@ class Intake:
 
     # ------------------------------------------------------------------ the loop
     async def run(self) -> None:
-        while True:
-            batch = [await self.queue.get()]
-            self._grow(batch)
-            await self._commit(batch)
+        self._running = True
+        try:
+            while True:
+                batch = [await self.queue.get()]
+                async with self._committing:
+                    self._grow(batch)
+                    await self._commit(batch)
+        finally:
+            self._running = False
 
     def _grow(self, batch: list[Submission]) -> None:
         while not self.queue.empty() and len(batch) < MAX_GROUP:
@@ -215,7 +251,7 @@ class Intake:
         while True:
             live = [s for s in batch if not s.withdrawn]
             for s in batch:
-                if s.withdrawn:
+                if s.withdrawn and s.queued:
                     self.queue.task_done()
             batch = live
             if not batch:
@@ -275,7 +311,8 @@ class Intake:
                     sub.done.set_exception(result)
                 else:
                     sub.done.set_result(result)
-            self.queue.task_done()
+            if sub.queued:
+                self.queue.task_done()
 
     # ------------------------------------------------------------------ the fault
     def _failed(self, exc: BaseException, held: int) -> None:
