@@ -221,10 +221,9 @@ class LinkSession:
         if self._push is None:
             self._tx += data
         elif data and self._open:
-            try:
+            # a failed write fails the transport's listen() too: the session reconnects
+            with contextlib.suppress(TransportError):
                 self._push.write_now(data)
-            except TransportError:
-                pass  # the transport failed: its listen() fails too and the session reconnects
         for out in outputs:
             match out:
                 case Delivered(message=message):
