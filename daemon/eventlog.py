@@ -195,6 +195,10 @@ class EventLog:
             self._db.executescript(_SCHEMA)
         self._check_meta(readonly)
         self._last_chain: tuple[int, int] | None = None  # (seq, chain) of the last group
+        #: the ``applied`` row as the last group left it (None: read it in the next group); the
+        #: daemon is the log's one writer, so a group starts from what the last one committed
+        #: without reading it back (a group that failed drops both: the next one reads them)
+        self._applied: tuple[int, int] | None = None
         self._mark: MarkFile | None = None
         self._mark_lock = threading.Lock()
         if not readonly:
@@ -275,9 +279,16 @@ class EventLog:
         """One group commit (``synchronous=FULL``): everything written through the writer is
         committed, fsync'ed, when the block ends, or nothing of it is (an exception rolls it back
         and is re-raised: ``sqlite3.OperationalError`` "database or disk is full" on ENOSPC)."""
-        with self._tx("FULL") as db:
-            writer = GroupWriter(db)
-            yield writer
+        committed = False
+        try:
+            with self._tx("FULL") as db:
+                writer = GroupWriter(db, self._last_chain, self._applied)
+                yield writer
+            committed = True
+        finally:
+            if not committed:  # whatever the file holds now is read again by the next group
+                self._last_chain = self._applied = None
+        self._applied = writer.applied
         if writer.last is not None:
             self._last_chain = writer.last
             if self._mark is not None:  # durable now: the mark may say so (daemon/log_mark.py)
@@ -494,11 +505,15 @@ _BODY_JSON: Final = json.JSONEncoder(separators=(",", ":"), sort_keys=True,
 class GroupWriter:
     """Writes of one group commit (:meth:`EventLog.group`); seqs continue from the log."""
 
-    def __init__(self, db: sqlite3.Connection) -> None:
+    def __init__(self, db: sqlite3.Connection, last: tuple[int, int] | None = None,
+                 applied: tuple[int, int] | None = None) -> None:
         self._db = db
-        self._next_seq: int | None = None
-        self._chain = 0
+        # (seq, chain) of the log's last input, if the caller knows it (else read at the first
+        # append), and the ``applied`` row likewise (else read at the first put_events)
+        self._next_seq: int | None = None if last is None else last[0] + 1
+        self._chain = 0 if last is None else last[1]
         self.last: tuple[int, int] | None = None  # (seq, chain) of the last input written
+        self.applied = applied  # (input seq, event seq) of ``applied`` as this group leaves it
 
     def append(
         self, *, game: int, kind: str, source: str, body: dict[str, Any], mono_ns: int,
@@ -528,9 +543,11 @@ class GroupWriter:
     def put_events(self, input_seq: int, rows: list[tuple[str, str]]) -> int:
         """An input's events (``(topic, payload)``, seq order) into the outbox, and the input
         marked applied. Returns the last event seq."""
-        applied, event_seq = self._db.execute(
-            "SELECT input_seq, event_seq FROM applied WHERE id = 1"
-        ).fetchone()
+        if self.applied is None:
+            row = self._db.execute("SELECT input_seq, event_seq FROM applied WHERE id = 1"
+                                   ).fetchone()
+            self.applied = (int(row[0]), int(row[1]))
+        applied, event_seq = self.applied
         if input_seq != applied + 1:
             raise EventLogError(f"events of input {input_seq} after input {applied}")
         self._db.executemany(
@@ -541,7 +558,8 @@ class GroupWriter:
         self._db.execute(
             "UPDATE applied SET input_seq = ?, event_seq = ? WHERE id = 1", (input_seq, event_seq)
         )
-        return int(event_seq)
+        self.applied = (input_seq, event_seq)
+        return event_seq
 
     def set_link(self, position: LinkPosition) -> None:
         self._db.execute(
