@@ -502,6 +502,9 @@ _BODY_JSON: Final = json.JSONEncoder(separators=(",", ":"), sort_keys=True,
                                      ensure_ascii=False).encode
 
 
+_PUT_EVENT: Final = "INSERT INTO outbox (seq, input_seq, topic, payload) VALUES (?, ?, ?, ?)"
+
+
 class GroupWriter:
     """Writes of one group commit (:meth:`EventLog.group`); seqs continue from the log."""
 
@@ -550,10 +553,11 @@ class GroupWriter:
         applied, event_seq = self.applied
         if input_seq != applied + 1:
             raise EventLogError(f"events of input {input_seq} after input {applied}")
-        self._db.executemany(
-            "INSERT INTO outbox (seq, input_seq, topic, payload) VALUES (?, ?, ?, ?)",
-            [(event_seq + i, input_seq, t, p) for i, (t, p) in enumerate(rows, start=1)],
-        )
+        values = [(event_seq + i, input_seq, t, p) for i, (t, p) in enumerate(rows, start=1)]
+        if len(values) == 1:  # the usual input: one event (executemany costs more for one row)
+            self._db.execute(_PUT_EVENT, values[0])
+        else:
+            self._db.executemany(_PUT_EVENT, values)
         event_seq += len(rows)
         self._db.execute(
             "UPDATE applied SET input_seq = ?, event_seq = ? WHERE id = 1", (input_seq, event_seq)
