@@ -124,6 +124,7 @@ class Intake:
         #: while the intake is idle (:meth:`submit`)
         self._committing = asyncio.Lock()
         self._running = False  # the intake's task is taking submissions
+        self._taken = 0  # taken from the queue by the intake's task, not committing yet
         self.inline = 0  # inputs committed by their submitter's task (benches, tests)
 
     # ------------------------------------------------------------------ producers
@@ -185,7 +186,7 @@ class Intake:
         its frame to its commit and ACK in one task, without the queue's hand-off and the two
         wake-ups around it (docs/performance.md)."""
         sub = Submission(item, asyncio.get_running_loop().create_future(), queued=False)
-        if (self._running and self.fault is None and self.queue.empty()
+        if (self._running and self.fault is None and self.queue.empty() and not self._taken
                 and not self._committing.locked()):
             async with self._committing:
                 self.inline += 1
@@ -228,7 +229,7 @@ class Intake:
 
     @property
     def waiting(self) -> int:
-        return self.queue.qsize() + self._held
+        return self.queue.qsize() + self._taken + self._held
 
     # ------------------------------------------------------------------ the loop
     async def run(self) -> None:
@@ -236,11 +237,14 @@ class Intake:
         try:
             while True:
                 batch = [await self.queue.get()]
+                self._taken = 1  # out of the queue, waiting for a submitter's commit to end
                 async with self._committing:
+                    self._taken = 0
                     self._grow(batch)
                     await self._commit(batch)
         finally:
             self._running = False
+            self._taken = 0
 
     def _grow(self, batch: list[Submission]) -> None:
         while not self.queue.empty() and len(batch) < MAX_GROUP:
@@ -265,7 +269,8 @@ class Intake:
                 self._failed(exc, len(batch))
                 await asyncio.sleep(delay)
                 delay = min(RETRY_S[1], delay * 2)
-                self._grow(batch)
+                if not self._taken:  # else the intake's task holds an earlier one: it goes next
+                    self._grow(batch)
                 continue
             except Exception as exc:  # a bug or a bad item, not the disk: refuse it, keep going
                 self._writing = False
