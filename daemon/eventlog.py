@@ -25,7 +25,6 @@ boot id and the seq of the last event logged from it: exactly once across restar
 
 from __future__ import annotations
 
-import contextlib
 import copyreg
 import json
 import logging
@@ -274,25 +273,43 @@ class EventLog:
     def _tx(self, sync: str) -> EventLog._Tx:
         return EventLog._Tx(self, sync)
 
-    @contextlib.contextmanager
-    def group(self) -> Iterator[GroupWriter]:
+    def group(self) -> EventLog._Group:
         """One group commit (``synchronous=FULL``): everything written through the writer is
         committed, fsync'ed, when the block ends, or nothing of it is (an exception rolls it back
         and is re-raised: ``sqlite3.OperationalError`` "database or disk is full" on ENOSPC)."""
-        committed = False
-        try:
-            with self._tx("FULL") as db:
-                writer = GroupWriter(db, self._last_chain, self._applied)
-                yield writer
-            committed = True
-        finally:
-            if not committed:  # whatever the file holds now is read again by the next group
-                self._last_chain = self._applied = None
-        self._applied = writer.applied
-        if writer.last is not None:
-            self._last_chain = writer.last
-            if self._mark is not None:  # durable now: the mark may say so (daemon/log_mark.py)
-                self._mark.note(Mark(*writer.last))
+        return EventLog._Group(self)
+
+    class _Group:
+        """:meth:`group`'s block (a class, not a generator: one commit per input)."""
+
+        __slots__ = ("log", "tx", "writer")
+
+        def __init__(self, log: EventLog) -> None:
+            self.log = log
+            self.tx = log._tx("FULL")
+
+        def __enter__(self) -> GroupWriter:
+            db = self.tx.__enter__()
+            self.writer = GroupWriter(db, self.log._last_chain, self.log._applied)
+            return self.writer
+
+        def __exit__(self, exc_type: type[BaseException] | None, exc: object,
+                     tb: object) -> None:
+            log = self.log
+            try:
+                self.tx.__exit__(exc_type, exc, tb)
+            except BaseException:  # the COMMIT failed: the next group reads the file again
+                log._last_chain = log._applied = None
+                raise
+            if exc_type is not None:  # rolled back: likewise
+                log._last_chain = log._applied = None
+                return
+            writer = self.writer
+            log._applied = writer.applied
+            if writer.last is not None:
+                log._last_chain = writer.last
+                if log._mark is not None:  # durable now: the mark may say so (log_mark.py)
+                    log._mark.note(Mark(*writer.last))
 
     def sync_mark(self) -> None:
         """fsync the high-water mark (the WAL checkpointer, after each checkpoint)."""
