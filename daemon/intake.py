@@ -6,6 +6,10 @@ loop that empties it (docs/daemon.md, "The input path").
   of them are answered: a driver acknowledges a table event, a command handler replies, only
   after its input is committed. A group that raises (not the disk: a bad item, a bug) rolled
   back whole; its items are then committed one by one, so only the bad one is refused.
+* **Who commits.** The intake's task, a group at a time; but a driver's input submitted while
+  the intake is idle (nothing queued, no commit under way, the log writable) is committed by the
+  driver's own task, as a group of one, under the same lock (:meth:`Intake.submit`): no queue,
+  no future to wake, no second task. What arrives meanwhile queues behind it, in order.
 * **Back-pressure.** The queue is bounded (:data:`QUEUE_SIZE`): :meth:`Intake.submit` waits for
   room, so a table link stops taking events (the controller retransmits; nothing is dropped).
 * **A log that cannot be written** (a full disk, an I/O error): the group is kept in memory and
