@@ -25,12 +25,13 @@ import time
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from daemon.config import Config, DisplaysConfig, TableLinkConfig
 from daemon.controller_reports import ControllerReports
 from daemon.eventlog import LinkPosition
 from daemon.table import iso
+from drivers.link.messages import ConfigFault, ControllerReset, EventsDropped, Fault
 
 if TYPE_CHECKING:
     from daemon.service import Driver, InputSink
@@ -39,6 +40,10 @@ if TYPE_CHECKING:
     from drivers.link.reports import RxPosition
     from drivers.table import LinkSpec
     from drivers.table.link import Delivery, TableLink
+
+#: table events that are the controller's faults, and those that report on the controller itself
+_FAULTS: Final = (Fault, ConfigFault)
+_CONTROLLER_REPORTS: Final = (ControllerReset, EventsDropped, ConfigFault)
 
 #: opens a table link that resumes from what the log holds of it
 LinkFactory = Callable[["RxPosition | None"], "TableLink"]
@@ -115,12 +120,10 @@ class TableLinkDriver:
         """The table event's input(s), committed with the link's position after it."""
         receipt = item.receipt
         position = None if receipt is None else LinkPosition(self.name, receipt)
-        from drivers.link.messages import ConfigFault, ControllerReset, EventsDropped, Fault
-
         event = item.event
-        if isinstance(event, Fault | ConfigFault):
+        if isinstance(event, _FAULTS):
             self.last_fault = {**event.to_json(), "type": f"table_{event.to_json()['type']}"}
-        if isinstance(event, ControllerReset | EventsDropped | ConfigFault):
+        if isinstance(event, _CONTROLLER_REPORTS):
             self.controller.take(event, iso(time.time_ns()))
         assert self.tracker is not None
         await self.tracker.take(item.event, position)

@@ -50,6 +50,11 @@ REDACTED: Final[dict[str, tuple[str, ...]]] = {
     "daemon_bad_input": ("error",),
     "daemon_engine_error": ("error",),
 }
+#: the fields blanked per redacted type, with their mjai twins (built once)
+_BLANK: Final[dict[str, frozenset[str]]] = {
+    kind: frozenset(hidden) | {k + MJAI_SUFFIX for k in hidden}
+    for kind, hidden in REDACTED.items() if hidden
+}
 #: the type a wholly concealed event has on ``events`` (any type not listed above)
 CONCEALED: Final = "concealed"
 
@@ -95,10 +100,9 @@ def public_data(data: dict[str, Any]) -> dict[str, Any]:
     if kind == "hand_ended":
         outcome = public_outcome(data.get("outcome"))
         return data if outcome is data.get("outcome") else {**data, "outcome": outcome}
-    hidden = REDACTED.get(kind, ())
-    if not hidden:
+    blank = _BLANK.get(kind)
+    if blank is None:
         return data
-    blank = set(hidden) | {k + MJAI_SUFFIX for k in hidden}
     return {k: (None if k in blank else v) for k, v in data.items()}
 
 

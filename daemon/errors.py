@@ -21,6 +21,11 @@ class EventLogError(DaemonError, RuntimeError):
     """The event log is unusable (another table's log, a gap in the inputs, a newer format)."""
 
 
+class TrackerError(DaemonError, RuntimeError):
+    """The device tracker failed on an item (a bug): the item's driver is told, and the tracker
+    restarts, restoring what it holds from the log (daemon/tracker.py)."""
+
+
 class BrokerError(DaemonError, ConnectionError):
     """The broker connection failed or closed (daemon/mqtt_session.py): the reconnect loop of
     daemon/mqtt.py retries with its backoff."""

@@ -25,7 +25,6 @@ boot id and the seq of the last event logged from it: exactly once across restar
 
 from __future__ import annotations
 
-import contextlib
 import copyreg
 import json
 import logging
@@ -195,6 +194,10 @@ class EventLog:
             self._db.executescript(_SCHEMA)
         self._check_meta(readonly)
         self._last_chain: tuple[int, int] | None = None  # (seq, chain) of the last group
+        #: the ``applied`` row as the last group left it (None: read it in the next group); the
+        #: daemon is the log's one writer, so a group starts from what the last one committed
+        #: without reading it back (a group that failed drops both: the next one reads them)
+        self._applied: tuple[int, int] | None = None
         self._mark: MarkFile | None = None
         self._mark_lock = threading.Lock()
         if not readonly:
@@ -270,18 +273,43 @@ class EventLog:
     def _tx(self, sync: str) -> EventLog._Tx:
         return EventLog._Tx(self, sync)
 
-    @contextlib.contextmanager
-    def group(self) -> Iterator[GroupWriter]:
+    def group(self) -> EventLog._Group:
         """One group commit (``synchronous=FULL``): everything written through the writer is
         committed, fsync'ed, when the block ends, or nothing of it is (an exception rolls it back
         and is re-raised: ``sqlite3.OperationalError`` "database or disk is full" on ENOSPC)."""
-        with self._tx("FULL") as db:
-            writer = GroupWriter(db)
-            yield writer
-        if writer.last is not None:
-            self._last_chain = writer.last
-            if self._mark is not None:  # durable now: the mark may say so (daemon/log_mark.py)
-                self._mark.note(Mark(*writer.last))
+        return EventLog._Group(self)
+
+    class _Group:
+        """:meth:`group`'s block (a class, not a generator: one commit per input)."""
+
+        __slots__ = ("log", "tx", "writer")
+
+        def __init__(self, log: EventLog) -> None:
+            self.log = log
+            self.tx = log._tx("FULL")
+
+        def __enter__(self) -> GroupWriter:
+            db = self.tx.__enter__()
+            self.writer = GroupWriter(db, self.log._last_chain, self.log._applied)
+            return self.writer
+
+        def __exit__(self, exc_type: type[BaseException] | None, exc: object,
+                     tb: object) -> None:
+            log = self.log
+            try:
+                self.tx.__exit__(exc_type, exc, tb)
+            except BaseException:  # the COMMIT failed: the next group reads the file again
+                log._last_chain = log._applied = None
+                raise
+            if exc_type is not None:  # rolled back: likewise
+                log._last_chain = log._applied = None
+                return
+            writer = self.writer
+            log._applied = writer.applied
+            if writer.last is not None:
+                log._last_chain = writer.last
+                if log._mark is not None:  # durable now: the mark may say so (log_mark.py)
+                    log._mark.note(Mark(*writer.last))
 
     def sync_mark(self) -> None:
         """fsync the high-water mark (the WAL checkpointer, after each checkpoint)."""
@@ -485,14 +513,27 @@ class EventLog:
         return None
 
 
+#: an input's body as the log stores it (compact, keys sorted, UTF-8): one encoder for every
+#: input (``json.dumps`` with arguments builds one per call)
+_BODY_JSON: Final = json.JSONEncoder(separators=(",", ":"), sort_keys=True,
+                                     ensure_ascii=False).encode
+
+
+_PUT_EVENT: Final = "INSERT INTO outbox (seq, input_seq, topic, payload) VALUES (?, ?, ?, ?)"
+
+
 class GroupWriter:
     """Writes of one group commit (:meth:`EventLog.group`); seqs continue from the log."""
 
-    def __init__(self, db: sqlite3.Connection) -> None:
+    def __init__(self, db: sqlite3.Connection, last: tuple[int, int] | None = None,
+                 applied: tuple[int, int] | None = None) -> None:
         self._db = db
-        self._next_seq: int | None = None
-        self._chain = 0
+        # (seq, chain) of the log's last input, if the caller knows it (else read at the first
+        # append), and the ``applied`` row likewise (else read at the first put_events)
+        self._next_seq: int | None = None if last is None else last[0] + 1
+        self._chain = 0 if last is None else last[1]
         self.last: tuple[int, int] | None = None  # (seq, chain) of the last input written
+        self.applied = applied  # (input seq, event seq) of ``applied`` as this group leaves it
 
     def append(
         self, *, game: int, kind: str, source: str, body: dict[str, Any], mono_ns: int,
@@ -500,7 +541,7 @@ class GroupWriter:
     ) -> Record:
         """Log one input; its seq is the next integer. ``body`` is written as JSON here, once (the
         record returned holds the same object: it is not read back)."""
-        text = json.dumps(body, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+        text = _BODY_JSON(body)
         if self._next_seq is None:
             row = self._db.execute(
                 "SELECT seq, chain FROM inputs ORDER BY seq DESC LIMIT 1").fetchone()
@@ -522,20 +563,24 @@ class GroupWriter:
     def put_events(self, input_seq: int, rows: list[tuple[str, str]]) -> int:
         """An input's events (``(topic, payload)``, seq order) into the outbox, and the input
         marked applied. Returns the last event seq."""
-        applied, event_seq = self._db.execute(
-            "SELECT input_seq, event_seq FROM applied WHERE id = 1"
-        ).fetchone()
+        if self.applied is None:
+            row = self._db.execute("SELECT input_seq, event_seq FROM applied WHERE id = 1"
+                                   ).fetchone()
+            self.applied = (int(row[0]), int(row[1]))
+        applied, event_seq = self.applied
         if input_seq != applied + 1:
             raise EventLogError(f"events of input {input_seq} after input {applied}")
-        self._db.executemany(
-            "INSERT INTO outbox (seq, input_seq, topic, payload) VALUES (?, ?, ?, ?)",
-            [(event_seq + i, input_seq, t, p) for i, (t, p) in enumerate(rows, start=1)],
-        )
+        values = [(event_seq + i, input_seq, t, p) for i, (t, p) in enumerate(rows, start=1)]
+        if len(values) == 1:  # the usual input: one event (executemany costs more for one row)
+            self._db.execute(_PUT_EVENT, values[0])
+        else:
+            self._db.executemany(_PUT_EVENT, values)
         event_seq += len(rows)
         self._db.execute(
             "UPDATE applied SET input_seq = ?, event_seq = ? WHERE id = 1", (input_seq, event_seq)
         )
-        return int(event_seq)
+        self.applied = (input_seq, event_seq)
+        return event_seq
 
     def set_link(self, position: LinkPosition) -> None:
         self._db.execute(

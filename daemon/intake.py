@@ -6,6 +6,10 @@ loop that empties it (docs/daemon.md, "The input path").
   of them are answered: a driver acknowledges a table event, a command handler replies, only
   after its input is committed. A group that raises (not the disk: a bad item, a bug) rolled
   back whole; its items are then committed one by one, so only the bad one is refused.
+* **Who commits.** The intake's task, a group at a time; but a driver's input submitted while
+  the intake is idle (nothing queued, no commit under way, the log writable) is committed by the
+  driver's own task, as a group of one, under the same lock (:meth:`Intake.submit`): no queue,
+  no future to wake, no second task. What arrives meanwhile queues behind it, in order.
 * **Back-pressure.** The queue is bounded (:data:`QUEUE_SIZE`): :meth:`Intake.submit` waits for
   room, so a table link stops taking events (the controller retransmits; nothing is dropped).
 * **A log that cannot be written** (a full disk, an I/O error): the group is kept in memory and
@@ -72,6 +76,7 @@ class Submission:
     item: GroupItem
     done: asyncio.Future[Any]
     withdrawn: bool = False
+    queued: bool = True  # went through the queue (False: committed by its submitter's task)
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +124,12 @@ class Intake:
         self.counters = _Counters()
         self._writing = False
         self._held = 0
+        #: held by whoever commits: the intake's task, or a submitter committing its own input
+        #: while the intake is idle (:meth:`submit`)
+        self._committing = asyncio.Lock()
+        self._running = False  # the intake's task is taking submissions
+        self._taken = 0  # taken from the queue by the intake's task, not committing yet
+        self.inline = 0  # inputs committed by their submitter's task (benches, tests)
 
     # ------------------------------------------------------------------ producers
     def pending(
@@ -168,10 +179,35 @@ class Intake:
         """Queue an input, waiting for room (back-pressure), and wait until it is committed and
         applied. Raises :class:`RepeatedCommand` for a command logged already."""
         item = self.pending(kind, source, body, mono_ns, link=link, command=command)
-        sub = self._submission(item)
-        await self.queue.put(sub)
+        sub = await self._submit(item)
         result: Applied = await sub.done
         return result
+
+    async def _submit(self, item: GroupItem) -> Submission:
+        """Queue ``item``; or, when the intake is idle (nothing queued, no commit under way, the
+        log writable), commit it in the caller's own task, as the intake's task would have: a
+        group of one, in the same order, answered the same way. A table event then goes from
+        its frame to its commit and ACK in one task, without the queue's hand-off and the two
+        wake-ups around it (docs/performance.md)."""
+        sub = Submission(item, asyncio.get_running_loop().create_future(), queued=False)
+        if (self._running and self.fault is None and self.queue.empty() and not self._taken
+                and not self._committing.locked()):
+            async with self._committing:
+                self.inline += 1
+                try:
+                    await self._commit([sub])
+                except Exception as exc:
+                    if not sub.done.done():
+                        raise
+                    # the input is committed and answered: what failed after it (the retained
+                    # state, a display) is not the submitter's failure
+                    log.exception(json.dumps({
+                        "event": "after_commit_failed", "table": self.core.table_id,
+                        "error": repr(exc)[:300]}))
+            return sub
+        sub.queued = True
+        await self.queue.put(sub)
+        return sub
 
     def _submission(self, item: GroupItem) -> Submission:
         return Submission(item, asyncio.get_running_loop().create_future())
@@ -184,7 +220,7 @@ class Intake:
 
     async def mark_link(self, position: LinkPosition) -> None:
         """Commit a link position alone (a table event consumed without an input of its own)."""
-        sub = await self.enqueue(position)
+        sub = await self._submit(position)
         await sub.done
 
     def withdraw(self, sub: Submission) -> bool:
@@ -197,14 +233,22 @@ class Intake:
 
     @property
     def waiting(self) -> int:
-        return self.queue.qsize() + self._held
+        return self.queue.qsize() + self._taken + self._held
 
     # ------------------------------------------------------------------ the loop
     async def run(self) -> None:
-        while True:
-            batch = [await self.queue.get()]
-            self._grow(batch)
-            await self._commit(batch)
+        self._running = True
+        try:
+            while True:
+                batch = [await self.queue.get()]
+                self._taken = 1  # out of the queue, waiting for a submitter's commit to end
+                async with self._committing:
+                    self._taken = 0
+                    self._grow(batch)
+                    await self._commit(batch)
+        finally:
+            self._running = False
+            self._taken = 0
 
     def _grow(self, batch: list[Submission]) -> None:
         while not self.queue.empty() and len(batch) < MAX_GROUP:
@@ -215,7 +259,7 @@ class Intake:
         while True:
             live = [s for s in batch if not s.withdrawn]
             for s in batch:
-                if s.withdrawn:
+                if s.withdrawn and s.queued:
                     self.queue.task_done()
             batch = live
             if not batch:
@@ -229,7 +273,8 @@ class Intake:
                 self._failed(exc, len(batch))
                 await asyncio.sleep(delay)
                 delay = min(RETRY_S[1], delay * 2)
-                self._grow(batch)
+                if not self._taken:  # else the intake's task holds an earlier one: it goes next
+                    self._grow(batch)
                 continue
             except Exception as exc:  # a bug or a bad item, not the disk: refuse it, keep going
                 self._writing = False
@@ -275,7 +320,8 @@ class Intake:
                     sub.done.set_exception(result)
                 else:
                     sub.done.set_result(result)
-            self.queue.task_done()
+            if sub.queued:
+                self.queue.task_done()
 
     # ------------------------------------------------------------------ the fault
     def _failed(self, exc: BaseException, held: int) -> None:

@@ -101,7 +101,11 @@ def project(payload: bytes, fn: Callable[[dict[str, Any]], dict[str, Any]]) -> b
 
 def dumps(body: dict[str, Any]) -> bytes:
     """A payload as the daemon encodes every one (compact, UTF-8)."""
-    return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
+    return _ENCODE(body).encode()
+
+
+#: one encoder for every payload (``json.dumps`` with arguments builds one per call)
+_ENCODE: Final = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
 
 class LogOutbox(OutboxSource):

@@ -51,18 +51,27 @@ class RetainedState:
         self._scores_sent: dict[str, Any] | None = None
         self._timers_sent: dict[str, Any] | None = None
         self.views = 0  # view models built for ``state`` (benches read it)
-        #: the table state the last scoreboard was built from, and that scoreboard: the
+        #: what the last scoreboard was built from (the table's ``game``, ``hand`` and
+        #: ``progress``: all that rules.table_view.scoreboard reads), and that scoreboard: the
         #: retained ``state/scores`` and the drivers' displays read it after the same input
-        self._board_of: TableState | None = None
+        self._board_of: tuple[object, object, object] | None = None
         self._board: dict[str, Any] = {}
+        #: the clocks the last ``state/timers`` body was built from, when it could not change
+        #: with time (no clock state: the body names the mode only)
+        self._timers_of: dc.Clocks | None = None
 
     def scoreboard(self) -> dict[str, Any]:
         """What the score and honba displays show (the same values as the view model's), built
         once per table state (the reducer returns the same object for an input that changed
         nothing). Callers must not change it."""
         table = self.core.state.table
-        if table is not self._board_of:
-            self._board, self._board_of = scoreboard(table), table
+        key = (table.game, table.hand, table.progress)
+        board = self._board_of
+        # frozen values: the same three objects make the same scoreboard (an input the
+        # reducer only notes, a rejected one, a clock event, leaves them as they are)
+        if board is None or key[0] is not board[0] or key[1] is not board[1] \
+                or key[2] is not board[2]:
+            self._board, self._board_of = scoreboard(table), key
         return self._board
 
     def refresh(self) -> None:
@@ -70,7 +79,8 @@ class RetainedState:
         cs = self.core.state
         self._refresh_state()
         scores = self.scoreboard()
-        if scores != self._scores_sent:  # as the state: only when a number changed
+        # as the state: only when a number changed (the same board object: nothing did)
+        if scores is not self._scores_sent and scores != self._scores_sent:
             self._scores_sent = scores
             self.link.set_retained_json(
                 self.topics.scores,
@@ -82,7 +92,11 @@ class RetainedState:
     def refresh_timers(self, *, changed_only: bool = False) -> None:
         """The clocks now; ``changed_only``: not when only the time stamp would differ (after an
         input; the health loop republishes them once a second while a hand is played)."""
-        view = dc.view_json(self.core.state.clocks, self._mono_ns())
+        clocks = self.core.state.clocks
+        if changed_only and clocks is self._timers_of:
+            return  # the same clocks without a clock state: the same body
+        view = dc.view_json(clocks, self._mono_ns())
+        self._timers_of = clocks if clocks.state is None else None
         if changed_only and view == self._timers_sent:
             return
         self._timers_sent = view

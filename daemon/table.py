@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import sqlite3
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -136,8 +137,35 @@ GroupItem = Pending | LinkPosition
 
 
 def iso(wall_ns: int) -> str:
+    """``wall_ns`` as an ISO 8601 UTC time stamp to the millisecond (``...T03:35:35.123Z``):
+    what ``datetime.fromtimestamp(wall_ns / 1e9, UTC).isoformat(timespec="milliseconds")``
+    gives, with the ``Z``. Every event envelope carries one: the date and time of day are
+    formatted once per second, the milliseconds are rounded as ``fromtimestamp`` rounds (to
+    the microsecond, half to even, then cut), so the bytes are the same."""
+    t = wall_ns / 1e9
+    frac, whole = math.modf(t)
+    micros = round(frac * 1e6)
+    if micros >= 1_000_000:
+        micros -= 1_000_000
+        whole += 1.0
+    if micros < 0 or whole < 0:  # before 1970: never a live clock; the slow, plain way
+        return _iso_slow(wall_ns)
+    second = int(whole)
+    global _iso_cached
+    cached_second, head = _iso_cached
+    if second != cached_second:
+        head = datetime.fromtimestamp(second, UTC).isoformat(timespec="seconds")[:-6]
+        _iso_cached = (second, head)
+    return f"{head}.{micros // 1000:03d}Z"
+
+
+def _iso_slow(wall_ns: int) -> str:
     stamp = datetime.fromtimestamp(wall_ns / 1e9, UTC).isoformat(timespec="milliseconds")
     return stamp.replace("+00:00", "Z")
+
+
+#: the second :func:`iso` formatted last, and its date and time of day
+_iso_cached: tuple[int, str] = (-1, "")
 
 
 class TableCore:
@@ -407,5 +435,6 @@ def _plays_aka(table: Any) -> bool:
     return bool(getattr(game, "aka", True))
 
 
-def _dumps(obj: Any) -> str:
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False, sort_keys=False)
+#: an envelope's outbox text (compact, UTF-8): one encoder for every event, not one per call
+#: (``json.dumps`` with arguments builds a new encoder each time)
+_dumps: Callable[[Any], str] = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode

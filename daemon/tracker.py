@@ -35,6 +35,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Final
 
+from daemon.errors import TrackerError
 from daemon.eventlog import LinkPosition
 from daemon.intake import InputRefused
 from daemon.tracking.held import Held, restore
@@ -88,7 +89,15 @@ class DeviceTracker:
         self.setup = Setup(aka=aka, sensed=sensor is not None)
         self.aka = aka
         self.held = Held()
-        self._queue: asyncio.Queue[Item] = asyncio.Queue()
+        #: items in arrival order; None: a table event handled in its driver's task failed
+        #: (:meth:`take`), the task restarts and restores ``held`` from the log
+        self._queue: asyncio.Queue[Item | None] = asyncio.Queue()
+        #: held while an item is handled (by the tracker's task, or by :meth:`take` inline)
+        self._handling = asyncio.Lock()
+        #: the sink while the task runs with ``held`` restored (None: table events queue)
+        self._sink: InputSink | None = None
+        self._failed: BaseException | None = None
+        self.inline = 0  # table events handled in their driver's task (benches, tests)
         # id(table event) -> (handled, the link position to commit with its last record)
         self._waiters: dict[int, tuple[asyncio.Future[None], LinkPosition | None]] = {}
         self.consumed = 0  # device events handled (reads, rejections, table events, keys)
@@ -128,10 +137,36 @@ class DeviceTracker:
         """Feed a table event and wait until it is handled (its records committed): the table
         link acknowledges it only then. ``position`` (the link's, after this event) is committed
         in the same transaction as the event's last record, or alone if it makes none."""
+        sink = self._sink
+        if sink is not None and self._queue.empty() and not self._handling.locked():
+            # nothing before it: handled here, in the link driver's task, in arrival order all
+            # the same (anything fed meanwhile waits for the lock), without the queue's
+            # hand-off and the two wake-ups around it (docs/performance.md)
+            async with self._handling:
+                self.inline += 1
+                await self._inline(sink, event, position)
+            return
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiters[id(event)] = (done, position)
         self.feed(event)
         await done
+
+    async def _inline(self, sink: InputSink, event: TableEvent,
+                      position: LinkPosition | None) -> None:
+        try:
+            await self._handle(sink, event, position)
+        except BaseException as exc:
+            # as when the task fails on an item: the caller is told, and the task restarts and
+            # restores ``held`` from the log (a step may have been committed without it); a
+            # cancelled driver (the daemon stopping) only has ``held`` restored
+            self._sink, self._failed = None, exc
+            self._queue.put_nowait(None)
+            if not isinstance(exc, Exception):
+                raise
+            raise TrackerError(f"tracker failed on {event!r}: {exc!r}") from exc
+        finally:
+            self.consumed += 1
+            self._consumed_changed.set()
 
     async def wait_consumed(self, n: int, timeout: float = 30.0) -> None:
         """Until ``n`` device events have been handled (the HIL runner's lockstep)."""
@@ -149,17 +184,31 @@ class DeviceTracker:
         if self.tiles is not None:
             reader = asyncio.create_task(self.tiles.run(), name="tracker:rfid")
         self._status = "up"
+        self._failed = None
+        self._sink = sink
         try:
             while True:
-                await self._one(sink, await self._next(reader))
+                item = await self._next(reader)
+                if item is None:
+                    failed, self._failed = self._failed, None
+                    if isinstance(failed, Exception):
+                        raise TrackerError(f"tracker failed on a table event: {failed!r}") \
+                            from failed
+                    async with self._handling:
+                        await self._restore(sink)
+                    self._sink = sink
+                    continue
+                async with self._handling:
+                    await self._one(sink, item)
         finally:
+            self._sink = None
             self._status = "closed"
             if reader is not None:
                 reader.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await reader
 
-    async def _next(self, reader: asyncio.Task[None] | None) -> Item:
+    async def _next(self, reader: asyncio.Task[None] | None) -> Item | None:
         """The next item; raises once the RFID readers' task has stopped. Without readers, or
         with an item waiting, no ``asyncio.wait``: its futures and callbacks were a tenth of a
         table frame's way through the daemon."""
@@ -182,7 +231,7 @@ class DeviceTracker:
             await self._handle(sink, item, position)
         except BaseException as exc:
             if waiter is not None and not waiter.done():
-                waiter.set_exception(RuntimeError(f"tracker failed on {item!r}: {exc!r}"))
+                waiter.set_exception(TrackerError(f"tracker failed on {item!r}: {exc!r}"))
             raise
         else:
             if waiter is not None and not waiter.done():

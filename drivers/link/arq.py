@@ -69,6 +69,20 @@ from drivers.link.reports import (
 )
 from drivers.link.timings import LinkTimings
 
+#: the ACK frame of each seq (256 of them), encoded once: one goes out per table event
+_ACKS: dict[int, bytes] = {}
+
+
+def _ack_frame(seq: int) -> bytes:
+    frame = _ACKS.get(seq)
+    if frame is None:
+        frame = _ACKS[seq] = encode_frame(Ack(), seq)
+    return frame
+
+
+#: the heartbeat frame (seq 0), encoded once
+_HEARTBEAT = encode_frame(Heartbeat())
+
 PROTOCOL_VERSIONS = (1, 1)
 
 
@@ -235,7 +249,7 @@ class Endpoint:
         self._awaiting = None
         self._rx_durable = seq
         if self._connected:
-            self._write(encode_frame(Ack(), seq), now)
+            self._write(_ack_frame(seq), now)
 
     def receive(self, data: bytes, now: float) -> None:
         if not self._attached:
@@ -261,7 +275,7 @@ class Endpoint:
                     pending.retries += 1
                     self._retransmit(now)
         if self._connected and now - self._last_tx >= t.heartbeat_interval:
-            self._write(encode_frame(Heartbeat()), now)
+            self._write(_HEARTBEAT, now)
         if (not self._connected and self.role is Role.HOST
                 and now - self._last_hello >= t.hello_interval):
             self._send_hello(now)
@@ -412,7 +426,7 @@ class Endpoint:
             return
         if seq == self._rx_last:
             self._count("duplicates")
-            self._write(encode_frame(Ack(), seq), now)
+            self._write(_ack_frame(seq), now)
             return
         if direction_of(message.TYPE) is not wanted or (
             self._accept is not None and not self._accept(message)
@@ -425,7 +439,7 @@ class Endpoint:
         if self._defer_ack:
             self._awaiting = seq
         else:
-            self._write(encode_frame(Ack(), seq), now)
+            self._write(_ack_frame(seq), now)
 
     def _on_hello(self, hello: Hello, now: float) -> None:
         lo, hi = self.versions

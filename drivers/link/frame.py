@@ -110,8 +110,9 @@ def encode(message: Message) -> bytes:
     return encode_frame(message)
 
 
-def parse_body(body: bytes) -> Frame | ErrorReason:
-    """A frame from an unstuffed body, or why it is none (``offset``/``length`` left at 0)."""
+def parse_body(body: bytes, offset: int = 0, length: int = 0) -> Frame | ErrorReason:
+    """A frame from an unstuffed body found at ``offset`` in the stream (``length`` bytes with
+    its delimiter), or why it is none."""
     if len(body) < HEADER_SIZE + CRC_SIZE:
         return ErrorReason.SHORT
     if crc32c(memoryview(body)[:-CRC_SIZE]) != int.from_bytes(body[-CRC_SIZE:], "little"):
@@ -127,7 +128,7 @@ def parse_body(body: bytes) -> Frame | ErrorReason:
         message = message_from_payload(MessageType(kind), body[HEADER_SIZE:-CRC_SIZE])
     except MalformedMessageError:
         return ErrorReason.PAYLOAD
-    return Frame(message, seq, bool(flags & FLAG_RETRANSMIT))
+    return Frame(message, seq, bool(flags & FLAG_RETRANSMIT), offset, length)
 
 
 class Decoder:
@@ -198,9 +199,9 @@ class Decoder:
         body = cobs_decode(chunk)
         if body is None:
             return ErrorSpan(ErrorReason.COBS, offset, length)
-        parsed = parse_body(body)
+        parsed = parse_body(body, offset, length)
         if isinstance(parsed, Frame):
-            return Frame(parsed.message, parsed.seq, parsed.retransmit, offset, length)
+            return parsed
         if parsed.intact:
             return ErrorSpan(parsed, offset, length, body[2], body[3])
         return ErrorSpan(parsed, offset, length)

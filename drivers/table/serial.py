@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+from collections.abc import Callable
 
 import serial
 
@@ -40,6 +41,9 @@ class SerialTransport:
         self._buffer = bytearray()
         self._error: TransportError | None = None
         self._waiter: asyncio.Future[None] | None = None
+        #: :meth:`listen`'s callback and its awaitable (None: reads are buffered for ``read``)
+        self._received: Callable[[bytes], None] | None = None
+        self._listening: asyncio.Future[None] | None = None
 
     def __repr__(self) -> str:
         state = "open" if self._serial is not None else "closed"
@@ -61,6 +65,8 @@ class SerialTransport:
         self._serial = port
         self._buffer.clear()
         self._error = None
+        self._received = None
+        self._listening = None
         self._loop.add_reader(port.fileno(), self._on_readable)
 
     def _on_readable(self) -> None:
@@ -78,8 +84,15 @@ class SerialTransport:
             self._fail(TransportError(f"serial port {self.port!r} went away: device reports"
                                       " readiness to read but returned no data"))
             return
-        self._buffer += data
-        self._wake()
+        received = self._received
+        if received is None:
+            self._buffer += data
+            self._wake()
+            return
+        try:
+            received(data)
+        except Exception as exc:  # the listener's bug ends its listen(), as a reader task's would
+            self._stop_listening(exc)
 
     def _fail(self, error: TransportError) -> None:
         self._error = error
@@ -90,6 +103,32 @@ class SerialTransport:
     def _wake(self) -> None:
         if self._waiter is not None and not self._waiter.done():
             self._waiter.set_result(None)
+        if self._error is not None:
+            self._stop_listening(self._error)
+
+    def _stop_listening(self, error: BaseException) -> None:
+        listening, self._listening, self._received = self._listening, None, None
+        if listening is not None and not listening.done():
+            listening.set_exception(error)
+
+    def listen(self, received: Callable[[bytes], None]) -> asyncio.Future[None]:
+        """Every chunk read goes to ``received`` from now on, in the descriptor's own wake-up
+        (no reader task): what was read before first (:class:`~drivers.table.transport.
+        PushTransport`). The future fails when the port goes away or is closed."""
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        if self._error is not None or self._serial is None:
+            future.set_exception(self._error or TransportError(
+                f"serial port {self.port!r} is closed"))
+            return future
+        self._listening, self._received = future, received
+        if self._buffer:
+            data = bytes(self._buffer)
+            self._buffer.clear()
+            try:
+                received(data)
+            except Exception as exc:
+                self._stop_listening(exc)
+        return future
 
     async def read(self) -> bytes:
         while not self._buffer:
@@ -104,6 +143,11 @@ class SerialTransport:
         return data
 
     async def write(self, data: bytes) -> None:
+        self.write_now(data)
+
+    def write_now(self, data: bytes) -> None:
+        """Write ``data`` now: a frame fits the kernel's tty buffer, so this does not wait in
+        practice; what it leaves goes through pyserial's ``write`` (``write_timeout``)."""
         port = self._serial
         if port is None or self._error is not None:
             raise self._error or TransportError(f"serial port {self.port!r} is closed")

@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import math
 import secrets
 from collections.abc import AsyncIterator
 from types import TracebackType
@@ -42,7 +43,7 @@ from drivers.link.reports import (
 )
 from drivers.link.timings import LinkTimings
 from drivers.table.link import Delivery, LinkChange, LinkState, LinkStatus
-from drivers.table.transport import Transport, TransportError
+from drivers.table.transport import PushTransport, Transport, TransportError
 
 log = logging.getLogger("jantaku.table")
 
@@ -74,6 +75,14 @@ class LinkSession:
         self._futures: dict[int, asyncio.Future[None]] = {}
         self._tx = bytearray()
         self._kick = asyncio.Event()
+        #: a transport that reads into a callback and writes at once (serial): frames are
+        #: decoded in the read's wake-up and written by the call that makes them, and the
+        #: ticker is woken only for an earlier deadline (no task hop per frame)
+        self._push = transport if isinstance(transport, PushTransport) else None
+        self._open = False  # the transport is open (push: written to at once)
+        #: when the sleeping ticker wakes next (-inf: it is awake and looks again before it
+        #: sleeps; push transports only)
+        self._ticker_at = -math.inf
         self._connected = asyncio.Event()
         self._status = LinkStatus.CONNECTING
         self._reason: str | None = None  # why the status is what it is (lost, incompatible)
@@ -206,9 +215,15 @@ class LinkSession:
             future.set_exception(error)
 
     def _service(self) -> None:
-        """Dispatch what the endpoint produced; keep its bytes for the ticker; wake the ticker."""
+        """Dispatch what the endpoint produced; write its bytes (a push transport) or keep them
+        for the ticker; wake the ticker when it has something to do sooner."""
         data, outputs = self._endpoint.drain()
-        self._tx += data
+        if self._push is None:
+            self._tx += data
+        elif data and self._open:
+            # a failed write fails the transport's listen() too: the session reconnects
+            with contextlib.suppress(TransportError):
+                self._push.write_now(data)
         for out in outputs:
             match out:
                 case Delivered(message=message):
@@ -234,7 +249,12 @@ class LinkSession:
                                           "offset": span.offset, "length": span.length}))
                 case _:
                     assert_never(out)
-        self._kick.set()
+        if self._push is None:
+            self._kick.set()
+            return
+        deadline = self._endpoint.next_deadline()
+        if deadline is not None and deadline < self._ticker_at:
+            self._kick.set()
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
@@ -247,6 +267,7 @@ class LinkSession:
                 continue
             self._opens += 1
             self._tx.clear()
+            self._open = True
             self._endpoint.attach(loop.time())
             self._service()
             try:
@@ -255,6 +276,8 @@ class LinkSession:
                     group.create_task(self._ticker())
             except* TransportError:
                 pass
+            finally:
+                self._open = False
             self._endpoint.detach(loop.time())
             self._service()
             self._tx.clear()
@@ -268,6 +291,9 @@ class LinkSession:
 
     async def _reader(self) -> None:
         loop = asyncio.get_running_loop()
+        if self._push is not None:
+            await self._push.listen(self._received)
+            return
         while True:
             data = await self._transport.read()
             self._endpoint.receive(data, loop.time())
@@ -282,11 +308,19 @@ class LinkSession:
                 await self._transport.write(data)
                 continue
             deadline = self._endpoint.next_deadline()
+            self._ticker_at = math.inf if deadline is None else deadline
             self._kick.clear()
             try:
                 async with asyncio.timeout_at(deadline):
                     await self._kick.wait()
             except TimeoutError:
                 pass
+            finally:
+                self._ticker_at = -math.inf
             self._endpoint.tick(loop.time())
             self._service()
+
+    def _received(self, data: bytes) -> None:
+        """Bytes from a push transport, in its read's wake-up."""
+        self._endpoint.receive(data, asyncio.get_running_loop().time())
+        self._service()

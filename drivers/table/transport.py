@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Awaitable, Callable
+from typing import Protocol, runtime_checkable
 
 from drivers.link.errors import LinkError
 
@@ -29,3 +30,23 @@ class Transport(Protocol):
     async def write(self, data: bytes) -> None: ...
 
     async def close(self) -> None: ...
+
+
+@runtime_checkable
+class PushTransport(Transport, Protocol):
+    """A transport that hands what it reads to a callback as it arrives and writes without
+    waiting (the serial port: a readable descriptor and a kernel buffer far larger than a frame).
+    The link session then decodes a frame in the reader's own wake-up and writes its ACK in the
+    call that confirms it: no task hop per frame (docs/performance.md)."""
+
+    def listen(self, received: Callable[[bytes], None]) -> Awaitable[None]:
+        """From now on every chunk read goes to ``received`` (on the loop), what was read before
+        first. The awaitable fails when the transport goes away or is closed
+        (:class:`TransportError`), or with what ``received`` raised; it never completes
+        otherwise."""
+        ...
+
+    def write_now(self, data: bytes) -> None:
+        """Write ``data`` now; raises :class:`TransportError` (and the pending ``listen``
+        fails) when the transport went away."""
+        ...

@@ -165,3 +165,77 @@ def test_one_bad_item_is_refused_alone_and_the_rest_of_its_group_commits(tmp_pat
         assert intake.queue.qsize() == 0 and intake.waiting == 0
 
     asyncio.run(go())
+
+
+def test_an_idle_intake_commits_a_drivers_input_in_its_task_a_busy_one_queues_it(
+        tmp_path: Path) -> None:
+    """Nothing queued, nothing being committed: a driver's input is committed by the driver's
+    own task (no hand-off to the intake's); while that commit waits for the disk, the next input
+    queues behind it and the intake's task commits it after, in order; the queue's count of
+    unfinished inputs stays right (the service's shutdown joins it)."""
+    async def go() -> None:
+        core = _core(tmp_path / "g.sqlite")
+        disk = asyncio.Event()
+
+        async def db(fn: Callable[..., Any], *args: Any) -> Any:
+            await disk.wait()  # a commit on the database thread
+            return fn(*args)
+
+        def fault(code: int) -> dict[str, Any]:
+            return {"type": "table_fault", "code": code, "name": "unknown", "seat": None}
+
+        intake = Intake(core, db, "b")
+        runner = asyncio.create_task(intake.run())
+        await asyncio.sleep(0)
+        disk.set()
+        first = await intake.submit(KIND_MARKER, "table", fault(1))
+        assert intake.inline == 1 and first.record.seq == 1
+        disk.clear()
+        second = asyncio.create_task(intake.submit(KIND_MARKER, "table", fault(2)))
+        await asyncio.sleep(0.01)
+        third = asyncio.create_task(intake.submit(KIND_MARKER, "table", fault(3)))
+        await asyncio.sleep(0.01)
+        assert intake.inline == 2 and intake.waiting == 2  # the one committing, the one behind
+        disk.set()
+        done = await asyncio.wait_for(asyncio.gather(second, third), 5)
+        assert [a.record.seq for a in done] == [2, 3]
+        assert intake.inline == 2
+        await asyncio.wait_for(intake.queue.join(), 5)
+        runner.cancel()
+        assert [r.body["code"] for r in core.log.records()] == [1, 2, 3]
+
+    asyncio.run(go())
+
+
+def test_inputs_behind_a_drivers_commit_that_the_disk_refuses_keep_their_order(
+        tmp_path: Path) -> None:
+    """A commit made by the driver's task is refused by the disk and retried; what arrives
+    meanwhile is queued, and the intake's task (holding the first of them) commits them after
+    it, in arrival order: the retry does not take later inputs ahead of the one it holds."""
+    async def go() -> None:
+        import sqlite3
+
+        core = _core(tmp_path / "g.sqlite")
+        refusals = [sqlite3.OperationalError("database or disk is full")]
+
+        async def db(fn: Callable[..., Any], *args: Any) -> Any:
+            if refusals:
+                raise refusals.pop()
+            return fn(*args)
+
+        def fault(code: int) -> dict[str, Any]:
+            return {"type": "table_fault", "code": code, "name": "unknown", "seat": None}
+
+        intake = Intake(core, db, "b")
+        runner = asyncio.create_task(intake.run())
+        await asyncio.sleep(0)
+        first = asyncio.create_task(intake.submit(KIND_MARKER, "table", fault(1)))
+        await asyncio.sleep(0.01)  # refused once: retried in 0.1 s
+        later = [asyncio.create_task(intake.submit(KIND_MARKER, "table", fault(c)))
+                 for c in (2, 3, 4)]
+        await asyncio.wait_for(asyncio.gather(first, *later), 5)
+        runner.cancel()
+        assert intake.inline == 1
+        assert [r.body["code"] for r in core.log.records()] == [1, 2, 3, 4]
+
+    asyncio.run(go())

@@ -104,3 +104,77 @@ async def test_killed_between_the_meld_and_the_event_the_resent_event_is_taken_o
     tracker = await _take(again, event, pos)  # the controller resends the unacknowledged event
     assert again.commits == [("timer", "button:2", {"type": "button", "seat": 2}, pos)]
     assert tracker.inputs == 0
+
+
+async def _up(sink: FakeSink) -> tuple[DeviceTracker, asyncio.Task[None]]:
+    """A tracker whose task has restored ``held`` and waits for items."""
+    tracker = DeviceTracker((), TileSensor(TagRegistry({}), {}))
+    task = asyncio.create_task(tracker.run(sink))  # type: ignore[arg-type]
+    for _ in range(1000):
+        if tracker.health()["status"] == "up":
+            break
+        await asyncio.sleep(0.001)
+    return tracker, task
+
+
+@dataclass
+class SlowSink(FakeSink):
+    """A commit that waits (an fsync on the database thread): the caller's task suspends."""
+
+    async def submit(self, kind: str, source: str, typed: Body, *,
+                     mono_ns: int | None = None, link: LinkPosition | None = None) -> None:
+        await asyncio.sleep(0.01)
+        await super().submit(kind, source, typed, mono_ns=mono_ns, link=link)
+
+
+async def test_an_idle_tracker_handles_a_table_event_in_the_drivers_task_a_busy_one_queues_it(
+) -> None:
+    """Nothing queued: the event is handled by its caller's task (no hand-off), its records and
+    position committed before ``take`` returns; an event taken while another is being handled
+    waits its turn in the queue, in arrival order."""
+    t = _pon_pending()
+    sink = SlowSink(t.state, [(e.kind, e.source, e.as_json()) for e in t.log])
+    tracker, task = await _up(sink)
+    try:
+        pos = LinkPosition("table", RxPosition(7, 42))
+        await asyncio.wait_for(tracker.take(m.SeatButton(2, SeatKey.CLOCK), pos), 10)
+        assert tracker.inline == 1 and tracker.consumed == 1
+        assert sink.commits[-1] == ("timer", "button:2", {"type": "button", "seat": 2}, pos)
+        first, second = (LinkPosition("table", RxPosition(7, s)) for s in (43, 44))
+        both = asyncio.gather(tracker.take(m.SeatButton(1, SeatKey.CLOCK), first),
+                              tracker.take(m.SeatButton(3, SeatKey.CLOCK), second))
+        await asyncio.wait_for(both, 10)
+        assert tracker.inline == 2  # the second found the first being handled: queued
+        assert [c[3] for c in sink.commits[-2:]] == [first, second]
+    finally:
+        task.cancel()
+
+
+@dataclass
+class BrokenSink(FakeSink):
+    async def submit(self, kind: str, source: str, typed: Body, *,
+                     mono_ns: int | None = None, link: LinkPosition | None = None) -> None:
+        raise ZeroDivisionError("a bug in the commit")
+
+
+async def test_a_tracker_failing_on_a_table_event_in_the_drivers_task_tells_it_and_restarts(
+) -> None:
+    """As on a queued item: the driver gets TrackerError, and the tracker's task ends with it
+    (its supervisor restarts it, restoring ``held`` from the log)."""
+    from daemon.errors import TrackerError
+
+    sink = BrokenSink(TableState(), [])
+    tracker, task = await _up(sink)
+    try:
+        pos = LinkPosition("table", RxPosition(7, 42))
+        try:
+            await asyncio.wait_for(tracker.take(m.SeatButton(2, SeatKey.CLOCK), pos), 10)
+        except TrackerError as exc:
+            assert isinstance(exc.__cause__, ZeroDivisionError)
+        else:
+            raise AssertionError("the driver was not told")
+        done, _ = await asyncio.wait([task], timeout=10)
+        assert done and isinstance(task.exception(), TrackerError)
+        assert tracker.health()["status"] == "closed"
+    finally:
+        task.cancel()

@@ -254,3 +254,48 @@ async def test_no_table_yet_then_plugged_in(tmp_path: Path) -> None:
         async with table, pytest_timeout():
             await link.wait_connected()
     assert link.state.status is LinkStatus.CLOSED
+
+
+async def test_the_serial_port_pushes_reads_to_its_listener_and_ends_listen_on_failure(
+        tmp_path: Path) -> None:
+    """``listen`` (the link session's reader over a serial port): bytes read before it are handed
+    over first, then each read as it comes, in the descriptor's own callback; a listener that
+    raises ends ``listen`` with its error; a closed port ends it with TransportError, and the
+    session over such a port is a push session (no reader loop, writes at once)."""
+    import os
+    import pty
+
+    from drivers.table.transport import PushTransport, TransportError
+
+    master, slave = pty.openpty()
+    try:
+        port = SerialTransport(os.ttyname(slave))
+        assert isinstance(port, PushTransport)
+        await port.open()
+        os.write(master, b"early")
+        await until(lambda: bool(port._buffer))  # read into the buffer: nobody listens yet
+        got: list[bytes] = []
+        listening = port.listen(got.append)
+        assert got == [b"early"]
+        os.write(master, b"late")
+        await until(lambda: len(got) == 2)
+        assert b"".join(got) == b"earlylate" and not listening.done()
+        port.write_now(b"ack")
+        assert os.read(master, 16) == b"ack"
+
+        def broken(data: bytes) -> None:
+            raise ZeroDivisionError("a bug in the session")
+
+        listening.cancel()
+        listening = port.listen(broken)
+        os.write(master, b"x")
+        with pytest.raises(ZeroDivisionError):
+            async with pytest_timeout():
+                await listening
+        listening = port.listen(got.append)
+        await port.close()
+        with pytest.raises(TransportError):
+            await listening
+    finally:
+        os.close(master)
+        os.close(slave)
