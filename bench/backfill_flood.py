@@ -19,7 +19,6 @@ tests/daemon/test_backfill_flood.py runs this with the bound (4 s of flood in CI
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import json
@@ -152,13 +151,8 @@ async def run(v: cf.Venue, pid: int, rate: float, seconds: float, n: int,
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--rate", type=float, default=10_000)
-    ap.add_argument("--seconds", type=float, default=20)
-    ap.add_argument("--flooders", type=int, default=4)
-    ap.add_argument("--connection", choices=("own", "shared"), default="own")
+    ap = cf.flood_parser(__doc__)
     ap.add_argument("--qos", type=int, choices=(0, 1), default=0, help="the flooders' QoS")
-    ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="jantaku-backfill-flood-") as tmp:
         work = Path(tmp)
@@ -166,11 +160,7 @@ def main() -> int:
                 cf.daemon(work, cf.table_config(work, v, connection=a.connection)) as proc:
             res = asyncio.run(run(v, proc.pid, a.rate, a.seconds, a.flooders, a.qos))
             out = {"connection": a.connection, "qos": a.qos, **res.summary()}
-    if a.json:
-        print(json.dumps(out))
-    else:
-        for key, value in out.items():
-            print(f"{key:>18}: {value}")
+    cf.print_summary(out, a.json)
     return 0
 
 

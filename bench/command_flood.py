@@ -375,14 +375,29 @@ async def run(v: Venue, pid: int, rate: float, seconds: float, n: int) -> Result
     return res
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def flood_parser(doc: str) -> argparse.ArgumentParser:
+    """The options every flood bench takes (this one's and bench/backfill_flood.py's)."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("--rate", type=float, default=10_000)
     ap.add_argument("--seconds", type=float, default=20)
     ap.add_argument("--flooders", type=int, default=4)
     ap.add_argument("--connection", choices=("own", "shared"), default="own")
-    ap.add_argument("--tls", action="store_true", help="the table on the TLS listener")
     ap.add_argument("--json", action="store_true")
+    return ap
+
+
+def print_summary(out: dict[str, object], as_json: bool) -> None:
+    """One JSON object, or one ``key: value`` line a figure."""
+    if as_json:
+        print(json.dumps(out))
+    else:
+        for key, value in out.items():
+            print(f"{key:>18}: {value}")
+
+
+def main() -> int:
+    ap = flood_parser(__doc__)
+    ap.add_argument("--tls", action="store_true", help="the table on the TLS listener")
     ap.add_argument("--daemon-src", type=Path,
                     help="run the daemon of this source tree (e.g. main's, for an A/B)")
     a = ap.parse_args()
@@ -395,11 +410,7 @@ def main() -> int:
                        a.daemon_src) as proc:
             res = asyncio.run(run(v, proc.pid, a.rate, a.seconds, a.flooders))
             out = {"connection": a.connection, "tls": a.tls, **res.summary()}
-    if a.json:
-        print(json.dumps(out))
-    else:
-        for key, value in out.items():
-            print(f"{key:>18}: {value}")
+    print_summary(out, a.json)
     return 0
 
 
