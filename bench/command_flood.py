@@ -45,7 +45,7 @@ import aiomqtt  # noqa: E402
 
 from daemon import auth  # noqa: E402
 from daemon.cli.referee import build_command  # noqa: E402
-from hil.kit import die_with_parent, free_port, make_ca, until  # noqa: E402
+from hil.kit import die_with_parent, free_port, jantaku, make_ca, until  # noqa: E402
 
 SHIPPED = REPO / "systemd" / "mosquitto"
 FLOODER = Path(__file__).with_name("command_flooder.py")
@@ -58,11 +58,6 @@ KEY = auth.derive_key("alice", PASSWORD, 1000)
 DROPPED = "Outgoing messages are being dropped"
 
 
-def jantaku() -> str:
-    beside = Path(sys.executable).with_name("jantaku")
-    found = str(beside) if beside.exists() else shutil.which("jantaku")
-    assert found, "the jantaku console script is not installed"
-    return found
 
 
 @dataclass

@@ -12,9 +12,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shutil
 import signal
 import socket
 import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Final
@@ -88,3 +90,12 @@ def make_ca(d: Path) -> None:
     (d / "ext.cnf").write_text("subjectAltName=DNS:localhost,IP:127.0.0.1\n")
     _openssl("x509", "-req", "-in", "broker.csr", "-CA", "ca.crt", "-CAkey", "ca.key",
              "-CAcreateserial", "-days", "2", "-extfile", "ext.cnf", "-out", "broker.crt", cwd=d)
+
+
+def jantaku() -> str:
+    """The ``jantaku`` console script of this environment (beside the interpreter, else on PATH):
+    what a test or bench runs as the real process."""
+    beside = Path(sys.executable).with_name("jantaku")
+    found = str(beside) if beside.exists() else shutil.which("jantaku")
+    assert found, "the jantaku console script is not installed (make setup)"
+    return found

@@ -10,9 +10,7 @@ import builtins
 import importlib
 import inspect
 import pkgutil
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -23,6 +21,7 @@ from drivers.gpio_errors import GpioError
 from drivers.link.errors import LinkError
 from drivers.tiles.errors import TileSensorError
 from hil.errors import HilError
+from hil.kit import jantaku
 from rules.errors import JantakuError, RulesError
 
 BASES = (RulesError, LinkError, TileSensorError, DisplayError, GpioError, DaemonError, HilError)
@@ -123,11 +122,6 @@ def test_a_rules_error_is_still_a_value_error() -> None:
     assert isinstance(caught.value, RulesetError | OSError)
 
 
-def _jantaku() -> str:
-    beside = Path(sys.executable).with_name("jantaku")
-    found = str(beside) if beside.exists() else shutil.which("jantaku")
-    assert found, "the jantaku console script is not installed"
-    return found
 
 
 def test_the_command_catches_the_root_once_one_line_exit_2(tmp_path: Path) -> None:
@@ -139,7 +133,7 @@ def test_the_command_catches_the_root_once_one_line_exit_2(tmp_path: Path) -> No
         (["run", "--config", str(bad)], "jantaku run: "),
     ]
     for argv, prefix in cases:
-        proc = subprocess.run([_jantaku(), *argv], capture_output=True, text=True, timeout=120)
+        proc = subprocess.run([jantaku(), *argv], capture_output=True, text=True, timeout=120)
         assert proc.returncode == 2, (argv, proc.stderr)
         lines = proc.stderr.splitlines()
         assert len(lines) == 1 and lines[0].startswith(prefix), (argv, proc.stderr)

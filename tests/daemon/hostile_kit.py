@@ -7,9 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import shutil
 import subprocess
-import sys
 import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
@@ -25,17 +23,12 @@ from daemon import auth
 from daemon.cli.referee import build_command
 from daemon.eventlog import EventLog
 from daemon.topics import Topics
+from hil.kit import jantaku
 
 ALICE = auth.derive_key("alice", daemon_kit.REFEREE_PASSWORD, 1000)
 NEW_GAME = {"ruleset": "mleague", "first_dealer": 0, "names": ["Ai", "Bo", "Cy", "Di"]}
 
 
-def jantaku() -> str:
-    """The ``jantaku`` console script of this environment (beside the interpreter)."""
-    beside = Path(sys.executable).with_name("jantaku")
-    found = str(beside) if beside.exists() else shutil.which("jantaku")
-    assert found, "the jantaku console script is not installed"
-    return found
 
 
 @dataclass

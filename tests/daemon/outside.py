@@ -5,10 +5,8 @@ document), the log file read back as ``jantaku log export`` would, a broker subs
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,14 +15,7 @@ import daemon_kit
 import link_peer
 
 from daemon.eventlog import EventLog
-
-
-def jantaku() -> str:
-    """The ``jantaku`` console script of this environment (beside the interpreter)."""
-    beside = Path(sys.executable).with_name("jantaku")
-    found = str(beside) if beside.exists() else shutil.which("jantaku")
-    assert found, "the jantaku console script is not installed (make setup)"
-    return found
+from hil.kit import jantaku
 
 
 def serial_config(*, table: str, db: Path, port: int, tty: str, **kw: Any) -> str:

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import daemon_kit
 import pytest
-from outside import jantaku
 
 from daemon.eventlog import EventLog
 from daemon.log_mark import mark_path, read_mark
+from hil.kit import jantaku
 
 REPO = Path(__file__).resolve().parents[2]
 

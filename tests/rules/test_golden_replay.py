@@ -6,13 +6,12 @@ core was split). A deliberate change of behaviour regenerates them: ``python tes
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
-import sys
-from pathlib import Path
 
 import golden
 import pytest
+
+from hil.kit import jantaku
 
 FILES = golden.records()
 
@@ -43,11 +42,6 @@ def test_event_streams_are_identical(ruleset: str) -> None:
     assert not diffs, "\n".join(f"{f}: {d}" for f, d in diffs.items())
 
 
-def _jantaku() -> str:
-    beside = Path(sys.executable).with_name("jantaku")
-    found = str(beside) if beside.exists() else shutil.which("jantaku")
-    assert found, "the jantaku console script is not installed"
-    return found
 
 
 @pytest.mark.parametrize("file", [
@@ -57,7 +51,7 @@ def _jantaku() -> str:
 def test_the_real_command_prints_the_golden_bytes(file: str) -> None:
     want = golden.load_replays("tenhou")[file]
     proc = subprocess.run(
-        [_jantaku(), "replay", file, "--ruleset", "tenhou", "--json", "--verify"],
+        [jantaku(), "replay", file, "--ruleset", "tenhou", "--json", "--verify"],
         cwd=golden.ROOT, capture_output=True, text=True, timeout=120,
         env={**os.environ, "PYTHONIOENCODING": "utf-8"},
     )

@@ -35,6 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "daemon"))
 
 import daemon_kit
 
+from hil.kit import jantaku
+
 NAMES = ["Aoi", "Ben", "Chie", "Dai"]
 
 # The M.League score table (M 6-4; copied from the standard table, not from the engine):
@@ -176,11 +178,6 @@ def expected() -> Model:
 
 
 # --------------------------------------------------------------------------- a real table
-def jantaku() -> str:
-    """The ``jantaku`` console script beside this interpreter."""
-    exe = Path(sys.executable).with_name("jantaku")
-    assert exe.exists(), f"no jantaku script beside {sys.executable}"
-    return str(exe)
 
 
 @dataclass

@@ -12,9 +12,11 @@ from pathlib import Path
 
 import pytest
 from selenium.webdriver.common.by import By
-from sensorless_hanchan import NAMES, daemon_kit, jantaku, real_table
+from sensorless_hanchan import NAMES, daemon_kit, real_table
 from test_console_browser import CHROMEDRIVER, CHROMIUM, chromium
 from test_console_sensorless_browser import Page
+
+from hil.kit import jantaku
 
 pytestmark = pytest.mark.skipif(
     not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()),
