@@ -13,6 +13,12 @@ What it measures, in one run against the same broker:
 3. the daemon's start-to-READY time (sd_notify on a socket of ours), its RSS after the run, and its
    idle CPU over 10 s (``--idle S``: S seconds; tests/cli/test_bench_processes.py takes 1).
 
+``--callgrind FILE``: the daemon runs under valgrind's callgrind, counting only while the frames
+go through (``callgrind_control -i on/off`` around them), and the bench prints its user-space
+instructions per frame: a figure that does not move with the machine's load, for comparing two
+versions of the input path (use ``--events 200``; under valgrind the timings mean nothing, and
+the time-driven publications are slowed down in the config so that they stay out of the count).
+
 Latency figures are wall-clock on this machine: compare the two lines, not across machines.
 """
 
@@ -92,8 +98,23 @@ def proc_stat(pid: int) -> tuple[float, int]:
     return cpu, rss
 
 
+def callgrind_instructions(out: Path) -> int:
+    """The instructions callgrind counted (the largest of its ``totals:`` and ``summary:`` lines:
+    with ``--instr-atstart=no`` one of them can say 0)."""
+    counts = [int(row.split()[1]) for row in out.read_text().splitlines()
+              if row.startswith(("totals:", "summary:"))]
+    if not counts:
+        raise SystemExit(f"{out}: no totals line")
+    return max(counts)
+
+
+def callgrind_toggle(pid: int, on: bool) -> None:
+    subprocess.run(["callgrind_control", "-i", "on" if on else "off", str(pid)], check=True,
+                   stdout=subprocess.DEVNULL)
+
+
 async def daemon_run(host: str, port: int, n: int, work: Path,
-                     idle_s: float = 10.0) -> dict[str, Any]:
+                     idle_s: float = 10.0, callgrind: Path | None = None) -> dict[str, Any]:
     table = f"bench{os.getpid() % 10000}"
     topics = Topics(table)
     ctl = TableController()
@@ -112,6 +133,8 @@ path = "{work}/bench.sqlite"
 [mqtt]
 host = "{host}"
 port = {port}
+{"state_interval = 60" if callgrind else ""}
+{"health_interval = 3600" if callgrind else ""}
 [devices.table]
 kind = "serial"
 path = "{emulator.path}"
@@ -130,8 +153,11 @@ level = "warning"
         t_start = time.perf_counter()
         # the daemon's stdout is not the caller's (a script reading --json sees EOF when the bench
         # ends), and the daemon goes with the bench: by return, exception or SIGKILL alike
+        wrap = [] if callgrind is None else [
+            "valgrind", "--tool=callgrind", "--instr-atstart=no",
+            f"--callgrind-out-file={callgrind}"]
         proc = subprocess.Popen(
-            [str(REPO / ".venv" / "bin" / "jantaku"), "run", "--config", str(cfg)],
+            [*wrap, str(REPO / ".venv" / "bin" / "jantaku"), "run", "--config", str(cfg)],
             env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=open(work / "daemon.log", "wb"),  # noqa: SIM115
             preexec_fn=die_with_parent,
@@ -167,6 +193,8 @@ level = "warning"
                 lat = []
                 events_before = 0
                 cpu_frames0, _ = proc_stat(proc.pid)
+                if callgrind is not None:
+                    callgrind_toggle(proc.pid, True)
                 for i in range(n):
                     seq += 1
                     t0 = time.perf_counter_ns()
@@ -177,6 +205,8 @@ level = "warning"
                     lat.append((first[seq] - t0) / 1e6)
                 cpu_frames, _ = proc_stat(proc.pid)
                 cpu_frames -= cpu_frames0
+                if callgrind is not None:
+                    callgrind_toggle(proc.pid, False)
                 await asyncio.sleep(0.5)
                 events = events_before + len(first)
                 cpu0, _ = proc_stat(proc.pid)
@@ -208,7 +238,13 @@ async def main_async(args: argparse.Namespace) -> None:
           file=out)
     raw = await raw_round_trip(args.host, args.port, args.events)
     with tempfile.TemporaryDirectory() as tmp:
-        d = await daemon_run(args.host, args.port, args.events, Path(tmp), args.idle)
+        d = await daemon_run(args.host, args.port, args.events, Path(tmp), args.idle,
+                             args.callgrind)
+    if args.callgrind is not None:
+        total = callgrind_instructions(args.callgrind)
+        print(f"daemon user-space instructions per frame (callgrind) {total / args.events:12,.0f}"
+              f"   ({total:,} for {args.events} frames; {args.callgrind})")
+        return
     if args.json:
         print(line("raw aiomqtt pub→sub (QoS 1)", raw), file=out)
         print(line("table frame → daemon → subscriber", d["latency"]), file=out)
@@ -236,6 +272,8 @@ def main() -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=1883)
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    parser.add_argument("--callgrind", type=Path, default=None, metavar="FILE",
+                        help="run the daemon under callgrind; print instructions per frame")
     parser.add_argument("--idle", type=float, default=10.0,
                         help="seconds of the daemon's idle CPU measure (default 10)")
     asyncio.run(main_async(parser.parse_args()))
