@@ -223,6 +223,9 @@ level = "warning"
         # run of thousands of frames gives a figure to compare)
         "cpu_per_input_ms": cpu_frames / max(1, n) * 1000,
         "inputs_with_events": events,
+        # commits moved to the database thread for a while (a commit took > 50 ms: a slow disk,
+        # or a loaded machine; daemon/log_gate.py): a run with any measured the slower mode
+        "log_slow": (work / "daemon.log").read_text(errors="replace").count('"event_log_slow"'),
     }
 
 
@@ -252,7 +255,8 @@ async def main_async(args: argparse.Namespace) -> None:
                           "ready_ms": round(d["ready_s"] * 1000, 1),
                           "rss_mib": round(d["rss"] / 2**20, 1),
                           "idle_cpu_pct": round(d["idle_cpu"] * 100, 2),
-                          "cpu_per_input_ms": round(d["cpu_per_input_ms"], 3)}))
+                          "cpu_per_input_ms": round(d["cpu_per_input_ms"], 3),
+                          "log_slow": d["log_slow"]}))
         return
     print(line("raw aiomqtt pub→sub (QoS 1)", raw))
     print(line("table frame → daemon → subscriber", d["latency"]))
@@ -263,6 +267,7 @@ async def main_async(args: argparse.Namespace) -> None:
     print(f"daemon RSS after the run            {d['rss'] / 2**20:8.1f} MiB")
     print(f"daemon idle CPU ({args.idle:g} s)".ljust(36) + f"{d['idle_cpu'] * 100:8.2f} %")
     print(f"daemon CPU per frame                {d['cpu_per_input_ms']:8.3f} ms")
+    print(f"commits moved to the db thread      {d['log_slow']:8d} times (a commit took > 50 ms)")
     print("input: a dice frame written into the hil table-controller emulator's pty")
 
 
