@@ -90,13 +90,16 @@ async def _run(config: object, web_sockets: list[socket.socket], checked: Checke
         checked.seconds, extra={"fields": {
             "event": "event_log_checked", "inputs": checked.records, "walked": checked.walked,
             "full": checked.full, "seconds": round(checked.seconds, 3)}})
+    loop = type(asyncio.get_running_loop()).__module__.partition(".")[0]  # uvloop, asyncio
     logging.getLogger("jantaku.daemon").info(
-        "starting table %s (ruleset %s, log %s, broker %s:%d)",
+        "starting table %s (ruleset %s, log %s, broker %s:%d, event loop %s)",
         config.table.id,
         config.table.ruleset,
         config.eventlog.path,
         config.mqtt.host,
         config.mqtt.port,
+        loop,
+        extra={"fields": {"event": "starting", "event_loop": loop}},
     )
     frozen = asyncio.create_task(_freeze_when_ready(service.ready), name="gc-freeze")
     try:
