@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from typing import Final, Protocol
+from typing import Final, Protocol, cast
 
 from daemon import mqtt_wire as wire
 
@@ -64,8 +64,8 @@ class PacketReader(asyncio.Protocol):
         self._skip = 0  # bytes of a packet too long to buffer still to be discarded
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        # a stream transport (asyncio's, or uvloop's: not a subclass, the same API)
+        self.transport = cast(asyncio.Transport, transport)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.s.on_lost(exc)

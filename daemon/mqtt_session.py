@@ -100,7 +100,6 @@ class MqttSession:
                 transport, _ = await self._loop.create_connection(
                     lambda: PacketReader(self), s.host, s.port, ssl=s.tls,
                     server_hostname=s.host if s.tls is not None else None)
-                assert isinstance(transport, asyncio.Transport)
                 self._transport = transport
                 self._tune(transport)
                 self._write(wire.connect(s))

@@ -33,6 +33,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from daemon import event_loop
+from daemon.event_loop import LOOPS
+
 TABLE_ID_HELP = "the table id (MQTT topics jantaku/v1/<id>/...): 1..32 of a-z 0-9 _ -"
 
 
@@ -45,6 +48,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--speed", type=float, default=2.0,
                    help="1 = human pace; large values play as fast as the stack allows")
     p.add_argument("--headless", action="store_true", help="no terminal view, JSON lines only")
+    p.add_argument("--loop", choices=LOOPS, default=LOOPS[0],
+                   help="the event loop (default uvloop; daemon/event_loop.py)")
     p.add_argument("--table-id", default="demo", help=TABLE_ID_HELP)
     p.add_argument("--mqtt-host", help="use this broker instead of a private mosquitto")
     p.add_argument("--mqtt-port", type=int, default=1883)
@@ -73,7 +78,7 @@ def main(argv: list[str]) -> int:
         print(f"jantaku demo: --ruleset: {exc}", file=sys.stderr)
         return 2
     try:
-        return asyncio.run(_demo(args))
+        return event_loop.run(_demo(args), args.loop)
     except KeyboardInterrupt:  # a second Ctrl-C during shutdown
         return 130
     except _PortBusy as exc:

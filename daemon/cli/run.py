@@ -18,7 +18,9 @@ import socket
 import sys
 from typing import TYPE_CHECKING
 
+from daemon import event_loop
 from daemon.errors import DaemonError
+from daemon.event_loop import LOOPS
 
 if TYPE_CHECKING:
     from daemon.log_integrity import Checked
@@ -28,6 +30,8 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="jantaku run", description=__doc__)
     parser.add_argument("--config", required=True, help="the table's TOML config")
     parser.add_argument("--check", action="store_true", help="validate the config and exit")
+    parser.add_argument("--loop", choices=LOOPS, default=LOOPS[0],
+                        help="the event loop (default uvloop; daemon/event_loop.py)")
     args = parser.parse_args(argv)
 
     from daemon.config import check_devices, load_config
@@ -57,7 +61,7 @@ def main(argv: list[str]) -> int:
         print(f"jantaku run: {args.config}: ok (table {config.table.id})")
         return 0
     # bound before READY, kept by the web task across its restarts
-    return asyncio.run(_run(config, preflight.bind_web(config), checked))
+    return event_loop.run(_run(config, preflight.bind_web(config), checked), args.loop)
 
 
 async def _run(config: object, web_sockets: list[socket.socket], checked: Checked) -> int:
@@ -86,13 +90,16 @@ async def _run(config: object, web_sockets: list[socket.socket], checked: Checke
         checked.seconds, extra={"fields": {
             "event": "event_log_checked", "inputs": checked.records, "walked": checked.walked,
             "full": checked.full, "seconds": round(checked.seconds, 3)}})
+    loop = type(asyncio.get_running_loop()).__module__.partition(".")[0]  # uvloop, asyncio
     logging.getLogger("jantaku.daemon").info(
-        "starting table %s (ruleset %s, log %s, broker %s:%d)",
+        "starting table %s (ruleset %s, log %s, broker %s:%d, event loop %s)",
         config.table.id,
         config.table.ruleset,
         config.eventlog.path,
         config.mqtt.host,
         config.mqtt.port,
+        loop,
+        extra={"fields": {"event": "starting", "event_loop": loop}},
     )
     frozen = asyncio.create_task(_freeze_when_ready(service.ready), name="gc-freeze")
     try:

@@ -30,7 +30,7 @@ import struct
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from daemon.config.values import WebLimits
 
@@ -215,8 +215,8 @@ class Guarded(asyncio.Protocol):
             self._deadline = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        # a stream transport (asyncio's, or uvloop's: not a subclass, the same API)
+        self.transport = cast(asyncio.Transport, transport)
         self._deadline = asyncio.get_running_loop().call_later(
             self.gate.limits.header_timeout_seconds, self._too_slow)
         self.inner.connection_made(transport)

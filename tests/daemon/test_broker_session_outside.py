@@ -31,9 +31,10 @@ ALICE = auth.derive_key("alice", daemon_kit.REFEREE_PASSWORD, 1000)
 NEW_GAME = {"ruleset": "mleague", "first_dealer": 0, "names": ["a", "b", "c", "d"]}
 
 
-def _start(cfg: Path, log: Path) -> subprocess.Popen[bytes]:
+def _start(cfg: Path, log: Path, loop: str) -> subprocess.Popen[bytes]:
     return subprocess.Popen([sys.executable, str(daemon_kit.RUN_DAEMON), "run", "--config",
-                             str(cfg)], stdout=subprocess.DEVNULL, stderr=open(log, "ab"))
+                             str(cfg), "--loop", loop], stdout=subprocess.DEVNULL,
+                            stderr=open(log, "ab"))
 
 
 async def _command(port: int, table: str, name: str, args: dict[str, Any], cid: str,
@@ -64,9 +65,11 @@ def _status(m: aiomqtt.Message) -> dict[str, Any]:
     return body
 
 
-@pytest.mark.parametrize("protocol", ["5", "3.1.1"])
+# the daemon's default loop (uvloop) with both protocols, and asyncio's own loop (--loop asyncio)
+@pytest.mark.parametrize(("protocol", "loop"), [("5", "uvloop"), ("3.1.1", "uvloop"),
+                                                ("5", "asyncio")])
 async def test_will_availability_and_acknowledged_delivery_of_jantaku_run(
-    tmp_path: Path, broker: daemon_kit.Broker, protocol: str
+    tmp_path: Path, broker: daemon_kit.Broker, protocol: str, loop: str
 ) -> None:
     table = daemon_kit.unique_table("ow")
     db, cfg, log = tmp_path / "t.sqlite", tmp_path / "t.toml", tmp_path / "daemon.log"
@@ -76,7 +79,7 @@ async def test_will_availability_and_acknowledged_delivery_of_jantaku_run(
     will = status_payload("offline", table)
     async with daemon_kit.Collector(broker.port, [topics.status, topics.events,
                                                   topics.private_events]) as sub:
-        with daemon_kit.running(_start(cfg, log)) as proc:
+        with daemon_kit.running(_start(cfg, log, loop)) as proc:
             reply = await _command(broker.port, table, "new_game", NEW_GAME, "g1", protocol)
             assert reply is not None and reply["status"] == "ok", reply
             assert _status(await _retained_status(broker.port, topics.status))["state"] == \
@@ -86,7 +89,7 @@ async def test_will_availability_and_acknowledged_delivery_of_jantaku_run(
             await sub.wait_for(lambda: any(m.payload == will for m in sub.messages), 10)
             got = await _retained_status(broker.port, topics.status)
             assert (got.payload, got.qos, got.retain) == (will, 1, True)
-        with daemon_kit.running(_start(cfg, log)) as proc:
+        with daemon_kit.running(_start(cfg, log, loop)) as proc:
             for n in range(1, 6):
                 reply = await _command(broker.port, table, "penalty",
                                        {"seat": n % 4, "points": -100 * n, "reason": "x"},
@@ -111,6 +114,9 @@ async def test_will_availability_and_acknowledged_delivery_of_jantaku_run(
                                >= total, 20)
             seqs = list(dict.fromkeys(p["seq"] for p in sub.payloads(suffix)))
             assert seqs == list(range(1, total + 1))
+        started = [json.loads(row) for row in log.read_text().splitlines()
+                   if '"event": "starting"' in row]
+        assert [s["event_loop"] for s in started] == [loop, loop]  # two starts, on that loop
         events = [m for m in sub.messages if str(m.topic) in (topics.events,
                                                                topics.private_events)]
         assert events and {m.qos for m in events} == {1} and not any(m.retain for m in events)
