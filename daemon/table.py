@@ -286,8 +286,7 @@ class TableCore:
         self, rec: Record, before: CoreState, after: CoreState, bodies: list[Any]
     ) -> Applied:
         envs = self._envelopes(rec, before.event_seq + 1, after.hand, bodies)
-        rows = [(self.topics.events, _dumps(e)) for e in envs]
-        self.log.commit_events(rec.seq, rows)
+        self.log.commit_events(rec.seq, self.topics.events, [_dumps(e) for e in envs])
         return Applied(rec, tuple(envs))
 
     # ------------------------------------------------------------------ start
@@ -373,8 +372,8 @@ class TableCore:
                 )
                 after, bodies = self._fold(cs, rec, typed)
                 envs = self._envelopes(rec, cs.event_seq + 1, after.hand, bodies)
-                texts = tuple(_dumps(e) for e in envs)
-                writer.put_events(rec.seq, [(self.topics.events, t) for t in texts])
+                texts = tuple(map(_dumps, envs))
+                writer.put_events(rec.seq, self.topics.events, texts)
                 applied = Applied(rec, tuple(envs), payloads=texts)
                 if item.link is not None:
                     writer.set_link(item.link)
