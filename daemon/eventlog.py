@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from daemon.errors import EventLogError
+from daemon.json_text import compact_encoder
 from daemon.log_chain import CANONICAL_SQL, canonical, chained
 from daemon.log_mark import Mark, MarkFile, mark_path
 from drivers.link.reports import RxPosition
@@ -542,9 +543,8 @@ class EventLog:
 
 
 #: an input's body as the log stores it (compact, keys sorted, UTF-8): one encoder for every
-#: input (``json.dumps`` with arguments builds one per call)
-_BODY_JSON: Final = json.JSONEncoder(separators=(",", ":"), sort_keys=True,
-                                     ensure_ascii=False).encode
+#: input (daemon/json_text.py)
+_BODY_JSON: Final = compact_encoder(sort_keys=True)
 
 
 #: the statement that sets each ``synchronous`` level (one string each: the statement cache's key)

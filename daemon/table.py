@@ -11,7 +11,6 @@ input only (its wall time, its seq), so a replay produces the same bytes.
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import sqlite3
@@ -24,8 +23,10 @@ from daemon import clocks as dc
 from daemon.disclosure import Concealed
 from daemon.engine import Engine
 from daemon.eventlog import CommandRow, EventLog, LinkPosition, Record
+from daemon.json_text import compact_encoder
 from daemon.topics import SCHEMA_EVENT, Topics
-from daemon.tracking.records import KIND_INPUT, Body, body_json
+from daemon.tracking.records import KIND_INPUT, Body, compact
+from rules.evolve import fast_init, maker
 from rules.inputs import DealDone, GameStart, Input, InputError, input_from_json
 from rules.table_state import TableState
 
@@ -130,6 +131,11 @@ class Repeated:
 
     reply: dict[str, Any]
 
+
+#: the fold's values, one or two per input: the quick constructor (rules/evolve.py)
+fast_init([CoreState, Applied, Pending])
+_core_state = maker(CoreState)
+_applied = maker(Applied)
 
 #: what a group commit takes: inputs, and link positions alone (a table event that the device
 #: tracker consumed without an input of its own)
@@ -238,9 +244,10 @@ class TableCore:
                 aka = _plays_aka(table)
                 for event in events:
                     body = event.to_json(aka=aka)
-                    if body.get("type") == "hand_started" and isinstance(body.get("hand"), int):
+                    kind = body.get("type")
+                    if kind == "hand_started" and isinstance(body.get("hand"), int):
                         hand = body["hand"]
-                    elif body.get("type") == "game_started":
+                    elif kind == "game_started":
                         hand = None
                     out.append(body)
                 dealer = _dealer(table) if isinstance(inp, DealDone) else None
@@ -249,32 +256,29 @@ class TableCore:
         else:
             clocks, tevents = dc.apply_record(clocks, rec.body, rec.mono_ns)
             out.extend(dc.events_json(tevents))
-        new = CoreState(table, clocks, game, hand, rec.seq, cs.event_seq + len(out))
-        return new, out
+        return _core_state(table, clocks, game, hand, rec.seq, cs.event_seq + len(out)), out
 
     def _envelopes(
         self, rec: Record, first_seq: int, hand: int | None, bodies: list[dict[str, Any]]
     ) -> list[dict[str, Any]]:
-        ts = iso(rec.wall_ns)
-        out = []
-        for i, body in enumerate(bodies):
-            seq = first_seq + i
-            out.append(
-                {
-                    "schema": SCHEMA_EVENT,
-                    "seq": seq,
-                    "id": f"{self.table_id}:{seq}",
-                    "type": body.get("type", "unknown"),
-                    "ts": ts,
-                    "table": self.table_id,
-                    "game": rec.game if rec.game > 0 else None,
-                    "hand": hand,
-                    "input_seq": rec.seq,
-                    "source": rec.source,
-                    "data": body,
-                }
-            )
-        return out
+        ts, table = iso(rec.wall_ns), self.table_id
+        game, input_seq, source = (rec.game if rec.game > 0 else None), rec.seq, rec.source
+        return [
+            {
+                "schema": SCHEMA_EVENT,
+                "seq": seq,
+                "id": f"{table}:{seq}",
+                "type": body.get("type", "unknown"),
+                "ts": ts,
+                "table": table,
+                "game": game,
+                "hand": hand,
+                "input_seq": input_seq,
+                "source": source,
+                "data": body,
+            }
+            for seq, body in enumerate(bodies, first_seq)
+        ]
 
     def refold(self, cs: CoreState, rec: Record) -> tuple[CoreState, list[dict[str, Any]]]:
         """``rec`` folded again on ``cs``: the state after it and its envelopes, the same bytes
@@ -345,12 +349,14 @@ class TableCore:
         cs = self.state
         out: list[Applied | Repeated | Refused | None] = []
         checkpoint = False
+        every, topic = self.checkpoint_every, self.topics.events
         with self.log.group() as writer:
             for item in items:
                 if isinstance(item, LinkPosition):
                     writer.set_link(item)
                     out.append(None)
                     continue
+                typed, body = _read(item)
                 if item.command is not None:
                     first = writer.command_reply(item.command.user, item.command.id)
                     if first is not None:  # a retry racing its original: applied once
@@ -359,22 +365,20 @@ class TableCore:
                     # a referee command the rules engine refuses is not logged: a refusal
                     # changes nothing, ``seq`` included; judged on the state this
                     # group has reached so far
-                    refused = self._refusal(cs, _typed(item))
+                    refused = self._refusal(cs, typed)
                     if refused is not None:
                         out.append(Refused(refused))
                         continue
-                typed = _typed(item)
-                starts = isinstance(typed, GameStart)
                 rec = writer.append(
-                    game=cs.game + 1 if starts else cs.game, kind=item.kind, source=item.source,
-                    body=body_json(item.body), mono_ns=item.mono_ns, wall_ns=item.wall_ns,
-                    boot=item.boot,
+                    game=cs.game + 1 if isinstance(typed, GameStart) else cs.game,
+                    kind=item.kind, source=item.source, body=body, mono_ns=item.mono_ns,
+                    wall_ns=item.wall_ns, boot=item.boot,
                 )
                 after, bodies = self._fold(cs, rec, typed)
                 envs = self._envelopes(rec, cs.event_seq + 1, after.hand, bodies)
                 texts = tuple(map(_dumps, envs))
-                writer.put_events(rec.seq, self.topics.events, texts)
-                applied = Applied(rec, tuple(envs), payloads=texts)
+                writer.put_events(rec.seq, topic, texts)
+                applied = _applied(rec, tuple(envs), None, texts)
                 if item.link is not None:
                     writer.set_link(item.link)
                 if item.command is not None:
@@ -382,7 +386,8 @@ class TableCore:
                     reply = c.reply(applied)
                     writer.save_command(CommandRow(c.user, c.id, c.received_ns, reply))
                     applied = replace(applied, reply=reply)
-                checkpoint |= bool(self.checkpoint_every) and rec.seq % self.checkpoint_every == 0
+                if every and rec.seq % every == 0:
+                    checkpoint = True
                 cs = after
                 out.append(applied)
         self.state = cs
@@ -439,18 +444,21 @@ def _dealer(table: TableState) -> int | None:
     return None if dealer is None else int(dealer)
 
 
-def _typed(item: Pending) -> Input | None:
+def _read(item: Pending) -> tuple[Input | None, dict[str, Any]]:
     """The input ``item`` carries (None: a marker, a clock record, or JSON the rules cannot
-    read -- the fold reports that one as ``daemon_bad_input``). A typed input from the tracker
-    is passed on as it is; a JSON body (a referee command, the console) is read here, once."""
+    read -- the fold reports that one as ``daemon_bad_input``), and its body as the log holds
+    it (records.body_json). A typed input from the tracker is passed on as it is; a JSON body (a
+    referee command, the console) is read here, once."""
+    body = item.body
+    if not isinstance(body, Mapping):
+        return (body if item.kind == KIND_INPUT else None), compact(body)
+    logged = dict(body)
     if item.kind != KIND_INPUT:
-        return None
-    if not isinstance(item.body, Mapping):
-        return item.body
+        return None, logged
     try:
-        return input_from_json(dict(item.body))
+        return input_from_json(dict(body)), logged
     except InputError:
-        return None
+        return None, logged
 
 
 def _plays_aka(table: Any) -> bool:
@@ -459,6 +467,5 @@ def _plays_aka(table: Any) -> bool:
     return bool(getattr(game, "aka", True))
 
 
-#: an envelope's outbox text (compact, UTF-8): one encoder for every event, not one per call
-#: (``json.dumps`` with arguments builds a new encoder each time)
-_dumps: Callable[[Any], str] = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+#: an envelope's outbox text (compact, UTF-8): one encoder for every event (daemon/json_text.py)
+_dumps: Callable[[Any], str] = compact_encoder(sort_keys=False)
