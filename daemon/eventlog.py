@@ -323,7 +323,10 @@ class EventLog:
                      tb: object) -> None:
             log = self.log
             try:
-                log._cur.execute("ROLLBACK" if exc_type is not None else "COMMIT")
+                if exc_type is None:
+                    self._commit()
+                else:
+                    log._cur.execute("ROLLBACK")
             except BaseException:  # the COMMIT failed: the next group reads the file again
                 log._last_chain = log._applied = None
                 raise
@@ -339,6 +342,15 @@ class EventLog:
                 log._last_chain = last
                 if log._mark is not None:  # durable now: the mark may say so (log_mark.py)
                     log._mark.note(*last)
+
+        def _commit(self) -> None:
+            cur = self.log._cur
+            try:
+                self.writer.finish()
+            except BaseException:
+                cur.execute("ROLLBACK")
+                raise
+            cur.execute("COMMIT")
 
     def sync_mark(self) -> None:
         """fsync the high-water mark (the WAL checkpointer, after each checkpoint)."""
@@ -568,6 +580,7 @@ class GroupWriter:
         self._chain = 0 if last is None else last[1]
         self.last: tuple[int, int] | None = None  # (seq, chain) of the last input written
         self.applied = applied  # (input seq, event seq) of ``applied`` as this group leaves it
+        self._applied_moved = False  # ``applied`` is to be written at the group's end
 
     def append(
         self, *, game: int, kind: str, source: str, body: dict[str, Any], mono_ns: int,
@@ -611,9 +624,16 @@ class GroupWriter:
             self._db.executemany(_PUT_EVENT, [(event_seq + i, input_seq, topic, p)
                                               for i, p in enumerate(payloads, start=1)])
             event_seq += len(payloads)
-        self._db.execute(_SET_APPLIED, (input_seq, event_seq))
         self.applied = (input_seq, event_seq)
+        self._applied_moved = True
         return event_seq
+
+    def finish(self) -> None:
+        """Before the group's COMMIT: the ``applied`` row, once for the group (it says where the
+        group ends; a row per input rewrote it once per input of the group)."""
+        if self._applied_moved and self.applied is not None:
+            self._db.execute(_SET_APPLIED, self.applied)
+            self._applied_moved = False
 
     def set_link(self, position: LinkPosition) -> None:
         """The link's row updated in place: ``INSERT OR REPLACE`` deletes and inserts it, which
