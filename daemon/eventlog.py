@@ -559,6 +559,12 @@ class EventLog:
 _BODY_JSON: Final = compact_encoder(sort_keys=True)
 
 
+def body_text(body: Any) -> str:
+    """``body`` as the log writes it (:meth:`GroupWriter.append`'s ``text``): raises
+    ``TypeError``, ``ValueError`` or ``RecursionError`` for what JSON has no form for."""
+    return _BODY_JSON(body)
+
+
 #: the statement that sets each ``synchronous`` level (one string each: the statement cache's key)
 _SYNCHRONOUS: Final = {level: f"PRAGMA synchronous={level}" for level in ("FULL", "NORMAL")}
 
@@ -584,11 +590,13 @@ class GroupWriter:
 
     def append(
         self, *, game: int, kind: str, source: str, body: dict[str, Any], mono_ns: int,
-        wall_ns: int, boot: str,
+        wall_ns: int, boot: str, text: str | None = None,
     ) -> Record:
         """Log one input; its seq is the next integer. ``body`` is written as JSON here, once (the
-        record returned holds the same object: it is not read back)."""
-        text = _BODY_JSON(body)
+        record returned holds the same object: it is not read back); ``text``: that JSON, when
+        the caller made it already with :func:`body_text`."""
+        if text is None:
+            text = _BODY_JSON(body)
         if self._next_seq is None:
             row = self._db.execute(
                 "SELECT seq, chain FROM inputs ORDER BY seq DESC LIMIT 1").fetchone()

@@ -31,7 +31,7 @@ from typing import Any, Final
 
 from daemon.commands import EngineRefused
 from daemon.errors import EventLogError
-from daemon.eventlog import LinkPosition
+from daemon.eventlog import LinkPosition, body_text
 from daemon.table import (
     Applied,
     CommandStamp,
@@ -144,17 +144,19 @@ class Intake:
         """An input stamped now (or at ``mono_ns``, when the driver saw it). Raises
         :class:`InputRefused` for a marker's body that is not JSON (a typed input always has
         its JSON form: the event log writes it, once)."""
+        text = None
         if type(body) not in INPUT_NAMES and isinstance(body, Mapping):  # (inputs: no ABC check)
-            try:
-                json.dumps(body)
-            except (TypeError, ValueError) as exc:
+            body = dict(body)  # what the text says: the record's body is this copy's copy
+            try:  # the log's own text: checked here, written as it is (not encoded twice)
+                text = body_text(body)
+            except (TypeError, ValueError, RecursionError) as exc:
                 raise InputRefused(f"input from {source} is not JSON: {exc}") from None
         mono, wall = self._mono_ns(), self._wall_ns()
         if mono_ns is not None:  # seen earlier by the driver: date it then
             if mono > mono_ns:
                 wall -= mono - mono_ns
             mono = mono_ns
-        return _pending(kind, source, body, mono, wall, self.boot, link, command)
+        return _pending(kind, source, body, mono, wall, self.boot, link, command, text)
 
     def put(
         self, kind: str, source: str, body: Body, mono_ns: int | None = None, *,

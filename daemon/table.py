@@ -114,6 +114,9 @@ class Pending:
     boot: str
     link: LinkPosition | None = None  # a table event: the link's position after it
     command: CommandStamp | None = None
+    #: a JSON body's text as the log writes it, when the intake made it (checking that the
+    #: body is JSON: daemon/intake.py), so that the log does not encode it a second time
+    text: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -372,7 +375,7 @@ class TableCore:
                 rec = writer.append(
                     game=cs.game + 1 if isinstance(typed, GameStart) else cs.game,
                     kind=item.kind, source=item.source, body=body, mono_ns=item.mono_ns,
-                    wall_ns=item.wall_ns, boot=item.boot,
+                    wall_ns=item.wall_ns, boot=item.boot, text=item.text,
                 )
                 after, bodies = self._fold(cs, rec, typed)
                 envs = self._envelopes(rec, cs.event_seq + 1, after.hand, bodies)
