@@ -17,7 +17,7 @@ import sqlite3
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar, Final, cast
 
 from daemon import clocks as dc
 from daemon.disclosure import Concealed
@@ -27,7 +27,7 @@ from daemon.json_text import compact_encoder
 from daemon.topics import SCHEMA_EVENT, Topics
 from daemon.tracking.records import KIND_INPUT, Body, compact
 from rules.evolve import fast_init, maker
-from rules.inputs import DealDone, GameStart, Input, InputError, input_from_json
+from rules.inputs import INPUT_NAMES, DealDone, GameStart, Input, InputError, input_from_json
 from rules.table_state import TableState
 
 log = logging.getLogger("jantaku.table")
@@ -453,6 +453,9 @@ def _read(item: Pending) -> tuple[Input | None, dict[str, Any]]:
     it (records.body_json). A typed input from the tracker is passed on as it is; a JSON body (a
     referee command, the console) is read here, once."""
     body = item.body
+    if type(body) in INPUT_NAMES:  # the usual: a typed input (a dict lookup, not an ABC check)
+        inp = cast(Input, body)
+        return (inp if item.kind == KIND_INPUT else None), compact(inp)
     if not isinstance(body, Mapping):
         return (body if item.kind == KIND_INPUT else None), compact(body)
     logged = dict(body)
