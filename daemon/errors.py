@@ -52,3 +52,7 @@ class UsageError(DaemonError, ValueError):
 
 class SchemaError(DaemonError, TypeError):
     """A type the JSON-schema generator has no schema for (a bug in daemon/schemas' sources)."""
+
+
+class NotJsonError(DaemonError, TypeError):
+    """A value JSON has no form for, met by the input path's encoder (daemon/json_text.py)."""

@@ -32,15 +32,17 @@ import pickle
 import sqlite3
 import threading
 import types
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 from daemon.errors import EventLogError
+from daemon.json_text import compact_encoder
 from daemon.log_chain import CANONICAL_SQL, canonical, chained
 from daemon.log_mark import Mark, MarkFile, mark_path
 from drivers.link.reports import RxPosition
+from rules.evolve import fast_init, maker
 
 FORMAT: Final = 1
 
@@ -148,6 +150,11 @@ class LinkPosition:
     at: RxPosition
 
 
+#: one per input (and one per table event): the quick constructor (rules/evolve.py)
+fast_init([Record, LinkPosition])
+_record = maker(Record)
+
+
 @dataclass(frozen=True, slots=True)
 class CommandRow:
     """A referee command's ``(user, id)`` and its reply, written with the command's input."""
@@ -192,6 +199,8 @@ class EventLog:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.executescript(_SCHEMA)
+        #: the transactions' cursor (one for every statement, not a new one each)
+        self._cur = self._db.cursor()
         self._check_meta(readonly)
         self._last_chain: tuple[int, int] | None = None  # (seq, chain) of the last group
         #: the ``applied`` row as the last group left it (None: read it in the next group); the
@@ -252,21 +261,28 @@ class EventLog:
             "inputs": len(rows)}})
 
     class _Tx:
+        """A transaction on the log's one cursor (``Connection.execute`` makes a cursor per
+        statement: three times the cost of a short statement, measured), at ``sync``."""
+
         def __init__(self, log: EventLog, sync: str) -> None:
             self.log, self.sync = log, sync
 
-        def __enter__(self) -> sqlite3.Connection:
-            self.log._lock.acquire()
-            db = self.log._db
-            if self.log._sync != self.sync:
-                db.execute(f"PRAGMA synchronous={self.sync}")
-                self.log._sync = self.sync
-            db.execute("BEGIN IMMEDIATE")
-            return db
+        def __enter__(self) -> sqlite3.Cursor:
+            log = self.log
+            log._lock.acquire()
+            try:
+                if log._sync != self.sync:
+                    log._cur.execute(_SYNCHRONOUS[self.sync])
+                    log._sync = self.sync
+                log._cur.execute("BEGIN IMMEDIATE")
+            except BaseException:  # no transaction: the connection is free again
+                log._lock.release()
+                raise
+            return log._cur
 
         def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
             try:
-                self.log._db.execute("ROLLBACK" if exc_type is not None else "COMMIT")
+                self.log._cur.execute("ROLLBACK" if exc_type is not None else "COMMIT")
             finally:
                 self.log._lock.release()
 
@@ -280,36 +296,61 @@ class EventLog:
         return EventLog._Group(self)
 
     class _Group:
-        """:meth:`group`'s block (a class, not a generator: one commit per input)."""
+        """:meth:`group`'s block (a class, not a generator: one commit per input). It opens and
+        ends the transaction itself, as :meth:`_tx` does, without the second object and its two
+        calls (once per input)."""
 
-        __slots__ = ("log", "tx", "writer")
+        __slots__ = ("log", "writer")
 
         def __init__(self, log: EventLog) -> None:
             self.log = log
-            self.tx = log._tx("FULL")
 
         def __enter__(self) -> GroupWriter:
-            db = self.tx.__enter__()
-            self.writer = GroupWriter(db, self.log._last_chain, self.log._applied)
+            log = self.log
+            log._lock.acquire()
+            try:
+                if log._sync != "FULL":  # after an outbox delete (NORMAL)
+                    log._cur.execute(_SYNCHRONOUS["FULL"])
+                    log._sync = "FULL"
+                log._cur.execute("BEGIN IMMEDIATE")
+            except BaseException:  # no transaction: the connection is free again
+                log._lock.release()
+                raise
+            self.writer = GroupWriter(log._cur, log._last_chain, log._applied)
             return self.writer
 
         def __exit__(self, exc_type: type[BaseException] | None, exc: object,
                      tb: object) -> None:
             log = self.log
             try:
-                self.tx.__exit__(exc_type, exc, tb)
+                if exc_type is None:
+                    self._commit()
+                else:
+                    log._cur.execute("ROLLBACK")
             except BaseException:  # the COMMIT failed: the next group reads the file again
                 log._last_chain = log._applied = None
                 raise
+            finally:
+                log._lock.release()
             if exc_type is not None:  # rolled back: likewise
                 log._last_chain = log._applied = None
                 return
             writer = self.writer
             log._applied = writer.applied
-            if writer.last is not None:
-                log._last_chain = writer.last
+            last = writer.last
+            if last is not None:
+                log._last_chain = last
                 if log._mark is not None:  # durable now: the mark may say so (log_mark.py)
-                    log._mark.note(Mark(*writer.last))
+                    log._mark.note(*last)
+
+        def _commit(self) -> None:
+            cur = self.log._cur
+            try:
+                self.writer.finish()
+            except BaseException:
+                cur.execute("ROLLBACK")
+                raise
+            cur.execute("COMMIT")
 
     def sync_mark(self) -> None:
         """fsync the high-water mark (the WAL checkpointer, after each checkpoint)."""
@@ -429,11 +470,11 @@ class EventLog:
         row = self._db.execute("SELECT input_seq, event_seq FROM applied WHERE id = 1").fetchone()
         return int(row[0]), int(row[1])
 
-    def commit_events(self, input_seq: int, rows: list[tuple[str, str]]) -> int:
-        """Put an input's events (``(topic, payload)``, seq order) in the outbox and mark the input
-        applied, in one transaction. Returns the last event seq."""
+    def commit_events(self, input_seq: int, topic: str, payloads: Sequence[str]) -> int:
+        """Put an input's events (their payloads on ``topic``, seq order) in the outbox and mark
+        the input applied, in one transaction. Returns the last event seq."""
         with self.group() as writer:
-            return writer.put_events(input_seq, rows)
+            return writer.put_events(input_seq, topic, payloads)
 
     def outbox(self, limit: int = 100, after: int = 0) -> list[OutboxRow]:
         rows = self._db.execute(
@@ -514,18 +555,29 @@ class EventLog:
 
 
 #: an input's body as the log stores it (compact, keys sorted, UTF-8): one encoder for every
-#: input (``json.dumps`` with arguments builds one per call)
-_BODY_JSON: Final = json.JSONEncoder(separators=(",", ":"), sort_keys=True,
-                                     ensure_ascii=False).encode
+#: input (daemon/json_text.py)
+_BODY_JSON: Final = compact_encoder(sort_keys=True)
 
+
+def body_text(body: Any) -> str:
+    """``body`` as the log writes it (:meth:`GroupWriter.append`'s ``text``): raises
+    ``TypeError``, ``ValueError`` or ``RecursionError`` for what JSON has no form for."""
+    return _BODY_JSON(body)
+
+
+#: the statement that sets each ``synchronous`` level (one string each: the statement cache's key)
+_SYNCHRONOUS: Final = {level: f"PRAGMA synchronous={level}" for level in ("FULL", "NORMAL")}
 
 _PUT_EVENT: Final = "INSERT INTO outbox (seq, input_seq, topic, payload) VALUES (?, ?, ?, ?)"
+_SET_APPLIED: Final = "UPDATE applied SET input_seq = ?, event_seq = ? WHERE id = 1"
+_SET_LINK: Final = "UPDATE links SET peer_boot_id = ?, seq = ? WHERE name = ?"
+_ADD_LINK: Final = "INSERT INTO links (name, peer_boot_id, seq) VALUES (?, ?, ?)"
 
 
 class GroupWriter:
     """Writes of one group commit (:meth:`EventLog.group`); seqs continue from the log."""
 
-    def __init__(self, db: sqlite3.Connection, last: tuple[int, int] | None = None,
+    def __init__(self, db: sqlite3.Cursor, last: tuple[int, int] | None = None,
                  applied: tuple[int, int] | None = None) -> None:
         self._db = db
         # (seq, chain) of the log's last input, if the caller knows it (else read at the first
@@ -534,14 +586,17 @@ class GroupWriter:
         self._chain = 0 if last is None else last[1]
         self.last: tuple[int, int] | None = None  # (seq, chain) of the last input written
         self.applied = applied  # (input seq, event seq) of ``applied`` as this group leaves it
+        self._applied_moved = False  # ``applied`` is to be written at the group's end
 
     def append(
         self, *, game: int, kind: str, source: str, body: dict[str, Any], mono_ns: int,
-        wall_ns: int, boot: str,
+        wall_ns: int, boot: str, text: str | None = None,
     ) -> Record:
         """Log one input; its seq is the next integer. ``body`` is written as JSON here, once (the
-        record returned holds the same object: it is not read back)."""
-        text = _BODY_JSON(body)
+        record returned holds the same object: it is not read back); ``text``: that JSON, when
+        the caller made it already with :func:`body_text`."""
+        if text is None:
+            text = _BODY_JSON(body)
         if self._next_seq is None:
             row = self._db.execute(
                 "SELECT seq, chain FROM inputs ORDER BY seq DESC LIMIT 1").fetchone()
@@ -558,11 +613,11 @@ class GroupWriter:
         )
         self._next_seq = seq + 1
         self.last = (seq, self._chain)
-        return Record(seq, game, kind, source, mono_ns, wall_ns, boot, body)
+        return _record(seq, game, kind, source, mono_ns, wall_ns, boot, body)
 
-    def put_events(self, input_seq: int, rows: list[tuple[str, str]]) -> int:
-        """An input's events (``(topic, payload)``, seq order) into the outbox, and the input
-        marked applied. Returns the last event seq."""
+    def put_events(self, input_seq: int, topic: str, payloads: Sequence[str]) -> int:
+        """An input's events (their payloads on ``topic``, seq order) into the outbox, and the
+        input marked applied. Returns the last event seq."""
         if self.applied is None:
             row = self._db.execute("SELECT input_seq, event_seq FROM applied WHERE id = 1"
                                    ).fetchone()
@@ -570,23 +625,32 @@ class GroupWriter:
         applied, event_seq = self.applied
         if input_seq != applied + 1:
             raise EventLogError(f"events of input {input_seq} after input {applied}")
-        values = [(event_seq + i, input_seq, t, p) for i, (t, p) in enumerate(rows, start=1)]
-        if len(values) == 1:  # the usual input: one event (executemany costs more for one row)
-            self._db.execute(_PUT_EVENT, values[0])
-        else:
-            self._db.executemany(_PUT_EVENT, values)
-        event_seq += len(rows)
-        self._db.execute(
-            "UPDATE applied SET input_seq = ?, event_seq = ? WHERE id = 1", (input_seq, event_seq)
-        )
+        if len(payloads) == 1:  # the usual input: one event (executemany costs more for one row)
+            event_seq += 1
+            self._db.execute(_PUT_EVENT, (event_seq, input_seq, topic, payloads[0]))
+        elif payloads:
+            self._db.executemany(_PUT_EVENT, [(event_seq + i, input_seq, topic, p)
+                                              for i, p in enumerate(payloads, start=1)])
+            event_seq += len(payloads)
         self.applied = (input_seq, event_seq)
+        self._applied_moved = True
         return event_seq
 
+    def finish(self) -> None:
+        """Before the group's COMMIT: the ``applied`` row, once for the group (it says where the
+        group ends; a row per input rewrote it once per input of the group)."""
+        if self._applied_moved and self.applied is not None:
+            self._db.execute(_SET_APPLIED, self.applied)
+            self._applied_moved = False
+
     def set_link(self, position: LinkPosition) -> None:
-        self._db.execute(
-            "INSERT OR REPLACE INTO links (name, peer_boot_id, seq) VALUES (?, ?, ?)",
-            (position.name, position.at.peer_boot_id, position.at.seq),
-        )
+        """The link's row updated in place: ``INSERT OR REPLACE`` deletes and inserts it, which
+        rewrites its key's index page too (one WAL page more per table event, measured);
+        inserted only the first time."""
+        at, cur = position.at, self._db
+        cur.execute(_SET_LINK, (at.peer_boot_id, at.seq, position.name))
+        if cur.rowcount == 0:
+            cur.execute(_ADD_LINK, (position.name, at.peer_boot_id, at.seq))
 
     def command_reply(self, user: str, cid: str) -> dict[str, Any] | None:
         row = self._db.execute(

@@ -31,7 +31,7 @@ from typing import Any, Final
 
 from daemon.commands import EngineRefused
 from daemon.errors import EventLogError
-from daemon.eventlog import LinkPosition
+from daemon.eventlog import LinkPosition, body_text
 from daemon.table import (
     Applied,
     CommandStamp,
@@ -42,9 +42,14 @@ from daemon.table import (
     TableCore,
 )
 from daemon.tracking.records import Body
-from rules.inputs import input_type
+from rules.evolve import maker
+from rules.inputs import INPUT_NAMES, input_type
 
 log = logging.getLogger("jantaku.intake")
+
+#: one per input: made without the class call (rules/evolve.py; daemon/table.py gives
+#: ``Pending`` the quick constructor)
+_pending = maker(Pending)
 
 #: submissions waiting for the log at most (then producers wait: back-pressure)
 QUEUE_SIZE: Final = 1024
@@ -139,16 +144,19 @@ class Intake:
         """An input stamped now (or at ``mono_ns``, when the driver saw it). Raises
         :class:`InputRefused` for a marker's body that is not JSON (a typed input always has
         its JSON form: the event log writes it, once)."""
-        if isinstance(body, Mapping):
-            try:
-                json.dumps(body)
-            except (TypeError, ValueError) as exc:
+        text = None
+        if type(body) not in INPUT_NAMES and isinstance(body, Mapping):  # (inputs: no ABC check)
+            body = dict(body)  # what the text says: the record's body is this copy's copy
+            try:  # the log's own text: checked here, written as it is (not encoded twice)
+                text = body_text(body)
+            except (TypeError, ValueError, RecursionError) as exc:
                 raise InputRefused(f"input from {source} is not JSON: {exc}") from None
-        now_mono, wall = self._mono_ns(), self._wall_ns()
+        mono, wall = self._mono_ns(), self._wall_ns()
         if mono_ns is not None:  # seen earlier by the driver: date it then
-            wall -= max(0, now_mono - mono_ns)
-        mono = mono_ns if mono_ns is not None else now_mono
-        return Pending(kind, source, body, mono, wall, self.boot, link, command)
+            if mono > mono_ns:
+                wall -= mono - mono_ns
+            mono = mono_ns
+        return _pending(kind, source, body, mono, wall, self.boot, link, command, text)
 
     def put(
         self, kind: str, source: str, body: Body, mono_ns: int | None = None, *,
@@ -257,17 +265,19 @@ class Intake:
     async def _commit(self, batch: list[Submission]) -> None:
         delay = RETRY_S[0]
         while True:
-            live = [s for s in batch if not s.withdrawn]
-            for s in batch:
-                if s.withdrawn and s.queued:
-                    self.queue.task_done()
-            batch = live
+            if any(s.withdrawn for s in batch):
+                for s in batch:
+                    if s.withdrawn and s.queued:
+                        self.queue.task_done()
+                batch = [s for s in batch if not s.withdrawn]
             if not batch:
                 return
             self._held = len(batch)
             self._writing = True
             try:
-                results = await self._db(self.core.submit_group, [s.item for s in batch])
+                results = await self._db(self.core.submit_group,
+                                         [batch[0].item] if len(batch) == 1
+                                         else [s.item for s in batch])
             except _RETRYABLE as exc:
                 self._writing = False
                 self._failed(exc, len(batch))
@@ -292,7 +302,8 @@ class Intake:
                 self._finish(batch, [exc])
                 return
             self._writing = False
-            self._recovered()
+            if self.fault is not None:
+                self._recovered()
             applied = [r for r in results if isinstance(r, Applied)]
             if applied and self._on_committed is not None:
                 # before the submitters are answered: the outbox task is woken first, so the
@@ -312,14 +323,14 @@ class Intake:
         self._held = 0
         for sub, result in zip(batch, results, strict=True):
             if not sub.done.done():
-                if isinstance(result, Repeated):
+                if result is None or isinstance(result, Applied):  # (the usual: first)
+                    sub.done.set_result(result)
+                elif isinstance(result, Repeated):
                     sub.done.set_exception(RepeatedCommand(result.reply))
                 elif isinstance(result, Refused):
                     sub.done.set_exception(EngineRefused(result.violations))
-                elif isinstance(result, Exception):
-                    sub.done.set_exception(result)
                 else:
-                    sub.done.set_result(result)
+                    sub.done.set_exception(result)
             if sub.queued:
                 self.queue.task_done()
 

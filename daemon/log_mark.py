@@ -68,10 +68,15 @@ def mark_path(log_path: Path | str) -> Path:
 
 
 def _slot(record: MarkRecord) -> bytes:
-    text = f"{record.last.seq} {record.last.chain} {record.sealed.seq} {record.sealed.chain}"
-    line = f"{text} {zlib.crc32(text.encode()):08x}\n".encode()
+    return _line(record.last.seq, record.last.chain, record.sealed.seq, record.sealed.chain)
+
+
+def _line(seq: int, chain: int, sealed_seq: int, sealed_chain: int) -> bytes:
+    """A slot's bytes (written after every group commit: bytes formatting, no objects)."""
+    text = b"%d %d %d %d" % (seq, chain, sealed_seq, sealed_chain)
+    line = b"%s %08x\n" % (text, zlib.crc32(text))
     assert len(line) <= SLOT, line
-    return line.ljust(SLOT, b" ")
+    return line.ljust(SLOT)
 
 
 def _parse(raw: bytes) -> MarkRecord | None:
@@ -144,7 +149,9 @@ class MarkFile:
         self._lock = threading.Lock()
         # a mark ahead of the log stays as it is (the start-up check refuses such a log,
         # daemon/log_integrity.py; here it is never moved back)
-        self._last = current if found is None or found.seq < current.seq else found.last
+        last = current if found is None or found.seq < current.seq else found.last
+        # the last mark as two integers: :meth:`note` runs after every group commit
+        self._seq, self._chain = last.seq, last.chain
         self._sealed = NONE if found is None else found.sealed
         self._slot = 0  # the slot the next write goes to
         self.dirty = False  # written since the last fsync
@@ -155,20 +162,28 @@ class MarkFile:
         return self._sealed
 
     def _write(self, *, both: bool = False) -> None:
-        slot = _slot(MarkRecord(self._last, self._sealed))
-        for _ in range(2 if both else 1):
-            at = self._slot * SLOT
-            self._map[at:at + SLOT] = slot
-            self._slot ^= 1
+        sealed = self._sealed
+        slot = _line(self._seq, self._chain, sealed.seq, sealed.chain)
+        self._put(slot)
+        if both:
+            self._put(slot)
+
+    def _put(self, slot: bytes) -> None:
+        at = self._slot * SLOT
+        self._map[at:at + SLOT] = slot
+        self._slot ^= 1
         self.dirty = True
 
-    def note(self, mark: Mark) -> None:
-        """The log now holds ``mark`` durably (after a commit): into the page cache, no fsync."""
-        if mark.seq <= self._last.seq:
+    def note(self, seq: int, chain: int) -> None:
+        """The log now holds input ``seq`` with chain ``chain`` durably (after a commit): into
+        the page cache, no fsync. Two integers, not a :class:`Mark`: this runs once per group
+        commit, and the slot is formatted from them directly."""
+        if seq <= self._seq:
             return
         with self._lock:
-            self._last = mark
-            self._write()
+            self._seq, self._chain = seq, chain
+            sealed = self._sealed
+            self._put(_line(seq, chain, sealed.seq, sealed.chain))
 
     def seal(self, upto: Mark) -> None:
         """Every input up to ``upto`` (committed) was read back and matched its chain."""
@@ -176,8 +191,8 @@ class MarkFile:
             if self.broken or upto.seq <= self._sealed.seq:
                 return
             self._sealed = upto
-            if upto.seq > self._last.seq:  # committed, not noted yet: durable all the same
-                self._last = upto
+            if upto.seq > self._seq:  # committed, not noted yet: durable all the same
+                self._seq, self._chain = upto.seq, upto.chain
             self._write()
 
     def unseal(self) -> None:

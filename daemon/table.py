@@ -11,22 +11,23 @@ input only (its wall time, its seq), so a replay produces the same bytes.
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import sqlite3
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final, cast
 
 from daemon import clocks as dc
 from daemon.disclosure import Concealed
 from daemon.engine import Engine
 from daemon.eventlog import CommandRow, EventLog, LinkPosition, Record
+from daemon.json_text import compact_encoder
 from daemon.topics import SCHEMA_EVENT, Topics
-from daemon.tracking.records import KIND_INPUT, Body, body_json
-from rules.inputs import DealDone, GameStart, Input, InputError, input_from_json
+from daemon.tracking.records import KIND_INPUT, Body, compact
+from rules.evolve import fast_init, maker
+from rules.inputs import INPUT_NAMES, DealDone, GameStart, Input, InputError, input_from_json
 from rules.table_state import TableState
 
 log = logging.getLogger("jantaku.table")
@@ -113,6 +114,9 @@ class Pending:
     boot: str
     link: LinkPosition | None = None  # a table event: the link's position after it
     command: CommandStamp | None = None
+    #: a JSON body's text as the log writes it, when the intake made it (checking that the
+    #: body is JSON: daemon/intake.py), so that the log does not encode it a second time
+    text: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +135,11 @@ class Repeated:
     reply: dict[str, Any]
 
 
+#: the fold's values, one or two per input: the quick constructor (rules/evolve.py)
+fast_init([CoreState, Applied, Pending])
+_core_state = maker(CoreState)
+_applied = maker(Applied)
+
 #: what a group commit takes: inputs, and link positions alone (a table event that the device
 #: tracker consumed without an input of its own)
 GroupItem = Pending | LinkPosition
@@ -140,8 +149,33 @@ def iso(wall_ns: int) -> str:
     """``wall_ns`` as an ISO 8601 UTC time stamp to the millisecond (``...T03:35:35.123Z``):
     what ``datetime.fromtimestamp(wall_ns / 1e9, UTC).isoformat(timespec="milliseconds")``
     gives, with the ``Z``. Every event envelope carries one: the date and time of day are
-    formatted once per second, the milliseconds are rounded as ``fromtimestamp`` rounds (to
-    the microsecond, half to even, then cut), so the bytes are the same."""
+    formatted once per second, and the milliseconds come from the integer when that gives the
+    same digits (see :data:`_ISO_CLEAR_NS`), else from the float as ``fromtimestamp`` rounds it
+    (to the microsecond, half to even, then cut), so the bytes are the same."""
+    millis, under = divmod(wall_ns, 1_000_000)
+    if not (_ISO_CLEAR_NS <= under < 1_000_000 - _ISO_CLEAR_NS and 0 <= wall_ns < _ISO_INT_NS):
+        return _iso_float(wall_ns)
+    second, milli = divmod(millis, 1000)
+    global _iso_cached
+    cached_second, head = _iso_cached
+    if second != cached_second:
+        head = datetime.fromtimestamp(second, UTC).isoformat(timespec="seconds")[:-6]
+        _iso_cached = (second, head)
+    return head + _MILLIS[milli]
+
+
+#: below 2**32 s (year 2106) the float ``wall_ns / 1e9`` is within 0.24 µs of the exact time
+#: and ``fromtimestamp`` rounds it to the microsecond (0.5 µs more): a time at least this far
+#: (ns) from a millisecond's edge gets the integer's millisecond (half the cost of the float's
+#: modf and round, measured: envelopes stamp every input)
+_ISO_CLEAR_NS: Final = 1_000
+_ISO_INT_NS: Final = 2**32 * 10**9
+#: ``.mmmZ`` for each millisecond
+_MILLIS: Final = tuple(f".{m:03d}Z" for m in range(1000))
+
+
+def _iso_float(wall_ns: int) -> str:
+    """:func:`iso` near a millisecond's edge: from the float, rounded as ``fromtimestamp``."""
     t = wall_ns / 1e9
     frac, whole = math.modf(t)
     micros = round(frac * 1e6)
@@ -156,7 +190,7 @@ def iso(wall_ns: int) -> str:
     if second != cached_second:
         head = datetime.fromtimestamp(second, UTC).isoformat(timespec="seconds")[:-6]
         _iso_cached = (second, head)
-    return f"{head}.{micros // 1000:03d}Z"
+    return head + _MILLIS[micros // 1000]
 
 
 def _iso_slow(wall_ns: int) -> str:
@@ -213,9 +247,10 @@ class TableCore:
                 aka = _plays_aka(table)
                 for event in events:
                     body = event.to_json(aka=aka)
-                    if body.get("type") == "hand_started" and isinstance(body.get("hand"), int):
+                    kind = body.get("type")
+                    if kind == "hand_started" and isinstance(body.get("hand"), int):
                         hand = body["hand"]
-                    elif body.get("type") == "game_started":
+                    elif kind == "game_started":
                         hand = None
                     out.append(body)
                 dealer = _dealer(table) if isinstance(inp, DealDone) else None
@@ -224,32 +259,29 @@ class TableCore:
         else:
             clocks, tevents = dc.apply_record(clocks, rec.body, rec.mono_ns)
             out.extend(dc.events_json(tevents))
-        new = CoreState(table, clocks, game, hand, rec.seq, cs.event_seq + len(out))
-        return new, out
+        return _core_state(table, clocks, game, hand, rec.seq, cs.event_seq + len(out)), out
 
     def _envelopes(
         self, rec: Record, first_seq: int, hand: int | None, bodies: list[dict[str, Any]]
     ) -> list[dict[str, Any]]:
-        ts = iso(rec.wall_ns)
-        out = []
-        for i, body in enumerate(bodies):
-            seq = first_seq + i
-            out.append(
-                {
-                    "schema": SCHEMA_EVENT,
-                    "seq": seq,
-                    "id": f"{self.table_id}:{seq}",
-                    "type": body.get("type", "unknown"),
-                    "ts": ts,
-                    "table": self.table_id,
-                    "game": rec.game if rec.game > 0 else None,
-                    "hand": hand,
-                    "input_seq": rec.seq,
-                    "source": rec.source,
-                    "data": body,
-                }
-            )
-        return out
+        ts, table = iso(rec.wall_ns), self.table_id
+        game, input_seq, source = (rec.game if rec.game > 0 else None), rec.seq, rec.source
+        return [
+            {
+                "schema": SCHEMA_EVENT,
+                "seq": seq,
+                "id": f"{table}:{seq}",
+                "type": body.get("type", "unknown"),
+                "ts": ts,
+                "table": table,
+                "game": game,
+                "hand": hand,
+                "input_seq": input_seq,
+                "source": source,
+                "data": body,
+            }
+            for seq, body in enumerate(bodies, first_seq)
+        ]
 
     def refold(self, cs: CoreState, rec: Record) -> tuple[CoreState, list[dict[str, Any]]]:
         """``rec`` folded again on ``cs``: the state after it and its envelopes, the same bytes
@@ -261,8 +293,7 @@ class TableCore:
         self, rec: Record, before: CoreState, after: CoreState, bodies: list[Any]
     ) -> Applied:
         envs = self._envelopes(rec, before.event_seq + 1, after.hand, bodies)
-        rows = [(self.topics.events, _dumps(e)) for e in envs]
-        self.log.commit_events(rec.seq, rows)
+        self.log.commit_events(rec.seq, self.topics.events, [_dumps(e) for e in envs])
         return Applied(rec, tuple(envs))
 
     # ------------------------------------------------------------------ start
@@ -321,12 +352,14 @@ class TableCore:
         cs = self.state
         out: list[Applied | Repeated | Refused | None] = []
         checkpoint = False
+        every, topic = self.checkpoint_every, self.topics.events
         with self.log.group() as writer:
             for item in items:
                 if isinstance(item, LinkPosition):
                     writer.set_link(item)
                     out.append(None)
                     continue
+                typed, body = _read(item)
                 if item.command is not None:
                     first = writer.command_reply(item.command.user, item.command.id)
                     if first is not None:  # a retry racing its original: applied once
@@ -335,22 +368,20 @@ class TableCore:
                     # a referee command the rules engine refuses is not logged: a refusal
                     # changes nothing, ``seq`` included; judged on the state this
                     # group has reached so far
-                    refused = self._refusal(cs, _typed(item))
+                    refused = self._refusal(cs, typed)
                     if refused is not None:
                         out.append(Refused(refused))
                         continue
-                typed = _typed(item)
-                starts = isinstance(typed, GameStart)
                 rec = writer.append(
-                    game=cs.game + 1 if starts else cs.game, kind=item.kind, source=item.source,
-                    body=body_json(item.body), mono_ns=item.mono_ns, wall_ns=item.wall_ns,
-                    boot=item.boot,
+                    game=cs.game + 1 if isinstance(typed, GameStart) else cs.game,
+                    kind=item.kind, source=item.source, body=body, mono_ns=item.mono_ns,
+                    wall_ns=item.wall_ns, boot=item.boot, text=item.text,
                 )
                 after, bodies = self._fold(cs, rec, typed)
                 envs = self._envelopes(rec, cs.event_seq + 1, after.hand, bodies)
-                texts = tuple(_dumps(e) for e in envs)
-                writer.put_events(rec.seq, [(self.topics.events, t) for t in texts])
-                applied = Applied(rec, tuple(envs), payloads=texts)
+                texts = tuple(map(_dumps, envs))
+                writer.put_events(rec.seq, topic, texts)
+                applied = _applied(rec, tuple(envs), None, texts)
                 if item.link is not None:
                     writer.set_link(item.link)
                 if item.command is not None:
@@ -358,7 +389,8 @@ class TableCore:
                     reply = c.reply(applied)
                     writer.save_command(CommandRow(c.user, c.id, c.received_ns, reply))
                     applied = replace(applied, reply=reply)
-                checkpoint |= bool(self.checkpoint_every) and rec.seq % self.checkpoint_every == 0
+                if every and rec.seq % every == 0:
+                    checkpoint = True
                 cs = after
                 out.append(applied)
         self.state = cs
@@ -415,18 +447,24 @@ def _dealer(table: TableState) -> int | None:
     return None if dealer is None else int(dealer)
 
 
-def _typed(item: Pending) -> Input | None:
+def _read(item: Pending) -> tuple[Input | None, dict[str, Any]]:
     """The input ``item`` carries (None: a marker, a clock record, or JSON the rules cannot
-    read -- the fold reports that one as ``daemon_bad_input``). A typed input from the tracker
-    is passed on as it is; a JSON body (a referee command, the console) is read here, once."""
+    read -- the fold reports that one as ``daemon_bad_input``), and its body as the log holds
+    it (records.body_json). A typed input from the tracker is passed on as it is; a JSON body (a
+    referee command, the console) is read here, once."""
+    body = item.body
+    if type(body) in INPUT_NAMES:  # the usual: a typed input (a dict lookup, not an ABC check)
+        inp = cast(Input, body)
+        return (inp if item.kind == KIND_INPUT else None), compact(inp)
+    if not isinstance(body, Mapping):
+        return (body if item.kind == KIND_INPUT else None), compact(body)
+    logged = dict(body)
     if item.kind != KIND_INPUT:
-        return None
-    if not isinstance(item.body, Mapping):
-        return item.body
+        return None, logged
     try:
-        return input_from_json(dict(item.body))
+        return input_from_json(dict(body)), logged
     except InputError:
-        return None
+        return None, logged
 
 
 def _plays_aka(table: Any) -> bool:
@@ -435,6 +473,5 @@ def _plays_aka(table: Any) -> bool:
     return bool(getattr(game, "aka", True))
 
 
-#: an envelope's outbox text (compact, UTF-8): one encoder for every event, not one per call
-#: (``json.dumps`` with arguments builds a new encoder each time)
-_dumps: Callable[[Any], str] = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+#: an envelope's outbox text (compact, UTF-8): one encoder for every event (daemon/json_text.py)
+_dumps: Callable[[Any], str] = compact_encoder(sort_keys=False)

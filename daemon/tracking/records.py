@@ -76,9 +76,17 @@ def compact(inp: Input) -> dict[str, Any]:
     missing field with its default). A ``null`` whose default is something else stays (then the
     whole form is written, as before: the bytes of the log do not change)."""
     full = input_to_json(inp)
-    if any(v is None and _defaults(type(inp)).get(k) is not None for k, v in full.items()):
-        return full
-    return {k: v for k, v in full.items() if v is not None}
+    strict = _STRICT.get(type(inp))
+    if strict is None:
+        strict = _STRICT[type(inp)] = frozenset(
+            f.name for f in dataclasses.fields(inp) if f.default is not None)
+    out: dict[str, Any] = {}
+    for k, v in full.items():
+        if v is not None:
+            out[k] = v
+        elif k in strict:
+            return full
+    return out
 
 
 def body_json(body: Body) -> dict[str, Any]:
@@ -86,16 +94,9 @@ def body_json(body: Body) -> dict[str, Any]:
     return dict(body) if isinstance(body, Mapping) else compact(body)
 
 
-_DEFAULTS: dict[type[Any], dict[str, Any]] = {}
-
-
-def _defaults(cls: type[Any]) -> dict[str, Any]:
-    """The field defaults of an input class (``MISSING``, not None, for a required field or a
-    default factory)."""
-    found = _DEFAULTS.get(cls)
-    if found is None:
-        found = _DEFAULTS[cls] = {f.name: f.default for f in dataclasses.fields(cls)}
-    return found
+#: per input class, the fields whose default is not ``None`` (a required field, a default
+#: factory, another value): a ``null`` there is written (one pass over the form, not two)
+_STRICT: dict[type[Any], frozenset[str]] = {}
 
 
 def input_entry(source: str, inp: Input) -> Entry:

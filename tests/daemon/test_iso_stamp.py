@@ -25,5 +25,11 @@ def test_iso_is_the_datetime_formatting_to_the_byte() -> None:
     stamps += [rnd.randrange(0, 4_102_444_800 * 10**9) for _ in range(20_000)]
     base = 1_764_900_000 * 10**9
     stamps += [base + rnd.randrange(0, 3 * 10**9) for _ in range(20_000)]  # the cache's path
+    # either side of where the integer's millisecond is taken (1 µs from a millisecond's edge),
+    # now and near 2**32 s, where the float is coarsest
+    for top in (1_764_900_000, 2**32 - 2):
+        for _ in range(2_000):
+            ms = top * 10**9 + rnd.randrange(0, 2 * 10**9, 1_000_000)
+            stamps += [ms + d for d in (998, 999, 1_000, 1_001, 998_999, 999_000, 999_001)]
     for ns in stamps:
         assert iso(ns) == _reference(ns), ns
