@@ -38,7 +38,7 @@ MAX_ENCODED = MAX_BODY + MAX_BODY // 254 + 1
 DELIMITER = b"\x00"
 #: the message class of each known type byte, keyed by the plain int a header unpacks to (no
 #: ``MessageType(kind)`` enum lookup per frame)
-_CLASS_OF: dict[int, type[Message]] = dict(MESSAGE_CLASSES)
+_CLASS_OF: dict[int, type[Message]] = {int(kind): cls for kind, cls in MESSAGE_CLASSES.items()}
 
 
 class ErrorReason(StrEnum):
