@@ -237,13 +237,18 @@ class LinkSession:
     def _service(self) -> None:
         """Dispatch what the endpoint produced; write its bytes (a push transport) or keep them
         for the ticker; wake the ticker when it has something to do sooner."""
-        data, outputs = self._endpoint.drain()
-        if self._push is None:
+        endpoint = self._endpoint
+        data, outputs = endpoint.drain()
+        push = self._push
+        if push is None:
             self._tx += data
         elif data and self._open:
-            # a failed write fails the transport's listen() too: the session reconnects
-            with contextlib.suppress(TransportError):
-                self._push.write_now(data)
+            # a failed write fails the transport's listen() too: the session reconnects (try,
+            # not contextlib.suppress: its three Python calls a frame, for the ACK)
+            try:  # noqa: SIM105
+                push.write_now(data)
+            except TransportError:
+                pass
         for out in outputs:
             match out:
                 case Delivered(message=message):
@@ -269,10 +274,10 @@ class LinkSession:
                                           "offset": span.offset, "length": span.length}))
                 case _:
                     assert_never(out)
-        if self._push is None:
+        if push is None:
             self._kick.set()
             return
-        deadline = self._endpoint.next_deadline()
+        deadline = endpoint.next_deadline()
         if deadline is not None and deadline < self._ticker_at:
             self._kick.set()
 
