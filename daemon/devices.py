@@ -78,6 +78,10 @@ class TableLinkDriver:
         self._link: TableLink | None = None
         self._effects: asyncio.Queue[Command] = asyncio.Queue()
         self._shown: dict[str, Any] = {}
+        #: the table shows something of the board (else show() has nothing to do, after every
+        #: commit)
+        self._shows = "table" in (displays.honba, displays.scores, displays.buzzer)
+        self._positions: dict[int, LinkPosition] = {}
         self.events = 0
         self.failed_effects = 0
         self.last_fault: dict[str, Any] | None = None
@@ -106,7 +110,9 @@ class TableLinkDriver:
                         log.info("table link %s (%s)", item.status.value, item.reason)
                         continue
                     self.events += 1
-                    await self._log(sink, item)
+                    # the tracker commits the event's input(s) with the link's position after it
+                    assert self.tracker is not None
+                    await self.tracker.take(item.event, self._note(item))
                     link.confirm(item)  # committed: now the table may forget it
             finally:
                 for task in (effects, own):
@@ -116,17 +122,23 @@ class TableLinkDriver:
                             await task
                 self._link = None
 
-    async def _log(self, sink: InputSink, item: Delivery) -> None:
-        """The table event's input(s), committed with the link's position after it."""
-        receipt = item.receipt
-        position = None if receipt is None else LinkPosition(self.name, receipt)
+    def _note(self, item: Delivery) -> LinkPosition | None:
+        """What the driver keeps of a table event before its input is committed (a fault, the
+        controller's own reports); the link position to commit with it."""
         event = item.event
         if isinstance(event, _FAULTS):
             self.last_fault = {**event.to_json(), "type": f"table_{event.to_json()['type']}"}
         if isinstance(event, _CONTROLLER_REPORTS):
             self.controller.take(event, iso(time.time_ns()))
-        assert self.tracker is not None
-        await self.tracker.take(item.event, position)
+        receipt = item.receipt
+        if receipt is None:
+            return None
+        # the link makes one receipt per (controller boot, seq): so its position is made once
+        # too (a frozen dataclass is ~4,000 instructions a frame otherwise)
+        position = self._positions.get(receipt.seq)
+        if position is None or position.at is not receipt:
+            position = self._positions[receipt.seq] = LinkPosition(self.name, receipt)
+        return position
 
     async def _send_effects(self, link: TableLink) -> None:
         from drivers.link.errors import LinkError
@@ -140,6 +152,8 @@ class TableLinkDriver:
                 log.warning("table did not take %s: %r", type(command).__name__, exc)
 
     async def show(self, board: dict[str, Any], events: Sequence[dict[str, Any]]) -> None:
+        if not self._shows:
+            return
         from drivers.link import messages as m
 
         honba, deposits = board.get("honba"), board.get("deposits")

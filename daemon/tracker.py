@@ -144,29 +144,28 @@ class DeviceTracker:
             # hand-off and the two wake-ups around it (docs/performance.md)
             async with self._handling:
                 self.inline += 1
-                await self._inline(sink, event, position)
+                try:
+                    await self._handle(sink, event, position)
+                except BaseException as exc:
+                    self._failed_inline(exc)
+                    if not isinstance(exc, Exception):
+                        raise
+                    raise TrackerError(f"tracker failed on {event!r}: {exc!r}") from exc
+                finally:
+                    self.consumed += 1
+                    self._consumed_changed.set()
             return
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiters[id(event)] = (done, position)
         self.feed(event)
         await done
 
-    async def _inline(self, sink: InputSink, event: TableEvent,
-                      position: LinkPosition | None) -> None:
-        try:
-            await self._handle(sink, event, position)
-        except BaseException as exc:
-            # as when the task fails on an item: the caller is told, and the task restarts and
-            # restores ``held`` from the log (a step may have been committed without it); a
-            # cancelled driver (the daemon stopping) only has ``held`` restored
-            self._sink, self._failed = None, exc
-            self._queue.put_nowait(None)
-            if not isinstance(exc, Exception):
-                raise
-            raise TrackerError(f"tracker failed on {event!r}: {exc!r}") from exc
-        finally:
-            self.consumed += 1
-            self._consumed_changed.set()
+    def _failed_inline(self, exc: BaseException) -> None:
+        """As when the task fails on an item: the caller is told, and the task restarts and
+        restores ``held`` from the log (a step may have been committed without it); a cancelled
+        driver (the daemon stopping) only has ``held`` restored."""
+        self._sink, self._failed = None, exc
+        self._queue.put_nowait(None)
 
     async def wait_consumed(self, n: int, timeout: float = 30.0) -> None:
         """Until ``n`` device events have been handled (the HIL runner's lockstep)."""

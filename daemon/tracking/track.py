@@ -76,7 +76,29 @@ def track(held: Held, state: TableState | None, item: Item, setup: Setup = Setup
 
 def _step(held: Held, state: TableState | None, item: Item, setup: Setup,
           clocks: TimerState | None) -> tuple[tuple[Entry, ...], bool]:
+    # the cases by how often they come: tile reads (sensor tables), then table events
     match item:
+        case TileRead():
+            read = reads.located(state, held, item)
+            if isinstance(read, Entry):
+                return (read,), False  # judged where the tile is now: closes nothing
+            z, seat = read.place.zone, read.place.seat
+            if held.melds and not (z is Zone.MELDS and seat is not None
+                                   and held.melds_of(seat) is not None):
+                return _close_first(held, state, setup), True
+            return reads.place(held, state, read, setup.aka), False
+        case m.StartPressed() | m.WallRaised() | m.Dice() | m.BreakOpened() \
+                | m.IndicatorTurned() | m.WallManifest() | m.SeatButton() | m.Fault():
+            if held.melds:
+                return _close_first(held, state, setup), True
+            return (_table_event(held, state, item, setup),), False
+        case m.ControllerReset() | m.EventsDropped() | m.ConfigFault():
+            # about the board, not the game: logged, and no meld area is closed by it
+            return (_table_event(held, state, item, setup),), False
+        case SeatPress():  # the table link's clock key, from a GPIO button
+            if held.melds:
+                return _close_first(held, state, setup), True
+            return (keys.clock(item.seat, item.t_ns),), False
         case RefereePress():  # not a table event: closes no meld area
             return (keys.referee(clocks, item.t_ns),), False
         case CameraRead():  # evidence, never truth: a marker when it disagrees, nothing moves
@@ -87,26 +109,8 @@ def _step(held: Held, state: TableState | None, item: Item, setup: Setup,
             return (marker(TRACKER, {**item.as_json(), "type": "reader_fault"}),), False
         case Rejection():
             return (marker(TRACKER, item.as_json()),), False
-        case TileRead():
-            read = reads.located(state, held, item)
-            if isinstance(read, Entry):
-                return (read,), False  # judged where the tile is now: closes nothing
-            z, seat = read.place.zone, read.place.seat
-            if held.melds and not (z is Zone.MELDS and seat is not None
-                                   and held.melds_of(seat) is not None):
-                return _close_first(held, state, setup), True
-            return reads.place(held, state, read, setup.aka), False
-        case m.ControllerReset() | m.EventsDropped() | m.ConfigFault():
-            # about the board, not the game: logged, and no meld area is closed by it
-            return (_table_event(held, state, item, setup),), False
-        case SeatPress():  # the table link's clock key, from a GPIO button
-            if held.melds:
-                return _close_first(held, state, setup), True
-            return (keys.clock(item.seat, item.t_ns),), False
         case _:
-            if held.melds:
-                return _close_first(held, state, setup), True
-            return (_table_event(held, state, item, setup),), False
+            assert_never(item)
 
 
 def _close_first(held: Held, state: TableState | None, setup: Setup) -> tuple[Entry, ...]:

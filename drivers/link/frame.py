@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from drivers.link.cobs import cobs_decode, cobs_encode
-from drivers.link.crc import crc32c
+from drivers.link.crc import RESIDUE, crc32c
 from drivers.link.errors import MalformedMessageError
-from drivers.link.messages import MESSAGE_CLASSES, Message, MessageType, message_from_payload
+from drivers.link.messages import MESSAGE_CLASSES, Message
 
 FRAME_VERSION = 1
 FLAG_RETRANSMIT = 0x01
@@ -36,6 +36,9 @@ MAX_BODY = HEADER_SIZE + MAX_PAYLOAD + CRC_SIZE
 #: longest COBS chunk a valid frame can produce; longer runs without 0x00 are discarded
 MAX_ENCODED = MAX_BODY + MAX_BODY // 254 + 1
 DELIMITER = b"\x00"
+#: the message class of each known type byte, keyed by the plain int a header unpacks to (no
+#: ``MessageType(kind)`` enum lookup per frame)
+_CLASS_OF: dict[int, type[Message]] = {int(kind): cls for kind, cls in MESSAGE_CLASSES.items()}
 
 
 class ErrorReason(StrEnum):
@@ -113,19 +116,22 @@ def encode(message: Message) -> bytes:
 def parse_body(body: bytes, offset: int = 0, length: int = 0) -> Frame | ErrorReason:
     """A frame from an unstuffed body found at ``offset`` in the stream (``length`` bytes with
     its delimiter), or why it is none."""
-    if len(body) < HEADER_SIZE + CRC_SIZE:
+    size = len(body)
+    if size < HEADER_SIZE + CRC_SIZE:
         return ErrorReason.SHORT
-    if crc32c(memoryview(body)[:-CRC_SIZE]) != int.from_bytes(body[-CRC_SIZE:], "little"):
+    # over the body and its CRC at once: the residue, exactly when the CRC matches (crc.py)
+    if crc32c(body) != RESIDUE:
         return ErrorReason.CRC
-    version, flags, seq, kind, size = HEADER.unpack_from(body)
+    version, flags, seq, kind, payload_size = HEADER.unpack_from(body)
     if version != FRAME_VERSION:
         return ErrorReason.VERSION
-    if size != len(body) - HEADER_SIZE - CRC_SIZE:
+    if payload_size != size - HEADER_SIZE - CRC_SIZE:
         return ErrorReason.LENGTH
-    if kind not in MESSAGE_CLASSES:
+    cls = _CLASS_OF.get(kind)
+    if cls is None:
         return ErrorReason.UNKNOWN_TYPE
     try:
-        message = message_from_payload(MessageType(kind), body[HEADER_SIZE:-CRC_SIZE])
+        message = cls.from_payload(body[HEADER_SIZE:-CRC_SIZE])
     except MalformedMessageError:
         return ErrorReason.PAYLOAD
     return Frame(message, seq, bool(flags & FLAG_RETRANSMIT), offset, length)
@@ -147,29 +153,31 @@ class Decoder:
         return self._fed
 
     def feed(self, data: bytes | bytearray | memoryview) -> list[Decoded]:
-        data = bytes(data)
+        if type(data) is not bytes:
+            data = bytes(data)
         out: list[Decoded] = []
         base = self._fed
-        self._fed += len(data)
+        size = len(data)
+        self._fed = base + size
         pos = 0
+        find = data.find
         while True:
-            end = data.find(0, pos)
+            end = find(0, pos)
             if end == -1:
-                self._extend(data[pos:])
+                if pos < size:
+                    self._extend(data[pos:])
                 return out
             if self._discarding:
                 out.append(ErrorSpan(ErrorReason.OVERSIZE, self._start,
                                      base + end + 1 - self._start))
                 self._discarding = False
-            else:
-                if self._buf:
-                    self._buf += data[pos:end]
-                    chunk = bytes(self._buf)
-                    self._buf.clear()
-                else:
-                    chunk = data[pos:end]
-                if chunk:
-                    out.append(self._decode_chunk(chunk, self._start))
+            elif self._buf:
+                self._buf += data[pos:end]
+                chunk = bytes(self._buf)
+                self._buf.clear()
+                out.append(self._decode_chunk(chunk, self._start))
+            elif end > pos:
+                out.append(self._decode_chunk(data[pos:end], self._start))
             pos = end + 1
             self._start = base + pos
 
@@ -184,7 +192,7 @@ class Decoder:
         return out
 
     def _extend(self, tail: bytes) -> None:
-        if self._discarding or not tail:
+        if self._discarding:
             return
         self._buf += tail
         if len(self._buf) > MAX_ENCODED:

@@ -37,6 +37,7 @@ class SerialTransport:
         self.baudrate = baudrate
         self.write_timeout = write_timeout
         self._serial: serial.Serial | None = None
+        self._fd = -1
         self._loop: asyncio.AbstractEventLoop | None = None
         self._buffer = bytearray()
         self._error: TransportError | None = None
@@ -63,6 +64,8 @@ class SerialTransport:
             raise TransportError(f"cannot open serial port {self.port!r}: {exc}") from exc
         self._loop = asyncio.get_running_loop()
         self._serial = port
+        #: pyserial's fileno() is a Python call with its own checks: read it once a port
+        self._fd = port.fileno()
         self._buffer.clear()
         self._error = None
         self._received = None
@@ -70,11 +73,10 @@ class SerialTransport:
         self._loop.add_reader(port.fileno(), self._on_readable)
 
     def _on_readable(self) -> None:
-        port = self._serial
-        if port is None:
+        if self._serial is None:
             return
         try:
-            data = os.read(port.fileno(), READ_CHUNK)
+            data = os.read(self._fd, READ_CHUNK)
         except BlockingIOError:
             return
         except (serial.SerialException, OSError) as exc:
@@ -153,7 +155,7 @@ class SerialTransport:
             raise self._error or TransportError(f"serial port {self.port!r} is closed")
         try:
             try:
-                done = os.write(port.fileno(), data)
+                done = os.write(self._fd, data)
             except BlockingIOError:
                 done = 0
             if done < len(data):

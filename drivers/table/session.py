@@ -18,6 +18,7 @@ import json
 import logging
 import math
 import secrets
+from collections import deque
 from collections.abc import AsyncIterator
 from types import TracebackType
 from typing import Self, assert_never
@@ -71,7 +72,10 @@ class LinkSession:
                                   resume=resume)
         # bounded by the protocol: one unconfirmed delivery at a time (stop-and-wait), and
         # link changes
-        self._events: asyncio.Queue[Delivery | LinkChange | None] = asyncio.Queue()
+        # link changes; None: closed. A deque and the consumers' wake-up futures, not an
+        # asyncio.Queue: its get/put_nowait were ~10 calls a frame (docs/performance.md)
+        self._events: deque[Delivery | LinkChange | None] = deque()
+        self._waiting: list[asyncio.Future[None]] = []
         self._futures: dict[int, asyncio.Future[None]] = {}
         self._tx = bytearray()
         self._kick = asyncio.Event()
@@ -123,7 +127,7 @@ class LinkSession:
             if not future.done():
                 future.set_exception(LinkClosedError(f"{self._transport.name} closed"))
         self._futures.clear()
-        self._events.put_nowait(None)
+        self._put(None)
 
     async def events(self) -> AsyncIterator[TableEvent | LinkChange]:
         """Table events in the order the table sent them, each exactly once and acknowledged as
@@ -138,12 +142,28 @@ class LinkSession:
     async def deliveries(self) -> AsyncIterator[Delivery | LinkChange]:
         """Table events in order, each exactly once, acknowledged to the table only when
         :meth:`confirm` is called for it; and link changes. Ends when the session is closed."""
+        events = self._events
         while True:
-            item = await self._events.get()
-            if item is None:
-                self._events.put_nowait(None)
+            if not events:
+                # a consumer cancelled meanwhile leaves a cancelled future, skipped by _put
+                waiter = asyncio.get_running_loop().create_future()
+                self._waiting.append(waiter)
+                await waiter
+                continue
+            item = events[0]
+            if item is None:  # closed: left for every other consumer to see
                 return
+            events.popleft()
             yield item
+
+    def _put(self, item: Delivery | LinkChange | None) -> None:
+        self._events.append(item)
+        waiting = self._waiting
+        if waiting:
+            self._waiting = []
+            for waiter in waiting:
+                if not waiter.done():
+                    waiter.set_result(None)
 
     def confirm(self, delivery: Delivery) -> None:
         """``delivery`` is safe (logged): acknowledge it to the table now, or, if the link is
@@ -202,7 +222,7 @@ class LinkSession:
         level = logging.INFO if status is LinkStatus.CONNECTED else logging.WARNING
         log.log(level, json.dumps({"event": "table_link", "transport": self._transport.name,
                                    "status": status.value, "reason": reason}))
-        self._events.put_nowait(LinkChange(status, reason))
+        self._put(LinkChange(status, reason))
 
     def _settle(self, handle: int, error: CommandRejectedError | None) -> None:
         """The command ``handle`` was acknowledged (``error`` None) or refused."""
@@ -217,18 +237,23 @@ class LinkSession:
     def _service(self) -> None:
         """Dispatch what the endpoint produced; write its bytes (a push transport) or keep them
         for the ticker; wake the ticker when it has something to do sooner."""
-        data, outputs = self._endpoint.drain()
-        if self._push is None:
+        endpoint = self._endpoint
+        data, outputs = endpoint.drain()
+        push = self._push
+        if push is None:
             self._tx += data
         elif data and self._open:
-            # a failed write fails the transport's listen() too: the session reconnects
-            with contextlib.suppress(TransportError):
-                self._push.write_now(data)
+            # a failed write fails the transport's listen() too: the session reconnects (try,
+            # not contextlib.suppress: its three Python calls a frame, for the ACK)
+            try:  # noqa: SIM105
+                push.write_now(data)
+            except TransportError:
+                pass
         for out in outputs:
             match out:
                 case Delivered(message=message):
                     if not isinstance(message, Command):  # the endpoint refuses commands
-                        self._events.put_nowait(Delivery(message, out.at))
+                        self._put(Delivery(message, out.at))
                 case Acked(handle=handle):
                     self._settle(handle, None)
                 case LinkRejected(handle=handle, message=message):
@@ -249,10 +274,10 @@ class LinkSession:
                                           "offset": span.offset, "length": span.length}))
                 case _:
                     assert_never(out)
-        if self._push is None:
+        if push is None:
             self._kick.set()
             return
-        deadline = self._endpoint.next_deadline()
+        deadline = endpoint.next_deadline()
         if deadline is not None and deadline < self._ticker_at:
             self._kick.set()
 
