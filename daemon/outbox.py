@@ -81,9 +81,16 @@ class OutboxSource(ABC):
         """The next events in seq order, at most ``limit``, starting at the first not yet
         acknowledged (after :meth:`restart`) or after the last one fetched."""
 
+    def fresh(self, limit: int) -> list[Outgoing] | None:
+        """What :meth:`fetch` would give, when it can be had without waiting (from memory);
+        ``None``: :meth:`fetch` must read it."""
+        del limit
+        return None
+
     @abstractmethod
-    async def ack(self, seqs: list[int]) -> None:
-        """The events of ``seqs`` reached the broker: they leave the outbox."""
+    def ack(self, seqs: list[int]) -> None:
+        """The events of ``seqs`` reached the broker: they leave the outbox (called from a
+        PUBACK's callback: it must not wait)."""
 
     @abstractmethod
     def restart(self) -> None:
@@ -153,23 +160,28 @@ class LogOutbox(OutboxSource):
         self._next = None
         self._high = 0
 
+    def fresh(self, limit: int) -> list[Outgoing] | None:
+        if self._next is None:
+            return None
+        fresh = self._fresh
+        while fresh and fresh[0].seq < self._next:
+            fresh.popleft()  # committed before the log was read: handed out from there
+        if not fresh:
+            return []
+        if fresh[0].seq == self._next:
+            out = [fresh.popleft() for _ in range(min(limit, len(fresh)))]
+            self._high = out[-1].seq
+            self._next = self._high + 1
+            self.from_memory += len(out)
+            return out
+        # a gap (cannot happen while every commit is offered): the log, after what was sent
+        self._fresh.clear()
+        self._next = None
+        return None
+
     async def fetch(self, limit: int) -> list[Outgoing]:
-        if self._next is not None:
-            fresh = self._fresh
-            while fresh and fresh[0].seq < self._next:
-                fresh.popleft()  # committed before the log was read: handed out from there
-            if not fresh:
-                return []
-            if fresh[0].seq == self._next:
-                out = [fresh.popleft() for _ in range(min(limit, len(fresh)))]
-                self._high = out[-1].seq
-                self._next = self._high + 1
-                self.from_memory += len(out)
-                return out
-            # a gap (cannot happen while every commit is offered): the log, after what was sent
-            self._fresh.clear()
-            self._next = None
-        return await self._read(limit)
+        out = self.fresh(limit)
+        return await self._read(limit) if out is None else out
 
     async def _read(self, limit: int) -> list[Outgoing]:
         want = limit + len(self._undeleted) + len(self._deleting)
@@ -187,15 +199,11 @@ class LogOutbox(OutboxSource):
             self._next = last + 1
         return out
 
-    async def ack(self, seqs: list[int]) -> None:
+    def ack(self, seqs: list[int]) -> None:
         """The broker acknowledged these: they are deleted :data:`DELETE_AFTER` from now, with
-        every other acknowledged meanwhile (0: at once)."""
+        every other acknowledged meanwhile (0: in the next step of the loop)."""
         self._undeleted += seqs
-        if not self._undeleted:
-            return
-        if self._delete_after <= 0:
-            await self.flush()
-        elif self._timer is None:
+        if self._undeleted and self._timer is None:
             self._timer = asyncio.get_running_loop().call_later(self._delete_after, self._due)
 
     def _due(self) -> None:

@@ -114,7 +114,7 @@ def test_a_gap_an_overflow_and_a_restart_read_the_log(tmp_path: Path) -> None:
         outbox.restart()
         again = await _all(outbox)
         assert [o.seq for o in again] == [o.seq for o in got]
-        await outbox.ack([o.seq for o in again])
+        outbox.ack([o.seq for o in again])
         # the deletes wait (DELETE_AFTER, one statement for all): meanwhile a read of the log
         # (a new connection) leaves the acknowledged rows out
         assert core.log.outbox_depth() == len(again)
@@ -154,7 +154,7 @@ def test_acknowledged_rows_are_deleted_together_after_the_delay(tmp_path: Path) 
         got = await _all(outbox)
         assert len(got) >= 3
         for o in got:  # one PUBACK window after another, as the link confirms them
-            await outbox.ack([o.seq])
+            outbox.ack([o.seq])
         assert calls == [] and core.log.outbox_depth() == len(got)
         await asyncio.sleep(0.2)
         assert calls == [len(got)], "one delete for every row acknowledged meanwhile"
