@@ -9,17 +9,19 @@ broker took them.
   unconfirmed) and the outbox serves them from memory. Otherwise the drain task
   (:meth:`OutboxPump.drain`) is woken and publishes them, from the log when it must.
 * Pipelined: up to :data:`IN_FLIGHT` windows are published before their PUBACKs are in. Each
-  window's PUBACKs settle one future (daemon/mqtt_session.py); a callback on it confirms the
-  windows in order (:meth:`OutboxPump._settled`): a row leaves the outbox only if both its
-  publishes (private and public) are acknowledged as a success; a refusal (an MQTT v5 broker may
-  refuse a publish in the PUBACK) keeps it, and it is sent again from the log after the backoff.
+  window's PUBACKs settle one future (daemon/mqtt_session.py), and its ``settled`` callback,
+  called as the last PUBACK is read, confirms the windows in order
+  (:meth:`OutboxPump._settled`): a row leaves the outbox only if both its publishes (private
+  and public) are acknowledged as a success; a refusal (an MQTT v5 broker may refuse a publish
+  in the PUBACK) keeps it, and it is sent again from the log after the backoff.
 * Every window has a deadline (:data:`ACK_TIMEOUT` from its publish), watched by one timer that
   is re-armed only when it fires, not one per window; a window past it, or failed, ends the
   connection (:meth:`OutboxPump.failed`).
 
 Why a callback and one timer instead of a task that awaits each window under
 ``asyncio.timeout``: that task woke twice per input (its queue, then the window) and built a
-timeout (a timer handle, two coroutines) per window; the drain task woke once more per input.
+timeout (a timer handle, two coroutines) per window; the drain task woke once more per input,
+and the service yielded once more for it.
 docs/performance.md "The publish path" has the figures.
 """
 
@@ -151,14 +153,14 @@ class OutboxPump:
         private = self._private
         # each event twice: in full on private/events, its public projection on events
         window = [m for r in rows for m in ((private, r.full), (r.topic, r.public))]
-        acked = self._acks.publish_now(window)
+        acked = self._acks.publish_now(window, self._settled)
         self._flight.append((rows, acked, time.monotonic()))
-        acked.add_done_callback(self._settled)
         if self._timer is None:
             self._timer = self._loop.call_later(ACK_TIMEOUT, self._overdue)
 
-    def _settled(self, _: asyncio.Future[list[int]]) -> None:
-        """A window's PUBACKs are in (or it failed): the windows settled so far, in order."""
+    def _settled(self) -> None:
+        """A window's PUBACKs are in (or it failed): the windows settled so far, in order
+        (called by the session as the last PUBACK is read: no step of the loop later)."""
         flight = self._flight
         while flight and flight[0][1].done():
             rows, acked, _sent = flight.popleft()

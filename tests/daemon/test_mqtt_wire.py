@@ -49,6 +49,9 @@ class _Transport(asyncio.Transport):
     def write(self, data: Any) -> None:
         self.written.append(bytes(data))
 
+    def is_closing(self) -> bool:
+        return False
+
 
 def _reader(v5: bool) -> tuple[PacketReader, _Owner, _Transport]:
     owner, transport = _Owner(v5), _Transport()
@@ -205,3 +208,33 @@ def test_the_daemon_run_path_imports_neither_paho_nor_aiomqtt() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, timeout=60)
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("v5", [True, False])
+def test_publish_now_writes_the_packets_wire_publish_lays_out(v5: bool) -> None:
+    """The session's inline encoding of a window (daemon/mqtt_session.py ``publish_now``) is
+    :func:`wire.publish` at QoS 1, not retained, on both sides of the one-byte length; the
+    window's ``settled`` is called once its PUBACKs are read, and once when the connection
+    fails under it."""
+    from daemon.mqtt_session import MqttSession
+
+    async def go() -> None:
+        session = MqttSession(wire.Connect("h", 1, "c", v5=v5))
+        transport = _Transport()
+        session._transport = transport
+        calls: list[str] = []
+        window = [("t/a", b"x" * 10), ("jantaku/v1/t/private/events", b"y" * 200)]
+        fut = session.publish_now(window, lambda: calls.append("settled"))
+        props = b"\x00" if v5 else b""
+        assert transport.written == [b"".join(
+            wire.publish(wire.topic_name(t), p, qos=1, retain=False, packet_id=i + 1,
+                         props=props) for i, (t, p) in enumerate(window))]
+        session.on_control(wire.PUBACK, b"\x00\x01")
+        assert calls == [] and not fut.done()
+        session.on_control(wire.PUBACK, b"\x00\x02\x87")
+        assert calls == ["settled"] and fut.result() == [0, 0x87]
+        again = session.publish_now(window, lambda: calls.append("failed"))
+        session.fail_all(BrokerError("connection closed"))
+        assert calls == ["settled", "failed"] and isinstance(again.exception(), BrokerError)
+
+    asyncio.run(go())

@@ -7,7 +7,7 @@ its own step only while the drain task waits for work."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -27,11 +27,25 @@ class _Session:
 
     def __init__(self) -> None:
         self.windows: list[tuple[list[tuple[str, bytes]], asyncio.Future[list[int]]]] = []
+        self._settled: list[Callable[[], None] | None] = []
 
-    def publish_now(self, messages: Sequence[tuple[str, bytes]]) -> asyncio.Future[list[int]]:
+    def publish_now(self, messages: Sequence[tuple[str, bytes]],
+                    settled: Callable[[], None] | None = None) -> asyncio.Future[list[int]]:
         fut: asyncio.Future[list[int]] = asyncio.get_running_loop().create_future()
         self.windows.append((list(messages), fut))
+        self._settled.append(settled)
         return fut
+
+    def settle(self, i: int, codes: list[int] | BaseException) -> None:
+        """Window ``i``'s PUBACKs read (or the connection failed), as the session does it."""
+        fut = self.windows[i][1]
+        if isinstance(codes, BaseException):
+            fut.set_exception(codes)
+        else:
+            fut.set_result(codes)
+        done = self._settled[i]
+        assert done is not None
+        done()
 
 
 class _Outbox(OutboxSource):
@@ -101,12 +115,9 @@ def test_a_commit_is_published_in_its_step_and_confirmed_in_order() -> None:
         assert messages == [(TOPICS.private_events, b'{"seq":1}'), (TOPICS.events, b'{"pub":1}')]
         outbox.waiting = [_event(2), _event(3)]
         assert pump.notify() is True
-        second = session.windows[1][1]
-        second.set_result([0, 0, 0, 0])  # the later window first: nothing is confirmed yet
-        await asyncio.sleep(0)
-        assert outbox.acked == []
-        first.set_result([0, 0])
-        await asyncio.sleep(0)
+        session.settle(1, [0, 0, 0, 0])  # the later window first: nothing is confirmed yet
+        assert outbox.acked == [] and not first.done()
+        session.settle(0, [0, 0])  # confirmed as the PUBACK is read, no loop step later
         assert outbox.acked == [1, 2, 3] and counters.published == 3
         task.cancel()
 
@@ -123,7 +134,7 @@ def test_a_busy_or_cold_outbox_wakes_the_drain_task() -> None:
         assert pump.notify() is False and ready.is_set()  # IN_FLIGHT windows unconfirmed
         await asyncio.sleep(0)
         assert len(session.windows) == outbox_pump.IN_FLIGHT  # the drain waits for room
-        session.windows[0][1].set_result([0, 0])
+        session.settle(0, [0, 0])
         for _ in range(3):
             await asyncio.sleep(0)
         assert len(session.windows) == outbox_pump.IN_FLIGHT + 1
@@ -143,8 +154,7 @@ def test_a_refused_event_stays_and_is_sent_again_after_the_backoff() -> None:
         pump, session, outbox, counters, _, task = await _pump(backoff_s=0.05)
         outbox.waiting = [_event(1), _event(2)]
         assert pump.notify() is True
-        session.windows[0][1].set_result([0, 0, 0, 0x87])  # event 2's public copy refused
-        await asyncio.sleep(0)
+        session.settle(0, [0, 0, 0, 0x87])  # event 2's public copy refused
         assert outbox.acked == [1] and counters.refused == 1 and outbox.restarts == 2
         assert "refused event 2 (reason 135)" in (counters.last_error or "")
         outbox.waiting.append(_event(3))
@@ -169,7 +179,7 @@ def test_a_window_failed_or_past_its_deadline_ends_the_connection(
         outbox.waiting = [_event(1)]
         pump.notify()
         if how == "failed":
-            session.windows[0][1].set_exception(BrokerError("connection closed"))
+            session.settle(0, BrokerError("connection closed"))
         with pytest.raises(BrokerError, match="publish failed" if how == "failed"
                            else "no PUBACK within the timeout"):
             async with asyncio.timeout(1.0):
