@@ -161,3 +161,33 @@ def test_acknowledged_rows_are_deleted_together_after_the_delay(tmp_path: Path) 
         assert core.log.outbox_depth() == 0
 
     asyncio.run(go())
+
+
+def test_the_public_copy_of_a_committed_event_is_the_projection_encoded() -> None:
+    """``Outgoing.of_envelope`` splices the public ``data`` into the full text where that gives
+    the same bytes, and encodes the projection whole where it might not (a type that changes, an
+    object or a list before ``data``); ``dumps`` is ``json.dumps`` compact, UTF-8."""
+    import json
+
+    from daemon import disclosure
+    from daemon.outbox import dumps
+
+    env = {"schema": "jantaku/event/1", "seq": 42, "id": "b:42", "type": "violation",
+           "ts": "2026-12-05T07:09:12.457Z", "table": "b", "game": 1, "hand": None,
+           "input_seq": 43, "source": "table",
+           "data": {"type": "violation", "code": "out_of_phase", "seat": None,
+                    "expected": "hand_start", "actual": "dice", "input": "dice", "id": 4200}}
+    cases = [env,
+             {**env, "type": "furiten", "data": {"type": "furiten", "seat": 1}},  # concealed
+             {**env, "source": "referee:{x}", "data": {**env["data"], "actual": {"data": [1]}}},
+             {**env, "data": {**env["data"], "expected": None, "actual": None}},  # as it is
+             {**env, "data": {**env["data"], "actual": "été ✓ \u2028"}}]
+    for e in cases:
+        text = json.dumps(e, separators=(",", ":"), ensure_ascii=False)
+        assert dumps(e) == text.encode()
+        out = Outgoing.of_envelope(e, text, TOPIC)
+        assert out.full == text.encode() and out.seq == 42
+        assert out.public == json.dumps(disclosure.public_event(e), separators=(",", ":"),
+                                        ensure_ascii=False).encode()
+    assert Outgoing.of_envelope(cases[3], dumps(cases[3]).decode(), TOPIC).public \
+        == dumps(cases[3])
