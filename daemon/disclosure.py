@@ -103,7 +103,13 @@ def public_data(data: dict[str, Any]) -> dict[str, Any]:
     blank = _BLANK.get(kind)
     if blank is None:
         return data
-    return {k: (None if k in blank else v) for k, v in data.items()}
+    for k in blank:
+        if data.get(k) is not None:
+            return {k: (None if k in blank else v) for k, v in data.items()}
+    # nothing to blank (a violation without values, the most common kind): the same object, so
+    # the outbox sends the full event's bytes as they are instead of encoding a copy (3 % of the
+    # daemon's GIL time under bench/daemon_latency.py went to that copy)
+    return data
 
 
 def public_event(envelope: dict[str, Any]) -> dict[str, Any]:

@@ -6,9 +6,10 @@
 * The Last Will is ``status`` = ``{"state": "offline"}``, retained, QoS 1; once connected the
   daemon publishes ``{"state": "online"}`` retained, and ``offline`` on a clean shutdown.
 * Events leave the durable outbox in seq order (daemon/outbox.py: from memory after a commit,
-  from the log otherwise), pipelined: up to :data:`IN_FLIGHT` windows are published before their
-  PUBACKs are in; a row is deleted only after its PUBACK, and only if the PUBACK is a success (an
-  MQTT v5 broker may refuse a publish in the PUBACK: the event stays, and is sent again later).
+  from the log otherwise), pipelined (daemon/outbox_pump.py: published in the step that commits
+  them while the connection keeps up); a row is deleted only after its PUBACK, and only if the
+  PUBACK is a success (an MQTT v5 broker may refuse a publish in the PUBACK: the event stays, and
+  is sent again later).
 * Retained topics (state, state/*, health) are the latest value of each: republished on every
   connect (a broker that lost its retained store is complete again at once).
 * Commands arrive on a connection of their own, or on this one with ``[mqtt.commands]
@@ -38,20 +39,15 @@ from daemon.config import MqttConfig
 from daemon.errors import BrokerError
 from daemon.mqtt_session import MqttSession
 from daemon.mqtt_wire import Connect, PublishProperties, Will
-from daemon.outbox import OutboxSource, Outgoing, dumps
+from daemon.outbox import OutboxSource, dumps
+from daemon.outbox_pump import ACK_TIMEOUT, WINDOW, OutboxPump
 from daemon.topics import SCHEMA_STATUS, Topics
 
 log = logging.getLogger("jantaku.mqtt")
 
-#: events in flight at once while draining the outbox
-WINDOW = 64
 #: each publish and its PUBACK are small: without TCP_NODELAY, Nagle and delayed ACKs add ~40 ms
 #: to a command's round trip (bench/referee_rtt.py measures both)
 SOCKET_OPTIONS: tuple[tuple[int, int, int], ...] = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
-#: seconds to wait for the acknowledgements of one window before giving the connection up
-ACK_TIMEOUT = 30.0
-#: windows of events published and not yet confirmed at most (then the outbox waits)
-IN_FLIGHT = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,8 +90,6 @@ def tls_context(cfg: MqttConfig) -> ssl.SSLContext | None:
     return ctx
 
 
-#: a published window: its rows, and the PUBACK reason codes of their two publishes each
-_Sent = tuple[list[Outgoing], asyncio.Future[list[int]]]
 #: SUBSCRIBE options: QoS 0, and QoS 0 with v5 retain as published
 QOS0, QOS0_RAP = 0x00, 0x08
 
@@ -140,7 +134,8 @@ class BrokerLink:
         self.outbox = outbox
         self.backoff = backoff
         self.outbox_ready = asyncio.Event()
-        self._resend_at = 0.0  # monotonic: when refused events are sent again
+        #: the current connection's publishing of the outbox (None: disconnected)
+        self._pump: OutboxPump | None = None
         self._retained: dict[str, bytes] = {}
         self._dirty: set[str] = set()
         self._retained_ready = asyncio.Event()
@@ -187,8 +182,14 @@ class BrokerLink:
         self._dirty.add(topic)
         self._retained_ready.set()
 
-    def notify_outbox(self) -> None:
-        self.outbox_ready.set()
+    def notify_outbox(self) -> bool:
+        """Events were committed (:meth:`daemon.outbox_pump.OutboxPump.notify`): ``True`` when
+        they are on the broker's socket already (or nothing was waiting to be sent)."""
+        pump = self._pump
+        if pump is None:
+            self.outbox_ready.set()
+            return False
+        return pump.notify()
 
     def stop(self) -> None:
         self._stopping.set()
@@ -236,10 +237,12 @@ class BrokerLink:
             acks = client
             try:
                 await self._on_connected(client, acks)
-                sent: asyncio.Queue[_Sent] = asyncio.Queue(IN_FLIGHT)
+                pump = self._pump = OutboxPump(acks, self.outbox, self.topics, self.seq, self,
+                                               ready=self.outbox_ready,
+                                               backoff_s=self.backoff[1])
                 async with asyncio.TaskGroup() as tg:
-                    tg.create_task(self._drain(acks, sent), name="mqtt-outbox")
-                    tg.create_task(self._confirm(sent), name="mqtt-acks")
+                    tg.create_task(pump.drain(), name="mqtt-outbox")
+                    tg.create_task(pump.failed(), name="mqtt-acks")
                     tg.create_task(self._publish_retained(acks), name="mqtt-retained")
                     tg.create_task(self._until_stopped(), name="mqtt-stop")
                     tg.create_task(self.seq.watch(client), name="mqtt-seq")
@@ -247,6 +250,9 @@ class BrokerLink:
                 await self._goodbye(acks)
             finally:
                 self.session = None
+                if self._pump is not None:
+                    self._pump.close()
+                    self._pump = None
                 acks.fail_all(BrokerError("connection closed"))
 
     async def _on_connected(self, client: MqttSession, acks: MqttSession) -> None:
@@ -363,59 +369,6 @@ class BrokerLink:
         except (TimeoutError, ValueError, BrokerError):
             return False
         return code < 0x80
-
-    async def _drain(self, acks: MqttSession, sent: asyncio.Queue[_Sent]) -> None:
-        """Publish the outbox in seq order, without waiting for the PUBACKs of what is in flight
-        (:meth:`_confirm` collects them): the next input's events never wait for the broker's
-        acknowledgement of the last ones (a broker without ``set_tcp_nodelay`` holds a second
-        PUBACK until our TCP ACK, which the kernel may delay 40 ms when we send nothing)."""
-        self.outbox.restart()  # a new connection: from the first event not acknowledged
-        private = self.topics.private_events
-        while True:
-            await self.seq.released.wait()  # the broker ahead of the log: seqs would be reused
-            pause = self._resend_at - time.monotonic()
-            if pause > 0:  # the broker refused an event: it is sent again after the backoff
-                await asyncio.sleep(pause)
-            self.outbox_ready.clear()
-            rows = await self.outbox.fetch(WINDOW)
-            if not rows:
-                await self.outbox_ready.wait()
-                continue
-            # each event twice: in full on private/events, its public projection on events
-            window = [m for r in rows for m in ((private, r.full), (r.topic, r.public))]
-            acked = acks.publish_now(window)  # on the wire before the loop runs the link's ACK
-            await sent.put((rows, acked))  # bounded: at most IN_FLIGHT windows unconfirmed
-
-    async def _confirm(self, sent: asyncio.Queue[_Sent]) -> None:
-        """The PUBACKs of each published window, in order: a row is deleted from the outbox only
-        once both its publishes are acknowledged as a success."""
-        while True:
-            rows, acked = await sent.get()
-            try:
-                async with asyncio.timeout(ACK_TIMEOUT):
-                    pairs = await acked
-            except TimeoutError:
-                raise BrokerError("no PUBACK within the timeout") from None
-            except BrokerError as exc:
-                raise BrokerError(f"publish failed: {exc!r}") from None
-            codes = [max(a, b) for a, b in zip(pairs[::2], pairs[1::2])]
-            good = [r.seq for r, code in zip(rows, codes) if code < 0x80]
-            refused = [(r.seq, code) for r, code in zip(rows, codes) if code >= 0x80]
-            await self.outbox.ack(good)
-            self.published += len(good)
-            self.last_ack_mono = time.monotonic()
-            if refused:
-                self.refused += len(refused)
-                self.last_error = (
-                    f"broker refused event {refused[0][0]} (reason {refused[0][1]}) on"
-                    f" {self.topics.events} or {self.topics.private_events}: the ACL must let"
-                    f" the table write {self.topics.base}/private/# too (docs/mqtt.md)"
-                )
-                log.error("%s; it stays in the outbox", self.last_error)
-                # sent again, from the log, after the backoff; windows published after it may
-                # be on the broker already (a refusal is an ACL fault: consumers order by seq)
-                self.outbox.restart()
-                self._resend_at = time.monotonic() + self.backoff[1]
 
     async def _publish_retained(self, acks: MqttSession) -> None:
         while True:

@@ -30,7 +30,7 @@ import contextlib
 import socket
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from daemon import mqtt_wire as wire
@@ -47,15 +47,22 @@ TICK_S: Final = 1.0
 QUICKACK: Final[int | None] = getattr(socket, "TCP_QUICKACK", None)
 
 
+#: what :meth:`MqttSession.publish_now` calls once a window's future is done
+Settled = Callable[[], None]
+
+
 class _Window:
-    """The PUBACK reason codes of one window of publishes, settled by one future."""
+    """The PUBACK reason codes of one window of publishes, settled by one future (and its
+    ``settled`` callback, called at once)."""
 
-    __slots__ = ("codes", "future", "left")
+    __slots__ = ("codes", "future", "left", "settled")
 
-    def __init__(self, n: int, future: asyncio.Future[list[int]]) -> None:
+    def __init__(self, n: int, future: asyncio.Future[list[int]],
+                 settled: Settled | None) -> None:
         self.codes = [0] * n
         self.left = n
         self.future = future
+        self.settled = settled
 
 
 #: what a packet id waits for: a single publish's future, or a place in a window
@@ -262,25 +269,37 @@ class MqttSession:
             self._write(out[0])
         return fut
 
-    def publish_now(self, messages: Sequence[tuple[str, bytes]]) -> asyncio.Future[list[int]]:
+    def publish_now(self, messages: Sequence[tuple[str, bytes]],
+                    settled: Settled | None = None) -> asyncio.Future[list[int]]:
         """QoS 1 publishes (not retained, no properties) written to the transport in this step of
         the loop, before anything the loop runs next (the table link's ACK); the future gets
-        their PUBACKs' reason codes, in order."""
+        their PUBACKs' reason codes, in order. ``settled`` is called as soon as the future is
+        done (its result or the connection's failure), from the reader: not a step of the loop
+        later, as a done callback would be."""
         if self._closed.done():
             raise BrokerError("could not publish: the connection is closed")
         fut: asyncio.Future[list[int]] = self._loop.create_future()
-        window = _Window(len(messages), fut)
         if not messages:
             fut.set_result([])
             return fut
+        window = _Window(len(messages), fut, settled)
         out: list[bytes] = []
-        pending, props, encode = self._pending, self._props_none, wire.publish
+        pending, topics, props = self._pending, self._topics, self._props_none
         for i, (topic, payload) in enumerate(messages):
             pid = self._packet_id()
-            packet = encode(self._topic(topic), payload, qos=1, retain=False, packet_id=pid,
-                            props=props)
+            name = topics.get(topic)
+            if name is None:
+                name = self._topic(topic)
+            # wire.publish at QoS 1, not retained, inline: an input publishes two of these
+            length = len(name) + 2 + len(props) + len(payload)
+            head = bytes((0x32, length)) if length < 0x80 else b"\x32" + wire.varint(length)
+            packet = b"".join((head, name, pid.to_bytes(2, "big"), props, payload))
             pending[pid] = (window, i)
-            self._send_qos1(packet, out)
+            if self._inflight < self._limit:
+                self._inflight += 1
+                out.append(packet)
+            else:
+                self._waiting.append(packet)
         if out:
             self._write(b"".join(out))
         return fut
@@ -303,6 +322,8 @@ class MqttSession:
             window.left -= 1
             if not window.left and not window.future.done():
                 window.future.set_result(window.codes)
+                if window.settled is not None:
+                    window.settled()
         elif not slot.done():
             slot.set_result(code)
         if self._waiting:
@@ -391,3 +412,7 @@ class MqttSession:
             if not fut.done():
                 fut.set_exception(exc)
                 fut.exception()  # retrieved: a waiter cancelled with its task never asks
+        windows = {id(s[0]): s[0] for s in pending.values() if isinstance(s, tuple)}
+        for window in windows.values():
+            if window.settled is not None:
+                window.settled()

@@ -194,6 +194,8 @@ class Service:
             last_event=lambda: self.stats.last_event, wall_ns=wall_ns, mono_ns=mono_ns,
         )
         self._stop = asyncio.Event()
+        #: the last commit's events were published in its step (:meth:`_committed`)
+        self._published = False
         self.command_stats = dcmd.CommandStats()
         self.supervisor = Supervisor(fatal=self._fatal, stopping=self._stop.is_set,
                                      optional=frozenset({"web"}))
@@ -397,21 +399,27 @@ class Service:
     # ------------------------------------------------------------------ inputs
     def _committed(self, applied: list[Applied]) -> None:
         """Right after a group commit, before its submitters are answered: hand the events to
-        the outbox and wake its task, which then runs before the drivers' acknowledgements."""
-        if any(a.events for a in applied):
-            self.backfill.remember(applied)
-            self.outbox.offer(applied)
-            self.link.notify_outbox()
+        the outbox, which publishes them now (a link that keeps up) or wakes its task, which
+        then runs before the drivers' acknowledgements."""
+        for a in applied:
+            if a.events:
+                self.backfill.remember(applied)
+                self.outbox.offer(applied)
+                self._published = self.link.notify_outbox()
+                break
         self.changed.set()  # after the outbox: its task runs first
 
     async def _applied(self, applied: list[Applied]) -> None:
         """After a group commit (the outbox has its events: :meth:`_committed`): let the outbox
-        task publish them first, then refresh the retained state and drive the effects."""
+        task publish them first, unless they are on the wire already, then refresh the
+        retained state and drive the effects."""
         events = [e for a in applied for e in a.events]
         self.stats.inputs += len(applied)
         if events:
             self.stats.last_event = events[-1]
-            await asyncio.sleep(0)  # the outbox task runs now: the events are on the wire
+            if not self._published:
+                await asyncio.sleep(0)  # the outbox task runs now: the events are on the wire
+            self._published = False
         self.retained.refresh()
         if events:
             board = self.retained.scoreboard()

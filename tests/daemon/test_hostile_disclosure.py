@@ -78,6 +78,22 @@ def test_projection_of_an_event_and_a_state() -> None:
     assert shown["state"]["open_violations"][0]["code"] == "tile_not_in_hand"
 
 
+def test_a_redacted_event_with_nothing_to_blank_is_shown_as_it_is() -> None:
+    """The outbox sends an event's own bytes on ``events`` when its projection is the same
+    object (daemon/outbox.py): a violation whose values are already empty is; one with a value
+    is blanked, with the mjai twin of a tile field too."""
+    empty = {"seq": 5, "type": "violation",
+             "data": {"type": "violation", "code": "out_of_phase", "seat": None,
+                      "expected": None, "actual": None, "input": "dice"}}
+    assert disclosure.public_event(empty) is empty
+    valued = {**empty, "data": {**empty["data"], "actual": 4}}
+    shown = disclosure.public_event(valued)
+    assert shown["data"] == {**empty["data"]} and list(shown["data"]) == list(empty["data"])
+    draw = {"type": "draw", "seat": 1, "tile": None, "tile_mjai": "5m"}
+    assert disclosure.public_data(draw) == {"type": "draw", "seat": 1, "tile": None,
+                                            "tile_mjai": None}
+
+
 def test_ura_indicators_stay_face_down_without_a_riichi_win_s_24_7_m_2_6_3() -> None:
     context = {"dealer": 0, "aka": True, "dora_indicators": [82], "dora_indicators_mjai": ["3s"],
                "ura_indicators": [90], "ura_indicators_mjai": ["6s"], "riichi_seats": []}

@@ -14,7 +14,7 @@ import pytest
 
 from daemon import mqtt_wire as wire
 from daemon.errors import BrokerError
-from daemon.mqtt_lean import BUFFER_LIMIT, HEAD_BYTES, PacketReader
+from daemon.mqtt_lean import BUFFER_LIMIT, HEAD_BYTES, HEADER_MAX, PacketReader
 
 Got = tuple[bytes, bytes, bool, "bytes | None", int]
 
@@ -49,12 +49,31 @@ class _Transport(asyncio.Transport):
     def write(self, data: Any) -> None:
         self.written.append(bytes(data))
 
+    def is_closing(self) -> bool:
+        return False
+
 
 def _reader(v5: bool) -> tuple[PacketReader, _Owner, _Transport]:
     owner, transport = _Owner(v5), _Transport()
     reader = PacketReader(owner)
     reader.connection_made(transport)
     return reader, owner, transport
+
+
+def _feed(reader: PacketReader, data: bytes) -> int:
+    """``data`` as the transport hands it over: read into the reader's buffer, as much as it
+    takes at a time; the most bytes the reader kept between two reads."""
+    kept = 0
+    while data:
+        buf = reader.get_buffer(-1)
+        assert len(buf) > 0
+        n = min(len(buf), len(data))
+        buf[:n] = data[:n]
+        reader.buffer_updated(n)
+        data = data[n:]
+        assert len(reader._buf) <= BUFFER_LIMIT + HEADER_MAX  # bounded whatever comes
+        kept = max(kept, reader._have)
+    return kept
 
 
 def _s(text: bytes) -> bytes:
@@ -99,7 +118,7 @@ def test_publish_packets_round_trip_through_the_reader_whatever_the_chunks() -> 
         for chunk in (len(stream), 1, 7, 4093):
             reader, owner, transport = _reader(v5)
             for at in range(0, len(stream), chunk):
-                reader.data_received(stream[at:at + chunk])
+                _feed(reader, stream[at:at + chunk])
             assert owner.broken == [] and owner.control == []
             want = [(t, pl, r, (p[1:] or None) if v5 and p[0] < 0x80 else None, len(pl))
                     for _, t, pl, q, r, p in packets]
@@ -119,12 +138,11 @@ def test_a_long_publish_is_skipped_past_its_head_and_the_stream_stays_in_step() 
     after = wire.publish(_s(b"cmd/after"), b"ok", qos=0, retain=False, packet_id=0,
                          props=b"\x00")
     stream = big + after
-    for at in range(0, len(stream), 65_536):
-        reader.data_received(stream[at:at + 65_536])
+    kept = max(_feed(reader, stream[at:at + 65_536]) for at in range(0, len(stream), 65_536))
     assert owner.broken == []
     assert [(t, p, s) for t, p, _, _, s in owner.got] == [
         (b"cmd/big", b"", BUFFER_LIMIT + 1), (b"cmd/after", b"ok", 2)]
-    assert len(reader._rest) <= HEAD_BYTES  # never the whole packet
+    assert 0 < kept <= HEADER_MAX + HEAD_BYTES  # its head, never the whole packet
 
 
 @pytest.mark.parametrize("stream, why", [
@@ -135,7 +153,7 @@ def test_a_long_publish_is_skipped_past_its_head_and_the_stream_stays_in_step() 
 ])
 def test_what_is_not_mqtt_breaks_the_connection(stream: bytes, why: str) -> None:
     reader, owner, _ = _reader(True)
-    reader.data_received(stream)
+    _feed(reader, stream)
     assert len(owner.broken) == 1 and why in str(owner.broken[0])
     assert isinstance(owner.broken[0], BrokerError)
 
@@ -190,3 +208,33 @@ def test_the_daemon_run_path_imports_neither_paho_nor_aiomqtt() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, timeout=60)
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("v5", [True, False])
+def test_publish_now_writes_the_packets_wire_publish_lays_out(v5: bool) -> None:
+    """The session's inline encoding of a window (daemon/mqtt_session.py ``publish_now``) is
+    :func:`wire.publish` at QoS 1, not retained, on both sides of the one-byte length; the
+    window's ``settled`` is called once its PUBACKs are read, and once when the connection
+    fails under it."""
+    from daemon.mqtt_session import MqttSession
+
+    async def go() -> None:
+        session = MqttSession(wire.Connect("h", 1, "c", v5=v5))
+        transport = _Transport()
+        session._transport = transport
+        calls: list[str] = []
+        window = [("t/a", b"x" * 10), ("jantaku/v1/t/private/events", b"y" * 200)]
+        fut = session.publish_now(window, lambda: calls.append("settled"))
+        props = b"\x00" if v5 else b""
+        assert transport.written == [b"".join(
+            wire.publish(wire.topic_name(t), p, qos=1, retain=False, packet_id=i + 1,
+                         props=props) for i, (t, p) in enumerate(window))]
+        session.on_control(wire.PUBACK, b"\x00\x01")
+        assert calls == [] and not fut.done()
+        session.on_control(wire.PUBACK, b"\x00\x02\x87")
+        assert calls == ["settled"] and fut.result() == [0, 0x87]
+        again = session.publish_now(window, lambda: calls.append("failed"))
+        session.fail_all(BrokerError("connection closed"))
+        assert calls == ["settled", "failed"] and isinstance(again.exception(), BrokerError)
+
+    asyncio.run(go())

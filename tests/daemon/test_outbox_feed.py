@@ -114,7 +114,7 @@ def test_a_gap_an_overflow_and_a_restart_read_the_log(tmp_path: Path) -> None:
         outbox.restart()
         again = await _all(outbox)
         assert [o.seq for o in again] == [o.seq for o in got]
-        await outbox.ack([o.seq for o in again])
+        outbox.ack([o.seq for o in again])
         # the deletes wait (DELETE_AFTER, one statement for all): meanwhile a read of the log
         # (a new connection) leaves the acknowledged rows out
         assert core.log.outbox_depth() == len(again)
@@ -154,10 +154,40 @@ def test_acknowledged_rows_are_deleted_together_after_the_delay(tmp_path: Path) 
         got = await _all(outbox)
         assert len(got) >= 3
         for o in got:  # one PUBACK window after another, as the link confirms them
-            await outbox.ack([o.seq])
+            outbox.ack([o.seq])
         assert calls == [] and core.log.outbox_depth() == len(got)
         await asyncio.sleep(0.2)
         assert calls == [len(got)], "one delete for every row acknowledged meanwhile"
         assert core.log.outbox_depth() == 0
 
     asyncio.run(go())
+
+
+def test_the_public_copy_of_a_committed_event_is_the_projection_encoded() -> None:
+    """``Outgoing.of_envelope`` splices the public ``data`` into the full text where that gives
+    the same bytes, and encodes the projection whole where it might not (a type that changes, an
+    object or a list before ``data``); ``dumps`` is ``json.dumps`` compact, UTF-8."""
+    import json
+
+    from daemon import disclosure
+    from daemon.outbox import dumps
+
+    env = {"schema": "jantaku/event/1", "seq": 42, "id": "b:42", "type": "violation",
+           "ts": "2026-12-05T07:09:12.457Z", "table": "b", "game": 1, "hand": None,
+           "input_seq": 43, "source": "table",
+           "data": {"type": "violation", "code": "out_of_phase", "seat": None,
+                    "expected": "hand_start", "actual": "dice", "input": "dice", "id": 4200}}
+    cases = [env,
+             {**env, "type": "furiten", "data": {"type": "furiten", "seat": 1}},  # concealed
+             {**env, "source": "referee:{x}", "data": {**env["data"], "actual": {"data": [1]}}},
+             {**env, "data": {**env["data"], "expected": None, "actual": None}},  # as it is
+             {**env, "data": {**env["data"], "actual": "été ✓ \u2028"}}]
+    for e in cases:
+        text = json.dumps(e, separators=(",", ":"), ensure_ascii=False)
+        assert dumps(e) == text.encode()
+        out = Outgoing.of_envelope(e, text, TOPIC)
+        assert out.full == text.encode() and out.seq == 42
+        assert out.public == json.dumps(disclosure.public_event(e), separators=(",", ":"),
+                                        ensure_ascii=False).encode()
+    assert Outgoing.of_envelope(cases[3], dumps(cases[3]).decode(), TOPIC).public \
+        == dumps(cases[3])
