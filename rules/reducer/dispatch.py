@@ -57,6 +57,7 @@ from rules.table_state import HandState, TableState
 MAX_OPEN_VIOLATIONS = 64
 # a tuple made once: ``A | B | C`` in an isinstance builds a union on every input
 _WIN_INPUTS = (Ron, WinShown, UraRevealed)
+_CALLS = (Call, Ankan, Kakan)
 #: the classes :func:`_play` takes (the first case of :func:`_dispatch`'s match)
 _PLAY_INPUTS: frozenset[type] = frozenset(get_args(PlayInput))
 _TABLE_FIELDS = FIELD_COUNT[TableState]  # (rules.evolve.rebuilt inline in _play)
@@ -195,7 +196,7 @@ def _at_win(t: TableState, h: HandState, inp: PlayInput, out: Out
             return try_finalize(replace(t, hand=on_indicator(rs, h, inp, out)), out)
     if isinstance(inp, _WIN_INPUTS):
         return (t,)
-    if isinstance(inp, Call | Ankan | Kakan) and any(w.loser is not None for w in h.wins):
+    if isinstance(inp, _CALLS) and any(w.loser is not None for w in h.wins):
         raise out.reject("call_loses_to_ron", inp.seat, "ron", inp.kind if isinstance(
             inp, Call) else input_type(inp))
     if t.game is not None and t.game.confirm_wins:
