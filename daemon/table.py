@@ -135,7 +135,8 @@ class Repeated:
     reply: dict[str, Any]
 
 
-#: the fold's values, one or two per input: the quick constructor (rules/evolve.py)
+#: the fold's values, one or two per input: the quick constructor (rules/evolve.py; a CoreState
+#: by the dataclass's own ``__init__`` took 9,900 instructions, 5,500 this way)
 fast_init([CoreState, Applied, Pending])
 _core_state = maker(CoreState)
 _applied = maker(Applied)

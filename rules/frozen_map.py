@@ -26,6 +26,11 @@ class FrozenMap(Mapping[K, V], Generic[K, V]):
     def __getitem__(self, key: K) -> V:
         return self._items[key]
 
+    def get(self, key: K, default: Any = None) -> Any:
+        # (Mapping.get is __getitem__ in a try: a missing key, the common answer of a penalty
+        # table, raised and caught a KeyError)
+        return self._items.get(key, default)
+
     def __iter__(self) -> Iterator[K]:
         return iter(self._items)
 

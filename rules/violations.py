@@ -218,18 +218,26 @@ CATALOGUE: dict[str, Entry] = {
 }
 
 
+#: per code: its articles by notation, and what is cited where the ruleset's notation has none
+#: (worked out once: every violation of every input names its article)
+_ARTICLES: dict[str, dict[str, str]] = {c: dict(e.articles) for c, e in CATALOGUE.items()}
+_ANY_ARTICLE: dict[str, str] = {
+    c: arts["E"] if "E" in arts and len(arts) == 1
+    else "; ".join(v for k, v in CATALOGUE[c].articles if k != "E") or arts.get("E", "")
+    for c, arts in _ARTICLES.items()
+}
+
+
 def article_for(ruleset: Ruleset | None, code: str) -> str:
     """The article to cite for ``code`` under ``ruleset`` (its own rulebook's, then the one its
     variant departs from, else all)."""
-    entry = CATALOGUE[code]
-    arts = dict(entry.articles)
+    arts = _ARTICLES[code]
     if ruleset is not None:
-        for notation in (ruleset.meta.notation, ruleset.meta.base_notation):
+        meta = ruleset.meta
+        for notation in (meta.notation, meta.base_notation):
             if notation is not None and notation in arts:
                 return arts[notation]
-    if "E" in arts and len(arts) == 1:
-        return arts["E"]
-    return "; ".join(v for k, v in entry.articles if k != "E") or arts.get("E", "")
+    return _ANY_ARTICLE[code]
 
 
 def sanction_for(ruleset: Ruleset | None, code: str) -> str:

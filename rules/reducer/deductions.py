@@ -8,9 +8,8 @@ of a false tenpai declared at the last hand's draw (S §54-4, §55-4(4)).
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from rules.events import ScoresCorrected
+from rules.evolve import replace
 from rules.reducer.output import Out
 from rules.seats import Seat
 from rules.table_state import TableState

@@ -3,8 +3,7 @@ classes, each phase's handler per class, ``assert_never`` at the end."""
 
 from __future__ import annotations
 
-import contextlib
-from typing import assert_never
+from typing import assert_never, get_args
 
 from rules.events import Event
 from rules.evolve import FIELD_COUNT, NEW, SET_DICT, rebuilt, replace
@@ -58,7 +57,9 @@ from rules.table_state import HandState, TableState
 MAX_OPEN_VIOLATIONS = 64
 # a tuple made once: ``A | B | C`` in an isinstance builds a union on every input
 _WIN_INPUTS = (Ron, WinShown, UraRevealed)
-_TURN_INPUTS = (Draw, Discard)
+_CALLS = (Call, Ankan, Kakan)
+#: the classes :func:`_play` takes (the first case of :func:`_dispatch`'s match)
+_PLAY_INPUTS: frozenset[type] = frozenset(get_args(PlayInput))
 _TABLE_FIELDS = FIELD_COUNT[TableState]  # (rules.evolve.rebuilt inline in _play)
 
 
@@ -70,19 +71,26 @@ def new_table() -> TableState:
 def reduce(state: TableState, inp: Input) -> tuple[TableState, tuple[Event, ...]]:
     """Fold one input into the table state. Never raises."""
     seq = state.seq + 1
-    kind = INPUT_NAMES.get(inp.__class__) or type(inp).__name__  # (input_type, as a look-up)
+    cls = inp.__class__
+    kind = INPUT_NAMES.get(cls) or cls.__name__  # (input_type, as a look-up)
     out = Out(state.ruleset, seq, kind)
     try:
-        # a draw or a discard (most inputs) straight to the play, past the dispatch's match
-        new = _play(state, inp, out, seq) if isinstance(inp, _TURN_INPUTS) else _dispatch(
-            state, inp, out, seq)
+        # an input of the game (all but two kinds) straight to the play, past the dispatch's
+        # match (an isinstance per case until its own); mypy cannot narrow by a set
+        if cls in _PLAY_INPUTS:
+            new = _play(state, inp, out, seq)  # type: ignore[arg-type]
+        else:
+            new = _dispatch(state, inp, out, seq)
     except ReducerRejected:
         # Only the refusal stands: anything noted on the way belonged to an input that did
         # not happen (except a win the input sealed before it was refused).
-        last = out.violations[-1:]
-        out.violations = out.violations[:out.kept_violations] + last
-        out.priced = min(out.priced, out.kept_violations)
-        out.events = [*out.events[:out.kept_events], *last]
+        if (len(out.events) != out.kept_events + 1 or out.priced > out.kept_violations
+                or len(out.violations) != out.kept_violations + 1):
+            # (else the refusal is the one thing noted since: nothing to take back)
+            last = out.violations[-1:]
+            out.violations = out.violations[:out.kept_violations] + last
+            out.priced = min(out.priced, out.kept_violations)
+            out.events = [*out.events[:out.kept_events], *last]
         new = out.kept if out.kept is not None else state
     except Exception as exc:  # a table must keep running (engineering.md "Bad input")
         # A value the engine cannot use (e.g. a malformed referee argument that slipped past
@@ -92,18 +100,23 @@ def reduce(state: TableState, inp: Input) -> tuple[TableState, tuple[Event, ...]
         out.violation("internal_error", None, "an input the engine can apply",
                       f"{type(exc).__name__}: {exc}")
         new = state
-    if new.seq != seq:
-        # The play handlers never read the input count: their state takes it here, or in the
-        # one copy that _play makes anyway (the hot path), not in a copy of its own first.
-        new = replace(new, seq=seq)
-    if out.violations:
-        # What the violations cost beyond their sanction (ruleset penalties).
-        # A sanction that cannot apply here leaves the input's result alone.
-        with contextlib.suppress(ReducerRejected):
-            new = apply_sanctions(new, inp, list(out.violations), out)
-        keep = (*new.open_violations, *out.violations)[-MAX_OPEN_VIOLATIONS:]
-        new = replace(new, open_violations=keep)
-    return new, tuple(out.events)
+    if not out.violations:
+        if new.seq != seq:
+            # The play handlers never read the input count: their state takes it here, or in
+            # the one copy that _play makes anyway (the hot path), not in a copy of its own.
+            new = replace(new, seq=seq)
+        return new, tuple(out.events)
+    # What the violations cost beyond their sanction (ruleset penalties); the sanctions read
+    # no input count, so the state takes it with the open violations, in one copy.
+    # (Not contextlib.suppress: a context manager made and entered per refused input.)
+    try:  # noqa: SIM105
+        new = apply_sanctions(new, inp, list(out.violations), out)
+    except ReducerRejected:
+        pass  # a sanction that cannot apply here leaves the input's result alone
+    tf = vars(new).copy()  # replace(new, seq=..., open_violations=...): see rules.evolve.rebuilt
+    tf["seq"] = seq
+    tf["open_violations"] = (*new.open_violations, *out.violations)[-MAX_OPEN_VIOLATIONS:]
+    return rebuilt(new, tf), tuple(out.events)
 
 
 def _dispatch(t: TableState, inp: Input, out: Out, seq: int) -> TableState:
@@ -183,7 +196,7 @@ def _at_win(t: TableState, h: HandState, inp: PlayInput, out: Out
             return try_finalize(replace(t, hand=on_indicator(rs, h, inp, out)), out)
     if isinstance(inp, _WIN_INPUTS):
         return (t,)
-    if isinstance(inp, Call | Ankan | Kakan) and any(w.loser is not None for w in h.wins):
+    if isinstance(inp, _CALLS) and any(w.loser is not None for w in h.wins):
         raise out.reject("call_loses_to_ron", inp.seat, "ron", inp.kind if isinstance(
             inp, Call) else input_type(inp))
     if t.game is not None and t.game.confirm_wins:

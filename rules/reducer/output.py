@@ -10,10 +10,13 @@ from rules.events import (
     Event,
     Violation,
 )
+from rules.evolve import maker
 from rules.ruleset import Ruleset
 from rules.seats import Seat
 from rules.table_state import HandState, TableState
 from rules.violations import article_for, sanction_for
+
+_violation = maker(Violation)  # (a refused input makes one: no class call around it)
 
 
 class ReducerRejected(Exception):
@@ -51,7 +54,8 @@ class Out:
     def violation(
         self, code: str, seat: Seat | None, expected: Any, actual: Any, *, reject: bool = False
     ) -> Violation:
-        v = Violation(
+        violations = self.violations
+        v = _violation(
             code=code,
             seat=seat,
             expected=expected,
@@ -59,9 +63,9 @@ class Out:
             article=article_for(self.ruleset, code),
             sanction=sanction_for(self.ruleset, code),
             input=self.kind,
-            id=self.seq * 100 + len(self.violations),
+            id=self.seq * 100 + len(violations),
         )
-        self.violations.append(v)
+        violations.append(v)
         self.events.append(v)
         if reject:
             self.rejected = True

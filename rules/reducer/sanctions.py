@@ -8,9 +8,8 @@ facts, the ruleset's ``penalties`` the price.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from rules.events import Violation
+from rules.evolve import replace
 from rules.inputs import Ankan, Call, Discard, Input, Kakan
 from rules.outcome import HandOutcome
 from rules.reducer.deductions import price_violations
@@ -20,6 +19,8 @@ from rules.reducer.sealing import end_hand
 from rules.ruleset import Ruleset
 from rules.seats import SEATS, Seat
 from rules.table_state import TableState
+
+_CALLS = (Call, Ankan, Kakan)  # (a tuple: ``A | B`` in an isinstance builds a union each time)
 
 
 def apply_sanctions(t: TableState, inp: Input, violations: list[Violation], out: Out
@@ -44,9 +45,8 @@ def _chombo_offender(rs: Ruleset, t: TableState, inp: Input, violations: list[Vi
     for v in violations:
         if v.seat is None:
             continue
-        calling = isinstance(inp, Call | Ankan | Kakan) or (
-            isinstance(inp, Discard) and inp.riichi)
-        if v.code == "dead_hand_call" and calling and rs.penalties.dead_hand_call == "chombo":
+        if (v.code == "dead_hand_call" and rs.penalties.dead_hand_call == "chombo"
+                and (isinstance(inp, _CALLS) or (isinstance(inp, Discard) and inp.riichi))):
             return v.seat  # M 7-2-1, μ §70
         if (
             rs.penalties.dead_hand_riichi_chombo
