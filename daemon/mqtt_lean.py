@@ -58,6 +58,9 @@ class Owner(Protocol):
     def on_broken(self, exc: wire.ProtocolError) -> None:
         """The broker sent what is not MQTT: the connection is to be dropped."""
 
+    def on_read_done(self) -> None:
+        """Every whole packet of one read has been handled."""
+
 
 class PacketReader(asyncio.BufferedProtocol):
     """Cuts the byte stream into packets; PUBLISHes go to the session's callback.
@@ -176,6 +179,7 @@ class PacketReader(asyncio.BufferedProtocol):
             self._view[:self._have] = data[at:]
         if acks and self.transport is not None:
             self.transport.write(b"".join(acks))
+        self.s.on_read_done()
 
     def _too_long(self, first: int, head: bytes, length: int, acks: list[bytes]) -> None:
         """A packet longer than :data:`BUFFER_LIMIT`: its topic and properties from its head

@@ -96,6 +96,7 @@ class MqttSession:
         self._props_none = b"\x00" if spec.v5 else b""
         self._pinger: asyncio.Task[None] | None = None
         self._quickack: Any = None  # the TCP socket, where TCP_QUICKACK exists
+        self._acks_read = False  # PUBACKs among the packets of the read being handled
         self.last_read = time.monotonic()
         self.bytes_read = 0
 
@@ -310,12 +311,7 @@ class MqttSession:
         if slot is None:
             return  # a PUBACK for nothing we sent: ignored, as paho did
         self._inflight -= 1
-        if self._pending and self._quickack is not None:
-            # more PUBACKs due: our TCP ACK of this one now, not after the kernel's delayed-ACK
-            # timer, or a broker without TCP_NODELAY holds the next PUBACK for up to 40 ms
-            # (Nagle) when we have nothing to send (Linux: setting TCP_QUICKACK sends it)
-            with contextlib.suppress(OSError):
-                self._quickack.setsockopt(socket.IPPROTO_TCP, QUICKACK, 1)
+        self._acks_read = True
         if isinstance(slot, tuple):
             window, i = slot
             window.codes[i] = code
@@ -373,6 +369,20 @@ class MqttSession:
                                    f"code {code:#x}"))
         elif kind != wire.PINGRESP:
             raise wire.ProtocolError(f"an unexpected packet of type {first >> 4}")
+
+    def on_read_done(self) -> None:
+        """After the packets of one read: if PUBACKs were among them and more are due, our TCP
+        ACK of what was read now, not after the kernel's delayed-ACK timer, or a broker without
+        TCP_NODELAY holds the next PUBACK for up to 40 ms (Nagle) when we have nothing to send
+        (Linux: setting TCP_QUICKACK sends it). Once per read, not per PUBACK: one ACK covers
+        every byte read, and a read that brought the last PUBACK due needs none (each
+        setsockopt cost a syscall, the pure ACK's trip through the loopback, and under uvloop a
+        getsockname: two of each a table frame when both PUBACKs came in one read)."""
+        if self._acks_read:
+            self._acks_read = False
+            if self._pending and self._quickack is not None:
+                with contextlib.suppress(OSError):
+                    self._quickack.setsockopt(socket.IPPROTO_TCP, QUICKACK, 1)
 
     def on_lost(self, exc: Exception | None) -> None:
         why = f": {exc}" if exc is not None else ""

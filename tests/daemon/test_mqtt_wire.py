@@ -6,6 +6,7 @@ through the reader whatever the chunking, and malformed or oversized packets ref
 from __future__ import annotations
 
 import asyncio
+import socket
 import struct
 import time
 from typing import Any
@@ -15,6 +16,7 @@ import pytest
 from daemon import mqtt_wire as wire
 from daemon.errors import BrokerError
 from daemon.mqtt_lean import BUFFER_LIMIT, HEAD_BYTES, HEADER_MAX, PacketReader
+from daemon.mqtt_session import QUICKACK
 
 Got = tuple[bytes, bytes, bool, "bytes | None", int]
 
@@ -30,6 +32,7 @@ class _Owner:
         self.bytes_read = 0
         self.control: list[tuple[int, bytes]] = []
         self.broken: list[wire.ProtocolError] = []
+        self.reads = 0  # reads whose packets were all handled
 
     def on_control(self, first: int, body: bytes) -> None:
         self.control.append((first, body))
@@ -39,6 +42,9 @@ class _Owner:
 
     def on_broken(self, exc: wire.ProtocolError) -> None:
         self.broken.append(exc)
+
+    def on_read_done(self) -> None:
+        self.reads += 1
 
 
 class _Transport(asyncio.Transport):
@@ -236,5 +242,50 @@ def test_publish_now_writes_the_packets_wire_publish_lays_out(v5: bool) -> None:
         again = session.publish_now(window, lambda: calls.append("failed"))
         session.fail_all(BrokerError("connection closed"))
         assert calls == ["settled", "failed"] and isinstance(again.exception(), BrokerError)
+
+    asyncio.run(go())
+
+
+class _QuickAckSocket:
+    """The TCP socket as the session sees it: its TCP_QUICKACK settings recorded."""
+
+    family = socket.AF_INET
+
+    def __init__(self) -> None:
+        self.quickacks = 0
+
+    def setsockopt(self, level: int, option: int, value: int) -> None:
+        assert (level, option, value) == (socket.IPPROTO_TCP, QUICKACK, 1)
+        self.quickacks += 1
+
+
+@pytest.mark.skipif(QUICKACK is None, reason="TCP_QUICKACK is Linux's")
+def test_the_quick_ack_is_sent_once_per_read_and_only_while_pubacks_are_due() -> None:
+    """A broker without TCP_NODELAY holds the next PUBACK until our TCP ACK of the last one: the
+    session sends that ACK at once (TCP_QUICKACK) after a read that brought PUBACKs while more
+    are due; once per read, however many PUBACKs it brought, and not at all after the read that
+    brought the last one due (daemon/mqtt_session.py ``on_read_done``)."""
+    from daemon.mqtt_session import MqttSession
+
+    async def go() -> None:
+        session = MqttSession(wire.Connect("h", 1, "c", v5=True))
+        session._transport = _Transport()
+        sock = _QuickAckSocket()
+        session._quickack = sock
+        reader = PacketReader(session)
+        reader.connection_made(_Transport())
+        fut = session.publish_now([(f"t/{i}", b"x") for i in range(4)])
+
+        def read(*ids: int) -> None:
+            _feed(reader, b"".join(wire.puback(struct.pack("!H", i)) for i in ids))
+
+        read(1, 2)  # two PUBACKs in one read, two still due: one quick ACK
+        assert sock.quickacks == 1
+        read(3)  # one more, one still due: one more
+        assert sock.quickacks == 2
+        _feed(reader, bytes([wire.PINGRESP, 0]))  # a read without PUBACKs: none
+        assert sock.quickacks == 2
+        read(4)  # the last one due: none, nothing is held for us
+        assert sock.quickacks == 2 and fut.result() == [0, 0, 0, 0]
 
     asyncio.run(go())
