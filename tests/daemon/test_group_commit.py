@@ -21,9 +21,14 @@ from daemon.tracking.records import KIND_MARKER
 from drivers.link.reports import RxPosition
 
 
+def _fault_body(code: int) -> dict[str, Any]:
+    """A table fault's marker body (no rules state needed to fold it)."""
+    return {"type": "table_fault", "code": code, "name": "unknown", "seat": None}
+
+
 def _fault(code: int, **kw: Any) -> Pending:
-    body = {"type": "table_fault", "code": code, "name": "unknown", "seat": None}
-    return Pending(KIND_MARKER, "table", body, time.monotonic_ns(), time.time_ns(), "b", **kw)
+    return Pending(KIND_MARKER, "table", _fault_body(code), time.monotonic_ns(), time.time_ns(),
+                   "b", **kw)
 
 
 def _core(path: Path) -> TableCore:
@@ -122,8 +127,7 @@ def test_the_outbox_hears_of_a_commit_before_its_submitter_is_answered(tmp_path:
 
         intake = Intake(core, db, "b", on_committed=committed, on_applied=after)
         task = asyncio.create_task(intake.run())
-        sub = intake.put(KIND_MARKER, "table", {"type": "table_fault", "code": 1,
-                                                "name": "unknown", "seat": None})
+        sub = intake.put(KIND_MARKER, "table", _fault_body(1))
         subs.append(sub)
         sub.add_done_callback(lambda _: seen.append("answered"))
         await asyncio.wait_for(sub, 5)
@@ -181,19 +185,16 @@ def test_an_idle_intake_commits_a_drivers_input_in_its_task_a_busy_one_queues_it
             await disk.wait()  # a commit on the database thread
             return fn(*args)
 
-        def fault(code: int) -> dict[str, Any]:
-            return {"type": "table_fault", "code": code, "name": "unknown", "seat": None}
-
         intake = Intake(core, db, "b")
         runner = asyncio.create_task(intake.run())
         await asyncio.sleep(0)
         disk.set()
-        first = await intake.submit(KIND_MARKER, "table", fault(1))
+        first = await intake.submit(KIND_MARKER, "table", _fault_body(1))
         assert intake.inline == 1 and first.record.seq == 1
         disk.clear()
-        second = asyncio.create_task(intake.submit(KIND_MARKER, "table", fault(2)))
+        second = asyncio.create_task(intake.submit(KIND_MARKER, "table", _fault_body(2)))
         await asyncio.sleep(0.01)
-        third = asyncio.create_task(intake.submit(KIND_MARKER, "table", fault(3)))
+        third = asyncio.create_task(intake.submit(KIND_MARKER, "table", _fault_body(3)))
         await asyncio.sleep(0.01)
         assert intake.inline == 2 and intake.waiting == 2  # the one committing, the one behind
         disk.set()
@@ -223,15 +224,12 @@ def test_inputs_behind_a_drivers_commit_that_the_disk_refuses_keep_their_order(
                 raise refusals.pop()
             return fn(*args)
 
-        def fault(code: int) -> dict[str, Any]:
-            return {"type": "table_fault", "code": code, "name": "unknown", "seat": None}
-
         intake = Intake(core, db, "b")
         runner = asyncio.create_task(intake.run())
         await asyncio.sleep(0)
-        first = asyncio.create_task(intake.submit(KIND_MARKER, "table", fault(1)))
+        first = asyncio.create_task(intake.submit(KIND_MARKER, "table", _fault_body(1)))
         await asyncio.sleep(0.01)  # refused once: retried in 0.1 s
-        later = [asyncio.create_task(intake.submit(KIND_MARKER, "table", fault(c)))
+        later = [asyncio.create_task(intake.submit(KIND_MARKER, "table", _fault_body(c)))
                  for c in (2, 3, 4)]
         await asyncio.wait_for(asyncio.gather(first, *later), 5)
         runner.cancel()
