@@ -34,6 +34,7 @@ from typing import Any, Final, NamedTuple
 
 from daemon import disclosure
 from daemon.eventlog import EventLog, OutboxRow
+from daemon.json_text import compact_encoder
 from daemon.table import Applied
 
 log = logging.getLogger("jantaku.outbox")
@@ -117,27 +118,9 @@ def dumps(body: dict[str, Any]) -> bytes:
     return _ENCODE(body).encode()
 
 
-def _encoder() -> Callable[[Any], str]:
-    """``json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode``, the same text:
-    its C encoder made once, not per call. ``encode`` builds it per call in Python
-    (``iterencode``: a closure, a markers dict for the cycle check, the C encoder), about two
-    thirds of the instructions of encoding an event under callgrind. Payloads have no cycles
-    (one would end in a ``RecursionError`` instead of a ``ValueError``)."""
-    slow = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
-    make = getattr(json.encoder, "c_make_encoder", None)  # typeshed does not name it
-    if make is None:  # no C accelerator: the slow path is the only one
-        return slow.encode
-    chunks = make(None, slow.default, json.encoder.encode_basestring, None, ":", ",",
-                  False, False, True)
-
-    def encode(body: Any) -> str:
-        return "".join(chunks(body, 0))
-
-    return encode
-
-
-#: one encoder for every payload (``json.dumps`` with arguments builds one per call)
-_ENCODE: Final = _encoder()
+#: one encoder for every payload, the envelopes' own (daemon/json_text.py: its C encoder made
+#: once, not per call)
+_ENCODE: Final = compact_encoder(sort_keys=False)
 #: where an envelope's ``data`` (its last key) begins in its encoding
 _DATA_KEY: Final = ',"data":{'
 
