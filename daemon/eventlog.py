@@ -7,20 +7,23 @@ so whatever the table showed or published is reproducible from the file after an
 fsync policy (docs/daemon.md, "Durability"):
 
 * inputs are written by **group commit** (:meth:`EventLog.group`): the inputs waiting when a
-  commit starts, their events (the outbox rows), the "applied" mark, the table link's position
-  (the controller's boot id and the last seq delivered) and the ids of the referee commands they
-  carry go into **one** transaction committed with ``synchronous=FULL``: the WAL is fsync'ed before
-  the group returns, so whatever is acknowledged afterwards (a link ACK, a command reply) survives a
-  power cut, and a crash leaves either all of a group or none of it;
+  commit starts (each with its last event seq and the table link's position it moved: the
+  controller's boot id and the last seq delivered), their events (the outbox rows) and the ids of
+  the referee commands they carry go into **one** transaction committed with
+  ``synchronous=FULL``: the WAL is fsync'ed before the group returns, so whatever is
+  acknowledged afterwards (a link ACK, a command reply) survives a power cut, and a crash leaves
+  either all of a group or none of it;
 * an outbox row is deleted only after the broker's PUBACK (``synchronous=NORMAL``: a lost delete
   sends the event once more, and consumers drop it by ``seq``).
 
-Tables: ``meta`` (format, table id), ``inputs`` (seq 1, 2, 3, ... without gaps), ``applied`` (the
-last input whose events are in the outbox, and the last event seq), ``outbox`` (events not yet
-acknowledged by the broker), ``commands`` (referee commands already executed, with their reply:
-replay protection, pruned past the freshness window), ``links`` (per table link: the controller's
-boot id and the seq of the last event logged from it: exactly once across restarts),
-``checkpoints`` (pickled states, to bound the restart time).
+Tables (format 2, daemon/log_format.py: what is derived from the inputs, and format 1): ``meta``
+(format, table id), ``inputs`` (seq 1, 2, 3, ... without gaps; each with its last event seq once
+applied, and the link position it moved), ``games`` (the first seq of each game's run of inputs),
+``outbox`` (events not yet acknowledged by the broker), ``commands`` (referee commands already
+executed, with their reply: replay protection, pruned past the freshness window), ``links`` (per
+table link: the controller's boot id and the seq of the last event logged from it, as of input
+``upto``: exactly once across restarts), ``checkpoints`` (pickled states, to bound the restart
+time). A commit of one input writes two pages: its ``inputs`` leaf and its ``outbox`` leaf.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from daemon import log_format as fmt
 from daemon.errors import EventLogError
 from daemon.json_text import compact_encoder
 from daemon.log_chain import CANONICAL_SQL, canonical, chained
@@ -44,7 +48,7 @@ from daemon.log_mark import Mark, MarkFile, mark_path
 from drivers.link.reports import RxPosition
 from rules.evolve import fast_init, maker
 
-FORMAT: Final = 1
+FORMAT: Final = fmt.FORMAT
 
 log = logging.getLogger("jantaku.eventlog")
 
@@ -69,15 +73,13 @@ CREATE TABLE IF NOT EXISTS inputs (
     wall_ns INTEGER NOT NULL,
     boot TEXT NOT NULL,
     body TEXT NOT NULL,
-    chain INTEGER NOT NULL DEFAULT 0
+    chain INTEGER NOT NULL DEFAULT 0,
+    events INTEGER,
+    link TEXT,
+    link_boot INTEGER,
+    link_seq INTEGER
 );
-CREATE INDEX IF NOT EXISTS inputs_game ON inputs (game, seq);
-CREATE TABLE IF NOT EXISTS applied (
-    id INTEGER PRIMARY KEY CHECK (id = 1),
-    input_seq INTEGER NOT NULL,
-    event_seq INTEGER NOT NULL
-);
-INSERT OR IGNORE INTO applied (id, input_seq, event_seq) VALUES (1, 0, 0);
+CREATE TABLE IF NOT EXISTS games (first_seq INTEGER PRIMARY KEY, game INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS outbox (
     seq INTEGER PRIMARY KEY,
     input_seq INTEGER NOT NULL,
@@ -94,7 +96,8 @@ CREATE TABLE IF NOT EXISTS commands (
 CREATE TABLE IF NOT EXISTS links (
     name TEXT PRIMARY KEY,
     peer_boot_id INTEGER NOT NULL,
-    seq INTEGER NOT NULL
+    seq INTEGER NOT NULL,
+    upto INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS checkpoints (
     input_seq INTEGER PRIMARY KEY,
@@ -201,16 +204,20 @@ class EventLog:
             self._db.executescript(_SCHEMA)
         #: the transactions' cursor (one for every statement, not a new one each)
         self._cur = self._db.cursor()
+        self._format = FORMAT
         self._check_meta(readonly)
-        self._last_chain: tuple[int, int] | None = None  # (seq, chain) of the last group
-        #: the ``applied`` row as the last group left it (None: read it in the next group); the
+        #: (seq, chain, game) of the last input, as the last group left it; likewise where the
+        #: log is applied up to and the links' positions (None: read in the next group). The
         #: daemon is the log's one writer, so a group starts from what the last one committed
-        #: without reading it back (a group that failed drops both: the next one reads them)
+        #: without reading it back (a group that failed drops them: the next one reads them)
+        self._tail: tuple[int, int, int] | None = None
         self._applied: tuple[int, int] | None = None
+        self._links: dict[str, tuple[RxPosition, int]] | None = None
         self._mark: MarkFile | None = None
         self._mark_lock = threading.Lock()
         if not readonly:
             self._migrate_chain()
+            self._migrate_format()
             if str(path) != ":memory:":  # a log in memory (a replay, a test) has no mark
                 try:
                     self._mark = MarkFile(mark_path(self.path), Mark(*self.last_chain()))
@@ -233,7 +240,7 @@ class EventLog:
                     [("format", str(FORMAT)), ("table", self.table_id)],
                 )
             return
-        if meta.get("format") != str(FORMAT):
+        if meta.get("format") not in fmt.FORMATS:
             raise EventLogError(
                 f"{self.path}: event log format {meta.get('format')!r}, this daemon reads {FORMAT}"
             )
@@ -243,6 +250,7 @@ class EventLog:
                 f"not {self.table_id!r}"
             )
         self.table_id = meta["table"]
+        self._format = int(meta["format"])
 
     def _migrate_chain(self) -> None:
         """A log written before the chain (no ``chain`` column): chain its records, once."""
@@ -259,6 +267,22 @@ class EventLog:
         log.warning("event log migrated: %d inputs chained", len(rows), extra={"fields": {
             "event": "event_log_migrated", "table": self.table_id, "db": str(self.path),
             "inputs": len(rows)}})
+
+    def _migrate_format(self) -> None:
+        """A log of format 1 (``applied``, ``inputs_game``, ``links`` kept apart): to format 2,
+        once, in one transaction (daemon/log_format.py). Then runs of games past the last input
+        (inputs deleted by hand) are forgotten, so the next input's game starts its own."""
+        if self._format != FORMAT:
+            with self._tx("FULL") as cur:
+                inputs = fmt.migrate(cur)
+            self._format = FORMAT
+            log.warning("event log migrated to format %d: %d inputs", FORMAT, inputs, extra={
+                "fields": {"event": "event_log_migrated", "table": self.table_id,
+                           "db": str(self.path), "inputs": inputs, "format": FORMAT}})
+        top = self.last_seq()
+        if self._db.execute("SELECT 1 FROM games WHERE first_seq > ?", (top,)).fetchone():
+            with self._tx("FULL") as cur:
+                cur.execute("DELETE FROM games WHERE first_seq > ?", (top,))
 
     class _Tx:
         """A transaction on the log's one cursor (``Connection.execute`` makes a cursor per
@@ -316,7 +340,12 @@ class EventLog:
             except BaseException:  # no transaction: the connection is free again
                 log._lock.release()
                 raise
-            self.writer = GroupWriter(log._cur, log._last_chain, log._applied)
+            try:
+                self.writer = GroupWriter(log._cur, log._tail, log._applied, log._links)
+            except BaseException:
+                log._cur.execute("ROLLBACK")
+                log._lock.release()
+                raise
             return self.writer
 
         def __exit__(self, exc_type: type[BaseException] | None, exc: object,
@@ -328,20 +357,20 @@ class EventLog:
                 else:
                     log._cur.execute("ROLLBACK")
             except BaseException:  # the COMMIT failed: the next group reads the file again
-                log._last_chain = log._applied = None
+                log._tail = log._applied = log._links = None
                 raise
             finally:
                 log._lock.release()
             if exc_type is not None:  # rolled back: likewise
-                log._last_chain = log._applied = None
+                log._tail = log._applied = log._links = None
                 return
             writer = self.writer
-            log._applied = writer.applied
+            log._applied, log._links = writer.applied, writer.links
             last = writer.last
             if last is not None:
-                log._last_chain = last
+                log._tail = last
                 if log._mark is not None:  # durable now: the mark may say so (log_mark.py)
-                    log._mark.note(*last)
+                    log._mark.note(last[0], last[1])
 
         def _commit(self) -> None:
             cur = self.log._cur
@@ -381,11 +410,9 @@ class EventLog:
 
     def last_chain(self) -> tuple[int, int]:
         """``(seq, chain)`` of the last input (``(0, 0)``: none), as of the last group commit."""
-        if self._last_chain is None:
-            row = self._db.execute(
-                "SELECT seq, chain FROM inputs ORDER BY seq DESC LIMIT 1").fetchone()
-            self._last_chain = (0, 0) if row is None else (int(row[0]), int(row[1]))
-        return self._last_chain
+        if self._tail is None:
+            self._tail = _read_tail(self._db)
+        return self._tail[0], self._tail[1]
 
     def checkpoint_pages(self, pages: int) -> None:
         """A commit copies the WAL back into the database file itself once it holds ``pages``
@@ -441,9 +468,15 @@ class EventLog:
         if game is None:
             query += " WHERE seq > ? ORDER BY seq"
             args = (after,)
-        else:
+        elif self._format == 1:  # by the game index
             query += " WHERE seq > ? AND game = ? ORDER BY seq"
             args = (after, game)
+        else:  # the seqs of the game's runs (log_format.py)
+            runs = [(f, last) for g, f, last in self._spans() if g == game]
+            if not runs:
+                return
+            query += " WHERE seq > ? AND seq >= ? AND seq <= ? AND game = ? ORDER BY seq"
+            args = (after, runs[0][0], runs[-1][1], game)
         expect = after + 1
         for seq, g, kind, source, mono, wall, boot, body in self._db.execute(query, args):
             if game is None and seq != expect:
@@ -453,10 +486,19 @@ class EventLog:
 
     def games(self) -> list[tuple[int, int, int, int]]:
         """``(game, inputs, first seq, last seq)`` per game id."""
-        rows = self._db.execute(
-            "SELECT game, COUNT(*), MIN(seq), MAX(seq) FROM inputs GROUP BY game ORDER BY game"
-        )
-        return [(int(a), int(b), int(c), int(d)) for a, b, c, d in rows]
+        if self._format == 1:
+            rows = self._db.execute(
+                "SELECT game, COUNT(*), MIN(seq), MAX(seq) FROM inputs GROUP BY game ORDER BY game"
+            )
+            return [(int(a), int(b), int(c), int(d)) for a, b, c, d in rows]
+        per_game: dict[int, tuple[int, int, int]] = {}
+        for game, first, last in self._spans():  # seqs without gaps: a run counts its seqs
+            count, low, _ = per_game.get(game, (0, first, last))
+            per_game[game] = (count + last - first + 1, low, last)
+        return [(g, *per_game[g]) for g in sorted(per_game)]
+
+    def _spans(self) -> list[tuple[int, int, int]]:
+        return fmt.spans(fmt.runs(self._db), self.last_seq())
 
     def last_record(self) -> Record | None:
         seq = self.last_seq()
@@ -467,8 +509,7 @@ class EventLog:
     # ------------------------------------------------------------------ applied + outbox
     def applied(self) -> tuple[int, int]:
         """``(last input seq whose events are committed, last event seq)``."""
-        row = self._db.execute("SELECT input_seq, event_seq FROM applied WHERE id = 1").fetchone()
-        return int(row[0]), int(row[1])
+        return fmt.applied(self._db, self._format)
 
     def commit_events(self, input_seq: int, topic: str, payloads: Sequence[str]) -> int:
         """Put an input's events (their payloads on ``topic``, seq order) in the outbox and mark
@@ -514,13 +555,8 @@ class EventLog:
     # ------------------------------------------------------------------ table links
     def link_position(self, name: str) -> LinkPosition | None:
         """Where the log stands in table link ``name``'s event stream (None: nothing logged)."""
-        try:
-            row = self._db.execute(
-                "SELECT peer_boot_id, seq FROM links WHERE name = ?", (name,)
-            ).fetchone()
-        except sqlite3.OperationalError:  # a log written before the links table (read-only)
-            return None
-        return None if row is None else LinkPosition(name, RxPosition(int(row[0]), int(row[1])))
+        at = fmt.link_at(self._db, self._format, name)
+        return None if at is None else LinkPosition(name, RxPosition(at[0], at[1]))
 
     # ------------------------------------------------------------------ checkpoints
     def save_checkpoint(self, input_seq: int, event_seq: int, code: str, state: Any) -> None:
@@ -569,24 +605,57 @@ def body_text(body: Any) -> str:
 _SYNCHRONOUS: Final = {level: f"PRAGMA synchronous={level}" for level in ("FULL", "NORMAL")}
 
 _PUT_EVENT: Final = "INSERT INTO outbox (seq, input_seq, topic, payload) VALUES (?, ?, ?, ?)"
-_SET_APPLIED: Final = "UPDATE applied SET input_seq = ?, event_seq = ? WHERE id = 1"
-_SET_LINK: Final = "UPDATE links SET peer_boot_id = ?, seq = ? WHERE name = ?"
-_ADD_LINK: Final = "INSERT INTO links (name, peer_boot_id, seq) VALUES (?, ?, ?)"
+_ADD_INPUT: Final = (
+    "INSERT INTO inputs (seq, game, kind, source, mono_ns, wall_ns, boot, body, chain, events,"
+    " link, link_boot, link_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+_SET_EVENTS: Final = "UPDATE inputs SET events = ? WHERE seq = ?"
+_ADD_RUN: Final = "INSERT OR REPLACE INTO games (first_seq, game) VALUES (?, ?)"
+_SET_LINK: Final = "UPDATE links SET peer_boot_id = ?, seq = ?, upto = ? WHERE name = ?"
+_ADD_LINK: Final = "INSERT INTO links (name, peer_boot_id, seq, upto) VALUES (?, ?, ?, ?)"
+#: the places of an input's row (:data:`_ADD_INPUT`) a group fills after its append
+_EVENTS, _LINK, _LINK_BOOT, _LINK_SEQ = 9, 10, 11, 12
+
+
+def _read_tail(db: sqlite3.Connection | sqlite3.Cursor) -> tuple[int, int, int]:
+    """``(seq, chain, game)`` of the log's last input (``(0, 0, -1)``: none)."""
+    row = db.execute("SELECT seq, chain, game FROM inputs ORDER BY seq DESC LIMIT 1").fetchone()
+    return (0, 0, -1) if row is None else (int(row[0]), int(row[1]), int(row[2]))
+
+
+def _read_links(db: sqlite3.Cursor) -> dict[str, tuple[RxPosition, int]]:
+    """Every link's position and its row's ``upto`` (log_format.py)."""
+    out = {}
+    for name in fmt.link_names(db):
+        at = fmt.link_at(db, FORMAT, name)
+        if at is not None:
+            out[name] = (RxPosition(at[0], at[1]), at[2])
+    return out
 
 
 class GroupWriter:
-    """Writes of one group commit (:meth:`EventLog.group`); seqs continue from the log."""
+    """Writes of one group commit (:meth:`EventLog.group`); seqs continue from the log.
 
-    def __init__(self, db: sqlite3.Cursor, last: tuple[int, int] | None = None,
-                 applied: tuple[int, int] | None = None) -> None:
+    An input's row is written once, whole (format 2, log_format.py): it waits here until the
+    next input or the group's end, so its last event seq and the link position it moved go in
+    its one INSERT (no ``applied`` row, no link row: their pages are not written)."""
+
+    def __init__(self, db: sqlite3.Cursor, tail: tuple[int, int, int] | None = None,
+                 applied: tuple[int, int] | None = None,
+                 links: dict[str, tuple[RxPosition, int]] | None = None) -> None:
         self._db = db
-        # (seq, chain) of the log's last input, if the caller knows it (else read at the first
-        # append), and the ``applied`` row likewise (else read at the first put_events)
-        self._next_seq: int | None = None if last is None else last[0] + 1
-        self._chain = 0 if last is None else last[1]
-        self.last: tuple[int, int] | None = None  # (seq, chain) of the last input written
-        self.applied = applied  # (input seq, event seq) of ``applied`` as this group leaves it
-        self._applied_moved = False  # ``applied`` is to be written at the group's end
+        # (seq, chain, game) of the log's last input, if the caller knows it (else read at the
+        # first append), and the applied mark likewise (else read at the first put_events)
+        self._tail = tail
+        self.last: tuple[int, int, int] | None = None  # (seq, chain, game) of the last written
+        self.applied = applied  # (input seq, event seq) as this group leaves it
+        #: each link's position and its row's ``upto`` as this group leaves them
+        self.links = _read_links(db) if links is None else links
+        self._row: list[Any] | None = None  # the last input's row, not inserted yet
+
+    def _top(self) -> tuple[int, int, int]:
+        if self._tail is None:
+            self._tail = _read_tail(self._db)
+        return self._tail
 
     def append(
         self, *, game: int, kind: str, source: str, body: dict[str, Any], mono_ns: int,
@@ -597,31 +666,25 @@ class GroupWriter:
         the caller made it already with :func:`body_text`."""
         if text is None:
             text = _BODY_JSON(body)
-        if self._next_seq is None:
-            row = self._db.execute(
-                "SELECT seq, chain FROM inputs ORDER BY seq DESC LIMIT 1").fetchone()
-            self._next_seq, self._chain = (1, 0) if row is None else (row[0] + 1, row[1])
-        seq = self._next_seq
+        if self._row is not None:
+            self._db.execute(_ADD_INPUT, self._row)
+        top, chain, last_game = self._tail or self._top()
+        seq = top + 1
         # chained from the stored bytes (the JSON text as written), so what is checked is what
         # is on disk, whatever produced it
-        self._chain = chained(self._chain,
-                              canonical(seq, game, kind, source, mono_ns, wall_ns, boot, text))
-        self._db.execute(
-            "INSERT INTO inputs (seq, game, kind, source, mono_ns, wall_ns, boot, body, chain)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (seq, game, kind, source, mono_ns, wall_ns, boot, text, self._chain),
-        )
-        self._next_seq = seq + 1
-        self.last = (seq, self._chain)
+        chain = chained(chain, canonical(seq, game, kind, source, mono_ns, wall_ns, boot, text))
+        if game != last_game:  # a game's first input (or the log's): its run starts here
+            self._db.execute(_ADD_RUN, (seq, game))
+        self._row = [seq, game, kind, source, mono_ns, wall_ns, boot, text, chain,
+                     None, None, None, None]
+        self._tail = self.last = (seq, chain, game)
         return _record(seq, game, kind, source, mono_ns, wall_ns, boot, body)
 
     def put_events(self, input_seq: int, topic: str, payloads: Sequence[str]) -> int:
         """An input's events (their payloads on ``topic``, seq order) into the outbox, and the
         input marked applied. Returns the last event seq."""
         if self.applied is None:
-            row = self._db.execute("SELECT input_seq, event_seq FROM applied WHERE id = 1"
-                                   ).fetchone()
-            self.applied = (int(row[0]), int(row[1]))
+            self.applied = fmt.applied(self._db, FORMAT)
         applied, event_seq = self.applied
         if input_seq != applied + 1:
             raise EventLogError(f"events of input {input_seq} after input {applied}")
@@ -632,25 +695,46 @@ class GroupWriter:
             self._db.executemany(_PUT_EVENT, [(event_seq + i, input_seq, topic, p)
                                               for i, p in enumerate(payloads, start=1)])
             event_seq += len(payloads)
+        row = self._row
+        if row is not None and row[0] == input_seq:
+            row[_EVENTS] = event_seq
+        else:  # an input logged by an earlier group (completed after a restart)
+            self._db.execute(_SET_EVENTS, (event_seq, input_seq))
         self.applied = (input_seq, event_seq)
-        self._applied_moved = True
         return event_seq
 
     def finish(self) -> None:
-        """Before the group's COMMIT: the ``applied`` row, once for the group (it says where the
-        group ends; a row per input rewrote it once per input of the group)."""
-        if self._applied_moved and self.applied is not None:
-            self._db.execute(_SET_APPLIED, self.applied)
-            self._applied_moved = False
+        """Before the group's COMMIT: the last input's row; and every link's row once it is
+        :data:`~daemon.log_format.LINK_REFRESH` inputs old (a restart reads back that far)."""
+        if self._row is not None:
+            self._db.execute(_ADD_INPUT, self._row)
+            self._row = None
+        if self.last is not None:
+            top = self.last[0]
+            for name, (at, upto) in self.links.items():
+                if top - upto >= fmt.LINK_REFRESH:
+                    self._write_link(name, at, top)
 
     def set_link(self, position: LinkPosition) -> None:
-        """The link's row updated in place: ``INSERT OR REPLACE`` deletes and inserts it, which
-        rewrites its key's index page too (one WAL page more per table event, measured);
-        inserted only the first time."""
-        at, cur = position.at, self._db
-        cur.execute(_SET_LINK, (at.peer_boot_id, at.seq, position.name))
-        if cur.rowcount == 0:
-            cur.execute(_ADD_LINK, (position.name, at.peer_boot_id, at.seq))
+        """Link ``position.name`` stands at ``position.at``: on the row of the input being
+        written, if it carries no other position (an event's input: the usual) and is newer
+        than the link's row; else the link's row, updated in place (inserted the first time: a
+        restart reads it back from there)."""
+        name, at, row = position.name, position.at, self._row
+        known = self.links.get(name)
+        if known is not None and row is not None and row[_LINK] is None and row[0] > known[1]:
+            row[_LINK], row[_LINK_BOOT], row[_LINK_SEQ] = name, at.peer_boot_id, at.seq
+            self.links[name] = (at, known[1])
+        else:
+            self._write_link(name, at, self._top()[0])
+
+    def _write_link(self, name: str, at: RxPosition, upto: int) -> None:
+        """The link's row (the links known are the table's rows: inserted when new)."""
+        if name in self.links:
+            self._db.execute(_SET_LINK, (at.peer_boot_id, at.seq, upto, name))
+        else:
+            self._db.execute(_ADD_LINK, (name, at.peer_boot_id, at.seq, upto))
+        self.links[name] = (at, upto)
 
     def command_reply(self, user: str, cid: str) -> dict[str, Any] | None:
         row = self._db.execute(

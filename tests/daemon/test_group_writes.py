@@ -1,5 +1,6 @@
-"""What a group commit writes, statement by statement (daemon/eventlog.py ``GroupWriter``): the
-``applied`` row once per group (where the group ends), the link's row updated in place after
+"""What a group commit writes, statement by statement (daemon/eventlog.py ``GroupWriter``): each
+input's row once, whole (its last event seq and the link position it moved in its one INSERT:
+log_format.py), a link's row only when no input carries its position, updated in place after
 its first insert, a marker's JSON text as the intake made it when it checked it; and what a
 reopened log reads back is the same. Real SQLite files."""
 
@@ -31,13 +32,14 @@ def _statements(log: EventLog) -> list[str]:
     return seen
 
 
-def test_the_applied_row_is_written_once_per_group_where_the_group_ends(tmp_path: Path) -> None:
+def test_an_inputs_row_is_written_once_with_its_applied_mark(tmp_path: Path) -> None:
     path = tmp_path / "g.sqlite"
     core = TableCore(EventLog(path, "g"), daemon_kit.engine(), "g", checkpoint_every=0)
     core.submit_group([_fault(0)])
     seen = _statements(core.log)
     core.submit_group([_fault(1), _fault(2), _fault(3)])
-    assert sum(s.startswith("UPDATE applied") for s in seen) == 1
+    assert sum(s.startswith("INSERT INTO inputs") for s in seen) == 3
+    assert not any(s.startswith("UPDATE") for s in seen)
     events = core.state.event_seq
     assert core.log.applied() == (4, events)
     core.log.close()
@@ -55,7 +57,8 @@ def test_a_link_row_is_inserted_once_then_updated_in_place(tmp_path: Path) -> No
         core.submit_group([_fault(seq, LinkPosition("table", RxPosition(0xC0, seq)))])
     core.submit_group([LinkPosition("other", RxPosition(7, 9))])
     assert sum(s.startswith("INSERT INTO links") for s in seen) == 2  # each link's first
-    assert not any("REPLACE" in s for s in seen)
+    assert not any(s.startswith("UPDATE links") for s in seen)  # "table" rides on its inputs
+    assert not any("REPLACE INTO links" in s for s in seen)
     rowid = core.log._db.execute("SELECT rowid FROM links WHERE name = 'table'").fetchone()
     core.submit_group([LinkPosition("table", RxPosition(0xC1, 1))])
     assert core.log._db.execute(
