@@ -192,8 +192,10 @@ class ProcessDaemon:
         return sum(reasons.values()), faults, reasons
 
     def published(self) -> int:
-        rows = self._query("SELECT event_seq FROM applied")
-        return int(rows[0][0]) if rows else 0
+        from daemon.log_format import APPLIED_SQL  # the last event seq: on the inputs' rows
+
+        rows = self._query(APPLIED_SQL)
+        return int(rows[0][1]) if rows else 0
 
     def outbox_depth(self) -> int:
         return int(self._query("SELECT COUNT(*) FROM outbox")[0][0])
