@@ -106,6 +106,10 @@ class MqttSession:
         self._owed = False
         self._owed_at = 0.0
         self._ack_timer: asyncio.TimerHandle | None = None
+        #: until our next write, no ACK is owed: each is sent at once (:meth:`ack_now`)
+        self._eager = False
+        #: :attr:`last_read` of the read our last ACK sent alone covered (once a read is enough)
+        self._acked_read = 0.0
         self.last_read = time.monotonic()
         self.bytes_read = 0
 
@@ -194,7 +198,7 @@ class MqttSession:
             raise BrokerError("the broker connection is closed")
         transport.write(data)
         if not transport.get_write_buffer_size():
-            self._owed = False  # sent: the segment carried our ACK of everything read
+            self._owed = self._eager = False  # sent: the segment carried our ACK
 
     async def _until(self, fut: asyncio.Future[Any]) -> Any:
         """``fut``'s result, or the connection's end (raised), whichever comes first."""
@@ -349,10 +353,12 @@ class MqttSession:
         self._inflight -= 1
         if not pending:
             self._owed = False  # nothing more due: nothing is held for us
-        elif not self._owed:
+        elif not self._owed and self.last_read != self._acked_read:
             self._owed = True
             self._owed_at = self.last_read
-            if self._ack_timer is None and self._quickack is not None:
+            if self._eager:
+                self.ack_now()
+            elif self._ack_timer is None and self._quickack is not None:
                 self._ack_timer = self._loop.call_later(ACK_OWED_S, self._ack_due)
         if isinstance(slot, tuple):
             window, i = slot
@@ -374,15 +380,26 @@ class MqttSession:
         """The timer: an ACK owed for :data:`ACK_OWED_S` is sent alone; one owed for less (a
         write carried the one the timer was set for) gets the rest of its time."""
         self._ack_timer = None
-        if not self._owed or self._quickack is None or QUICKACK is None:
+        if not self._owed:
             return
         left = self._owed_at + ACK_OWED_S - time.monotonic()
         if left > 0.001:  # uvloop's timers count whole milliseconds
             self._ack_timer = self._loop.call_later(left, self._ack_due)
             return
+        self.ack_now()
+
+    def ack_now(self) -> None:
+        """The owed ACK sent now, and any owed until our next write: the caller waits for
+        PUBACKs with nothing to write (the outbox with all its windows in flight), so no write
+        will carry it."""
+        if not self._owed:
+            self._eager = True
+            return
         self._owed = False
-        with contextlib.suppress(OSError):
-            self._quickack.setsockopt(socket.IPPROTO_TCP, QUICKACK, 1)
+        self._acked_read = self.last_read
+        if self._quickack is not None and QUICKACK is not None:
+            with contextlib.suppress(OSError):
+                self._quickack.setsockopt(socket.IPPROTO_TCP, QUICKACK, 1)
 
     # ------------------------------------------------------------------ subscriptions
     async def subscribe(self, filters: list[tuple[str, int]]) -> list[int]:
@@ -439,7 +456,7 @@ class MqttSession:
         if not self._closed.done():
             self._closed.set_exception(exc)
             self._closed.exception()  # retrieved: nobody may be waiting
-        self._owed = False
+        self._owed = self._eager = False
         if self._ack_timer is not None:
             self._ack_timer.cancel()
             self._ack_timer = None

@@ -122,6 +122,7 @@ class OutboxPump:
                 self.resend_at = 0.0
             if len(self._flight) >= IN_FLIGHT:
                 self._room.clear()
+                self._acks.ack_now()  # nothing is written until a PUBACK makes room
                 await self._room.wait()
                 continue
             self._ready.clear()

@@ -325,10 +325,24 @@ def test_an_owed_ack_is_sent_alone_only_when_no_write_carries_it() -> None:
         assert await quickacks() == 2
         read(5)  # the last one due: nothing is held for us
         assert await quickacks() == 2 and fut.result() == [0] * 4 and later.result() == [0]
+        more = session.publish_now([("t/w", b"v")] * 3)  # ids 6 to 8
+        session.ack_now()  # the caller waits for PUBACKs, nothing written: none owed yet ...
+        read(6)  # ... so one owed from now until the next write is sent at once
+        assert sock.quickacks == 3
+        read(7)
+        assert sock.quickacks == 4 and await quickacks() == 4
+        read(8)  # the last one due
+        assert more.result() == [0] * 3 and await quickacks() == 4
+        session.publish_now([("t/v", b"u")] * 2)  # ids 9 and 10; the write ends the eagerness
+        read(9)
+        assert sock.quickacks == 4
+        session.ack_now()  # owed, and asked for: sent now, not again by the timer
+        assert sock.quickacks == 5 and await quickacks() == 5
+        read(10)
         session.publish_now([("t/y", b"z")] * 2)
-        read(6)  # owed; then the connection ends: the timer goes, the socket is let go
+        read(11)  # owed; then the connection ends: the timer goes, the socket is let go
         session.on_lost(None)
-        assert await quickacks() == 2 and sock.detached and session._quickack is None
+        assert await quickacks() == 5 and sock.detached and session._quickack is None
 
     asyncio.run(go())
 
