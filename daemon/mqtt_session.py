@@ -13,6 +13,9 @@ the packet itself:
   event then);
 * at most :attr:`Connect.max_inflight` QoS 1 publishes are unacknowledged on the wire (lowered to
   an MQTT 5 broker's Receive Maximum); the rest wait, encoded, for PUBACKs;
+* our TCP ACK of a PUBACK is owed while more are due (a broker without TCP_NODELAY holds them
+  until it comes): the next write carries it, or it is sent alone after :data:`ACK_OWED_S`, or
+  at once when the caller waits for PUBACKs with nothing to write (:meth:`MqttSession.ack_now`);
 * every wait has a deadline, and every failure is a :class:`daemon.errors.BrokerError`: a
   connection refused or closed before its CONNACK, a refused subscription, a broker silent past
   its keepalive, bytes that are not MQTT, a packet longer than the reader's bound; pending
