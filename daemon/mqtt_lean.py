@@ -64,7 +64,6 @@ class Owner(Protocol):
         """The broker sent what is not MQTT: the connection is to be dropped."""
 
 
-
 class PacketReader(asyncio.BufferedProtocol):
     """Cuts the byte stream into packets; PUBLISHes go to the session's callback.
 
