@@ -53,12 +53,14 @@ Round = tuple[float, float]
 DEPTH = 4
 
 
-async def _loop(n: int, start: Callable[[], Awaitable[object]]) -> Round:
+async def _loop(n: int, start: Callable[[], Awaitable[object]],
+                waiting: Callable[[], None] = lambda: None) -> Round:
     async def run(k: int) -> None:
         flight: deque[Awaitable[object]] = deque()
         for _ in range(k):
             flight.append(start())
             if len(flight) >= DEPTH:
+                waiting()  # as daemon/outbox_pump.py does when it waits for room
                 await flight.popleft()
         for acked in flight:
             await acked
@@ -75,7 +77,7 @@ async def ours(host: str, port: int, n: int) -> Round:
                    socket_options=NODELAY)
     async with MqttSession(spec) as session:
         window = [(f"{base}/private/events", FULL), (f"{base}/events", PUBLIC)]
-        return await _loop(n, lambda: session.publish_now(window))
+        return await _loop(n, lambda: session.publish_now(window), session.ack_now)
 
 
 async def reference(host: str, port: int, n: int) -> Round:

@@ -8,8 +8,10 @@ takes the socket's bytes in chunks of up to 64 KiB, read into a buffer of its ow
 PUBLISH into slices of one ``bytes`` (topic, payload, raw v5 properties) and hands them to one
 synchronous callback (the command gate, daemon/command_gate.py, or the table connection's
 router, daemon/mqtt.py), which refuses most of a flood in a few microseconds; the PUBACKs of a
-chunk go out in one write. docs/performance.md "Commands under a flood" has the figures. Every
-other packet (CONNACK, PUBACK, SUBACK, ...) goes to the session's :meth:`Owner.on_control`.
+chunk go out in one write. docs/performance.md "Commands under a flood" has the figures. A PUBACK
+goes to the session's :meth:`Owner.on_puback` as its packet id and reason code (two of them a
+table frame: no slice, no parse elsewhere); every other packet (CONNACK, SUBACK, ...) to its
+:meth:`Owner.on_control`.
 
 Bounded: a packet longer than :data:`BUFFER_LIMIT` is never held whole: its first
 :data:`HEAD_BYTES` give the topic and properties, the rest is skipped as it arrives; any other
@@ -50,16 +52,16 @@ class Owner(Protocol):
     bytes_read: int
 
     def on_control(self, first: int, body: bytes) -> None:
-        """A packet other than a PUBLISH (its first byte and its body)."""
+        """A packet other than a PUBLISH or a PUBACK (its first byte and its body)."""
+
+    def on_puback(self, pid: int, code: int) -> None:
+        """A PUBACK: its packet id and reason code (3.1.1 and a v5 success omit it: 0)."""
 
     def on_lost(self, exc: Exception | None) -> None:
         """The transport closed."""
 
     def on_broken(self, exc: wire.ProtocolError) -> None:
         """The broker sent what is not MQTT: the connection is to be dropped."""
-
-    def on_read_done(self) -> None:
-        """Every whole packet of one read has been handled."""
 
 
 class PacketReader(asyncio.BufferedProtocol):
@@ -171,6 +173,9 @@ class PacketReader(asyncio.BufferedProtocol):
                 if j > end:
                     raise wire.ProtocolError("a PUBLISH longer than its remaining length")
                 deliver(topic, data[j:end], bool(first & 1), props, end - j)
+            elif first & 0xF0 == wire.PUBACK and length >= 2:  # wire.puback_of inline
+                self.s.on_puback((data[body] << 8) | data[body + 1],
+                                 data[body + 2] if length > 2 else 0)
             else:
                 self.s.on_control(first, data[body:end])
             at = end
@@ -179,7 +184,6 @@ class PacketReader(asyncio.BufferedProtocol):
             self._view[:self._have] = data[at:]
         if acks and self.transport is not None:
             self.transport.write(b"".join(acks))
-        self.s.on_read_done()
 
     def _too_long(self, first: int, head: bytes, length: int, acks: list[bytes]) -> None:
         """A packet longer than :data:`BUFFER_LIMIT`: its topic and properties from its head

@@ -13,6 +13,9 @@ the packet itself:
   event then);
 * at most :attr:`Connect.max_inflight` QoS 1 publishes are unacknowledged on the wire (lowered to
   an MQTT 5 broker's Receive Maximum); the rest wait, encoded, for PUBACKs;
+* our TCP ACK of a PUBACK is owed while more are due (a broker without TCP_NODELAY holds them
+  until it comes): the next write carries it, or it is sent alone after :data:`ACK_OWED_S`, or
+  at once when the caller waits for PUBACKs with nothing to write (:meth:`MqttSession.ack_now`);
 * every wait has a deadline, and every failure is a :class:`daemon.errors.BrokerError`: a
   connection refused or closed before its CONNACK, a refused subscription, a broker silent past
   its keepalive, bytes that are not MQTT, a packet longer than the reader's bound; pending
@@ -45,6 +48,9 @@ CLOSE_WAIT_S: Final = 1.0
 TICK_S: Final = 1.0
 #: Linux's TCP_QUICKACK (None elsewhere)
 QUICKACK: Final[int | None] = getattr(socket, "TCP_QUICKACK", None)
+#: seconds our TCP ACK of a PUBACK may stay owed while more PUBACKs are due: a write to the
+#: broker within them carries it (:meth:`MqttSession.on_puback` says why); then it is sent alone
+ACK_OWED_S: Final = 0.002
 
 
 #: what :meth:`MqttSession.publish_now` calls once a window's future is done
@@ -95,8 +101,18 @@ class MqttSession:
         self._topics: dict[str, bytes] = {}
         self._props_none = b"\x00" if spec.v5 else b""
         self._pinger: asyncio.Task[None] | None = None
-        self._quickack: Any = None  # the TCP socket, where TCP_QUICKACK exists
-        self._acks_read = False  # PUBACKs among the packets of the read being handled
+        #: a socket object of our own on the connection's descriptor, where TCP_QUICKACK exists
+        #: (detached, never closed: the transport owns the descriptor)
+        self._quickack: socket.socket | None = None
+        #: our TCP ACK of the last PUBACK read is owed (not carried by a write since), since
+        #: :attr:`_owed_at` (monotonic), while more PUBACKs are due
+        self._owed = False
+        self._owed_at = 0.0
+        self._ack_timer: asyncio.TimerHandle | None = None
+        #: until our next write, no ACK is owed: each is sent at once (:meth:`ack_now`)
+        self._eager = False
+        #: :attr:`last_read` of the read our last ACK sent alone covered (once a read is enough)
+        self._acked_read = 0.0
         self.last_read = time.monotonic()
         self.bytes_read = 0
 
@@ -155,7 +171,10 @@ class MqttSession:
                 with contextlib.suppress(OSError):
                     sock.setsockopt(*option)
             if QUICKACK is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
-                self._quickack = sock
+                # made once: uvloop's transport socket (a PseudoSocket) makes a socket object
+                # per setsockopt, and CPython's checks its descriptor with a getsockname
+                self._quickack = socket.socket(sock.family, sock.type, sock.proto,
+                                               fileno=sock.fileno())
 
     @property
     def closed(self) -> bool:
@@ -181,6 +200,8 @@ class MqttSession:
         if transport is None or transport.is_closing():
             raise BrokerError("the broker connection is closed")
         transport.write(data)
+        if not transport.get_write_buffer_size():
+            self._owed = self._eager = False  # sent: the segment carried our ACK
 
     async def _until(self, fut: asyncio.Future[Any]) -> Any:
         """``fut``'s result, or the connection's end (raised), whichever comes first."""
@@ -286,14 +307,22 @@ class MqttSession:
         window = _Window(len(messages), fut, settled)
         out: list[bytes] = []
         pending, topics, props = self._pending, self._topics, self._props_none
+        subacks, pid = self._subacks, self._next_id
         for i, (topic, payload) in enumerate(messages):
-            pid = self._packet_id()
+            pid = pid % 0xFFFF + 1  # self._packet_id() inline
+            while pid in pending or pid in subacks:
+                pid = pid % 0xFFFF + 1
             name = topics.get(topic)
             if name is None:
                 name = self._topic(topic)
             # wire.publish at QoS 1, not retained, inline: an input publishes two of these
             length = len(name) + 2 + len(props) + len(payload)
-            head = bytes((0x32, length)) if length < 0x80 else b"\x32" + wire.varint(length)
+            if length < 0x80:
+                head = bytes((0x32, length))
+            elif length < 0x4000:  # wire.varint inline: an event is under 16 KiB
+                head = bytes((0x32, (length & 0x7F) | 0x80, length >> 7))
+            else:
+                head = b"\x32" + wire.varint(length)
             packet = b"".join((head, name, pid.to_bytes(2, "big"), props, payload))
             pending[pid] = (window, i)
             if self._inflight < self._limit:
@@ -301,17 +330,39 @@ class MqttSession:
                 out.append(packet)
             else:
                 self._waiting.append(packet)
+        self._next_id = pid
         if out:
             self._write(b"".join(out))
         return fut
 
-    def _acked(self, body: bytes) -> None:
-        pid, code = wire.puback_of(body)
-        slot = self._pending.pop(pid, None)
+    def on_puback(self, pid: int, code: int) -> None:
+        """A PUBACK (its packet id and reason code), from the reader.
+
+        A broker without TCP_NODELAY (Mosquitto without ``set_tcp_nodelay``) holds the next
+        PUBACK of a window behind Nagle until our TCP ACK of this one, which the kernel delays up
+        to 40 ms when we send nothing. So while PUBACKs are still due our ACK is *owed*: the next
+        write to the broker carries it (:meth:`_write`: the next input's publishes, usually well
+        within :data:`ACK_OWED_S`), and if none comes within :data:`ACK_OWED_S` it is sent alone
+        (Linux: setting TCP_QUICKACK sends it; :meth:`_ack_due`). One timer per
+        :data:`ACK_OWED_S` while inputs keep coming, none while the connection is quiet, and no
+        system call per input: the quick ACK sent after every such read cost a setsockopt (and
+        the pure ACK's trip through the loopback) a table frame, and under uvloop a getsockname
+        and a socket object too (4-5 % of the daemon's CPU; docs/performance.md "The quick
+        ACK")."""
+        pending = self._pending
+        slot = pending.pop(pid, None)
         if slot is None:
             return  # a PUBACK for nothing we sent: ignored, as paho did
         self._inflight -= 1
-        self._acks_read = True
+        if not pending:
+            self._owed = False  # nothing more due: nothing is held for us
+        elif not self._owed and self.last_read != self._acked_read:
+            self._owed = True
+            self._owed_at = self.last_read
+            if self._eager:
+                self.ack_now()
+            elif self._ack_timer is None and self._quickack is not None:
+                self._ack_timer = self._loop.call_later(ACK_OWED_S, self._ack_due)
         if isinstance(slot, tuple):
             window, i = slot
             window.codes[i] = code
@@ -327,6 +378,31 @@ class MqttSession:
             while self._waiting and self._inflight < self._limit:
                 self._send_qos1(self._waiting.popleft(), out)
             self._write(b"".join(out))
+
+    def _ack_due(self) -> None:
+        """The timer: an ACK owed for :data:`ACK_OWED_S` is sent alone; one owed for less (a
+        write carried the one the timer was set for) gets the rest of its time."""
+        self._ack_timer = None
+        if not self._owed:
+            return
+        left = self._owed_at + ACK_OWED_S - time.monotonic()
+        if left > 0.001:  # uvloop's timers count whole milliseconds
+            self._ack_timer = self._loop.call_later(left, self._ack_due)
+            return
+        self.ack_now()
+
+    def ack_now(self) -> None:
+        """The owed ACK sent now, and any owed until our next write: the caller waits for
+        PUBACKs with nothing to write (the outbox with all its windows in flight), so no write
+        will carry it."""
+        if not self._owed:
+            self._eager = True
+            return
+        self._owed = False
+        self._acked_read = self.last_read
+        if self._quickack is not None and QUICKACK is not None:
+            with contextlib.suppress(OSError):
+                self._quickack.setsockopt(socket.IPPROTO_TCP, QUICKACK, 1)
 
     # ------------------------------------------------------------------ subscriptions
     async def subscribe(self, filters: list[tuple[str, int]]) -> list[int]:
@@ -353,8 +429,8 @@ class MqttSession:
     # ------------------------------------------------------------------ from the reader
     def on_control(self, first: int, body: bytes) -> None:
         kind = first & 0xF0
-        if kind == wire.PUBACK:
-            self._acked(body)
+        if kind == wire.PUBACK:  # the reader hands the others to on_puback: a short one
+            self.on_puback(*wire.puback_of(body))
         elif kind == wire.SUBACK or kind == wire.UNSUBACK:
             pid, codes = wire.suback(body, v5=self.v5)
             fut = self._subacks.pop(pid, None)
@@ -370,20 +446,6 @@ class MqttSession:
         elif kind != wire.PINGRESP:
             raise wire.ProtocolError(f"an unexpected packet of type {first >> 4}")
 
-    def on_read_done(self) -> None:
-        """After the packets of one read: if PUBACKs were among them and more are due, our TCP
-        ACK of what was read now, not after the kernel's delayed-ACK timer, or a broker without
-        TCP_NODELAY holds the next PUBACK for up to 40 ms (Nagle) when we have nothing to send
-        (Linux: setting TCP_QUICKACK sends it). Once per read, not per PUBACK: one ACK covers
-        every byte read, and a read that brought the last PUBACK due needs none (each
-        setsockopt cost a syscall, the pure ACK's trip through the loopback, and under uvloop a
-        getsockname: two of each a table frame when both PUBACKs came in one read)."""
-        if self._acks_read:
-            self._acks_read = False
-            if self._pending and self._quickack is not None:
-                with contextlib.suppress(OSError):
-                    self._quickack.setsockopt(socket.IPPROTO_TCP, QUICKACK, 1)
-
     def on_lost(self, exc: Exception | None) -> None:
         why = f": {exc}" if exc is not None else ""
         if not self._connack.done():
@@ -397,6 +459,13 @@ class MqttSession:
         if not self._closed.done():
             self._closed.set_exception(exc)
             self._closed.exception()  # retrieved: nobody may be waiting
+        self._owed = self._eager = False
+        if self._ack_timer is not None:
+            self._ack_timer.cancel()
+            self._ack_timer = None
+        if self._quickack is not None:  # the descriptor is the transport's to close
+            self._quickack.detach()
+            self._quickack = None
         if self._transport is not None:
             self._transport.abort()
         self.fail_all(exc)

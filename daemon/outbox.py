@@ -196,7 +196,11 @@ class LogOutbox(OutboxSource):
         if not fresh:
             return []
         if fresh[0].seq == self._next:
-            out = [fresh.popleft() for _ in range(min(limit, len(fresh)))]
+            if len(fresh) <= limit:  # the usual case: this commit's events, in one list
+                out = list(fresh)
+                fresh.clear()
+            else:
+                out = [fresh.popleft() for _ in range(limit)]
             self._high = out[-1].seq
             self._next = self._high + 1
             self.from_memory += len(out)

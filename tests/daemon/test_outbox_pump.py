@@ -28,6 +28,10 @@ class _Session:
     def __init__(self) -> None:
         self.windows: list[tuple[list[tuple[str, bytes]], asyncio.Future[list[int]]]] = []
         self._settled: list[Callable[[], None] | None] = []
+        self.acks_now = 0  # owed TCP ACKs asked for at once (the pump waits for PUBACKs)
+
+    def ack_now(self) -> None:
+        self.acks_now += 1
 
     def publish_now(self, messages: Sequence[tuple[str, bytes]],
                     settled: Callable[[], None] | None = None) -> asyncio.Future[list[int]]:
@@ -132,8 +136,10 @@ def test_a_busy_or_cold_outbox_wakes_the_drain_task() -> None:
             assert pump.notify() is True
         outbox.waiting = [_event(99)]
         assert pump.notify() is False and ready.is_set()  # IN_FLIGHT windows unconfirmed
+        assert session.acks_now == 0  # a write carries our ACK while inputs keep coming
         await asyncio.sleep(0)
         assert len(session.windows) == outbox_pump.IN_FLIGHT  # the drain waits for room
+        assert session.acks_now == 1  # ... with nothing to write: our owed ACK now
         session.settle(0, [0, 0])
         for _ in range(3):
             await asyncio.sleep(0)
