@@ -22,7 +22,7 @@ from typing import assert_never
 
 from drivers.link.compat import firmware_refusal
 from drivers.link.errors import LinkConfigError, UnsupportedCommandError
-from drivers.link.frame import Decoder, ErrorSpan, Frame, encode_frame
+from drivers.link.frame import Decoder, ErrorSpan, encode_frame
 from drivers.link.messages import (
     Ack,
     BreakOpened,
@@ -261,11 +261,11 @@ class Endpoint:
     def receive(self, data: bytes, now: float) -> None:
         if not self._attached:
             return
-        for item in self._decoder.feed(data):
-            if isinstance(item, Frame):
-                self._on_frame(item.message, item.seq, now)
-            else:
+        for item in self._decoder.messages(data):
+            if isinstance(item, ErrorSpan):
                 self._on_error(item, now)
+            else:
+                self._on_frame(item[0], item[1], now)
 
     def tick(self, now: float) -> None:
         if not self._attached:
