@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import sys
 import time
@@ -114,10 +115,8 @@ async def frames(n: int) -> float:
     await done
     took = time.perf_counter() - t0
     task.cancel()
-    try:
+    with contextlib.suppress(asyncio.CancelledError):
         await task
-    except asyncio.CancelledError:
-        pass
     loop.remove_reader(master)
     os.close(master)
     os.close(slave)

@@ -276,10 +276,11 @@ class LinkSession:
                     assert_never(out)
         if push is None:
             self._kick.set()
-            return
-        deadline = endpoint.next_deadline()
-        if deadline is not None and deadline < self._ticker_at:
-            self._kick.set()
+        elif endpoint.sooner:  # else the deadline moved later, if at all: the ticker wakes
+            endpoint.sooner = False  # at the old one and looks again
+            deadline = endpoint.next_deadline()
+            if deadline is not None and deadline < self._ticker_at:
+                self._kick.set()
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
