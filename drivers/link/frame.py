@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from drivers.link.cobs import cobs_decode, cobs_encode
-from drivers.link.crc import RESIDUE, crc32c
+from drivers.link.crc import RESIDUE, crc32c_of
 from drivers.link.errors import MalformedMessageError
 from drivers.link.messages import MESSAGE_CLASSES, Message
 
@@ -95,7 +95,7 @@ def frame_body(message: Message, seq: int = 0, *, retransmit: bool = False) -> b
     head = HEADER.pack(FRAME_VERSION, FLAG_RETRANSMIT if retransmit else 0, seq,
                        message.TYPE, len(payload))
     body = head + payload
-    return body + crc32c(body).to_bytes(4, "little")
+    return body + crc32c_of(body).to_bytes(4, "little")
 
 
 def encode_frame(message: Message, seq: int = 0, *, retransmit: bool = False) -> bytes:
@@ -130,7 +130,7 @@ def _parse(body: bytes) -> tuple[Message, int, int] | ErrorReason:
     if size < HEADER_SIZE + CRC_SIZE:
         return ErrorReason.SHORT
     # over the body and its CRC at once: the residue, exactly when the CRC matches (crc.py)
-    if crc32c(body) != RESIDUE:
+    if crc32c_of(body) != RESIDUE:
         return ErrorReason.CRC
     version, flags, seq, kind, payload_size = HEADER.unpack_from(body)
     if version != FRAME_VERSION:
