@@ -21,7 +21,7 @@ import secrets
 from collections import deque
 from collections.abc import AsyncIterator
 from types import TracebackType
-from typing import Self, assert_never
+from typing import Self, assert_never, cast
 
 from drivers.link.arq import PROTOCOL_VERSIONS, Endpoint
 from drivers.link.errors import (
@@ -252,8 +252,8 @@ class LinkSession:
         for out in outputs:
             match out:
                 case Delivered(message=message):
-                    if not isinstance(message, Command):  # the endpoint refuses commands
-                        self._put(Delivery(message, out.at))
+                    # a host's endpoint takes table events only (it refuses commands)
+                    self._put(Delivery(cast(TableEvent, message), out.at))
                 case Acked(handle=handle):
                     self._settle(handle, None)
                 case LinkRejected(handle=handle, message=message):
