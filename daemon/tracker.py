@@ -271,15 +271,17 @@ class DeviceTracker:
             if link is not None:
                 await sink.mark_link(link)
             return
-        self._count(entry)
+        if entry.kind == KIND_INPUT:  # the common record: counted without a call
+            self.inputs += 1
+        else:
+            self._count(entry)
 
     def _count(self, entry: Entry) -> None:
+        """A committed record other than an input: the counters of its kind of marker."""
         body = entry.body
-        if entry.kind == KIND_INPUT:
-            self.inputs += 1
-        elif not isinstance(body, Mapping):
+        if not isinstance(body, Mapping):
             return
-        elif entry.kind == KIND_MARKER and body.get("type") == "tile_rejected":
+        if entry.kind == KIND_MARKER and body.get("type") == "tile_rejected":
             self.rejected += 1
             self.reasons[str(body.get("reason"))] += 1
             self.last_rejection = dict(body)
