@@ -113,19 +113,8 @@ def encode(message: Message) -> bytes:
     return encode_frame(message)
 
 
-def parse_body(body: bytes, offset: int = 0, length: int = 0) -> Frame | ErrorReason:
-    """A frame from an unstuffed body found at ``offset`` in the stream (``length`` bytes with
-    its delimiter), or why it is none."""
-    parsed = _parse(body)
-    if type(parsed) is tuple:
-        message, seq, flags = parsed
-        return Frame(message, seq, bool(flags & FLAG_RETRANSMIT), offset, length)
-    assert isinstance(parsed, ErrorReason)
-    return parsed
-
-
 def _parse(body: bytes) -> tuple[Message, int, int] | ErrorReason:
-    """:func:`parse_body` without the :class:`Frame`: (message, seq, flags)."""
+    """An unstuffed frame body's (message, seq, flags), or why it is no frame."""
     size = len(body)
     if size < HEADER_SIZE + CRC_SIZE:
         return ErrorReason.SHORT
