@@ -20,39 +20,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import assert_never
 
+from drivers.link import messages as m
 from drivers.link.compat import firmware_refusal
 from drivers.link.errors import LinkConfigError, UnsupportedCommandError
-from drivers.link.frame import Decoder, ErrorSpan, Frame, encode_frame
-from drivers.link.messages import (
-    Ack,
-    BreakOpened,
-    Buzzer,
-    Capability,
-    Command,
-    ConfigFault,
-    ControllerReset,
-    Dice,
-    Direction,
-    EventsDropped,
-    Fault,
-    Heartbeat,
-    Hello,
-    HonbaDisplay,
-    IndicatorTurned,
-    Led,
-    Message,
-    Nak,
-    NakReason,
-    PressStart,
-    ScoreDisplay,
-    SeatButton,
-    StartPressed,
-    TableEvent,
-    WallManifest,
-    WallRaised,
-    Welcome,
-    direction_of,
-)
+from drivers.link.frame import Decoder, ErrorSpan, encode_frame
 from drivers.link.reports import (
     Acked,
     Connected,
@@ -76,12 +47,12 @@ _ACKS: dict[int, bytes] = {}
 def _ack_frame(seq: int) -> bytes:
     frame = _ACKS.get(seq)
     if frame is None:
-        frame = _ACKS[seq] = encode_frame(Ack(), seq)
+        frame = _ACKS[seq] = encode_frame(m.Ack(), seq)
     return frame
 
 
 #: the heartbeat frame (seq 0), encoded once
-_HEARTBEAT = encode_frame(Heartbeat())
+_HEARTBEAT = encode_frame(m.Heartbeat())
 
 PROTOCOL_VERSIONS = (1, 1)
 
@@ -89,7 +60,7 @@ PROTOCOL_VERSIONS = (1, 1)
 @dataclass(slots=True)
 class _Pending:
     handle: int
-    message: TableEvent | Command
+    message: m.TableEvent | m.Command
     seq: int
     sent_at: float
     retries: int = 0
@@ -110,10 +81,10 @@ class Endpoint:
         *,
         boot_id: int,
         timings: LinkTimings | None = None,
-        capabilities: frozenset[Capability] = frozenset(),
+        capabilities: frozenset[m.Capability] = frozenset(),
         firmware: str = "",
         versions: tuple[int, int] = PROTOCOL_VERSIONS,
-        accept: Callable[[Message], bool] | None = None,
+        accept: Callable[[m.Message], bool] | None = None,
         defer_ack: bool = False,
         resume: RxPosition | None = None,
     ) -> None:
@@ -128,7 +99,7 @@ class Endpoint:
         self._own_firmware = firmware
         # what the handshake told us
         self.version = 0
-        self.capabilities: frozenset[Capability] = capabilities if role is Role.CONTROLLER \
+        self.capabilities: frozenset[m.Capability] = capabilities if role is Role.CONTROLLER \
             else frozenset()
         self.firmware = firmware if role is Role.CONTROLLER else ""
         self.peer_boot_id: int | None = None
@@ -149,7 +120,7 @@ class Endpoint:
         if resume is not None:
             self.peer_boot_id = resume.peer_boot_id
             self._rx_last = self._rx_durable = resume.seq & 0xFF
-        self._queue: deque[tuple[int, TableEvent | Command]] = deque()
+        self._queue: deque[tuple[int, m.TableEvent | m.Command]] = deque()
         self._outstanding: _Pending | None = None
         self._handles = itertools.count(1)
         self.last_data_frame: bytes | None = None  # for fault injection (duplicates)
@@ -158,8 +129,15 @@ class Endpoint:
         self._out: list[Output] = []
         self._n = {f.name: 0 for f in fields(LinkCounters)}
         #: the direction of the sequenced messages this end takes
-        self._incoming = Direction.EVENT if role is Role.HOST else Direction.COMMAND
+        incoming = m.Direction.EVENT if role is Role.HOST else m.Direction.COMMAND
+        self._takes = frozenset(cls for kind, cls in m.MESSAGE_CLASSES.items()
+                                if m.direction_of(kind) is incoming)
         self._positions: dict[int, RxPosition] = {}
+        #: :meth:`next_deadline` may have moved earlier since this was last cleared (an attach,
+        #: a connection made or lost, a frame sent that waits for its ACK): a driver that sleeps
+        #: until the deadline and clears this need look again only then. Frames received and
+        #: sent only move it later, which wakes the driver once for nothing at the old one.
+        self.sooner = True
 
     def __repr__(self) -> str:
         state = "connected" if self._connected else "attached" if self._attached else "detached"
@@ -222,6 +200,7 @@ class Endpoint:
         if self._attached:
             self.detach(now)
         self._attached = True
+        self.sooner = True
         self._decoder = Decoder()
         self._last_rx = now
         self._last_hello = -math.inf
@@ -235,10 +214,10 @@ class Endpoint:
         self._attached = False
         self._tx.clear()
 
-    def send(self, message: TableEvent | Command, now: float) -> int:
+    def send(self, message: m.TableEvent | m.Command, now: float) -> int:
         """Queue a sequenced message; returns the handle its Acked/LinkRejected output carries."""
-        wanted = Direction.COMMAND if self.role is Role.HOST else Direction.EVENT
-        if direction_of(message.TYPE) is not wanted:
+        wanted = m.Direction.COMMAND if self.role is Role.HOST else m.Direction.EVENT
+        if m.direction_of(message.TYPE) is not wanted:
             raise UnsupportedCommandError(
                 f"a {self.role.value} cannot send {message.TYPE.json_name!r} "
                 f"(expected a {wanted.value} message)")
@@ -256,16 +235,16 @@ class Endpoint:
         self._awaiting = None
         self._rx_durable = seq
         if self._connected:
-            self._write(_ack_frame(seq), now)
+            self._write(_ACKS.get(seq) or _ack_frame(seq), now)
 
     def receive(self, data: bytes, now: float) -> None:
         if not self._attached:
             return
-        for item in self._decoder.feed(data):
-            if isinstance(item, Frame):
-                self._on_frame(item.message, item.seq, now)
-            else:
+        for item in self._decoder.messages(data):
+            if isinstance(item, ErrorSpan):
                 self._on_error(item, now)
+            else:
+                self._on_frame(item[0], item[1], now)
 
     def tick(self, now: float) -> None:
         if not self._attached:
@@ -300,11 +279,12 @@ class Endpoint:
     def _send_hello(self, now: float) -> None:
         lo, hi = self.versions
         rx_last = self._rx_durable if self._defer_ack else self._rx_last
-        self._write(encode_frame(Hello(lo, hi, self.boot_id, self.peer_boot_id, rx_last)), now)
+        self._write(encode_frame(m.Hello(lo, hi, self.boot_id, self.peer_boot_id, rx_last)), now)
         self._last_hello = now
 
     def _lose(self, reason: LossReason) -> None:
         self._connected = False
+        self.sooner = True
         self._last_hello = -math.inf
         if self._outstanding is not None:
             self._outstanding.retries = 0
@@ -314,6 +294,7 @@ class Endpoint:
     def _connect(self, now: float) -> None:
         was = self._connected
         self._connected = True
+        self.sooner = True
         self._last_rx = now
         if not was:
             self._count("connects")
@@ -332,6 +313,7 @@ class Endpoint:
         seq = self._tx_seq
         self._tx_seq = (seq + 1) & 0xFF
         self._outstanding = _Pending(handle, message, seq, now)
+        self.sooner = True
         frame = encode_frame(message, seq)
         self.last_data_frame = frame
         self._write(frame, now)
@@ -371,55 +353,55 @@ class Endpoint:
         elif now - self._last_nak >= self.timings.nak_holdoff:
             self._last_nak = now
             self._count("naks_tx")
-            self._write(encode_frame(Nak(NakReason.CORRUPT)), now)
+            self._write(encode_frame(m.Nak(m.NakReason.CORRUPT)), now)
 
     def _reject(self, seq: int, now: float) -> None:
         self._count("rejected_rx")
         self._count("naks_tx")
-        self._write(encode_frame(Nak(NakReason.REJECTED), seq), now)
+        self._write(encode_frame(m.Nak(m.NakReason.REJECTED), seq), now)
 
-    def _on_frame(self, message: Message, seq: int, now: float) -> None:
+    def _on_frame(self, message: m.Message, seq: int, now: float) -> None:
         n = self._n
         n["frames_rx"] += 1
         # the cases by how often they come: an event (or a command) per input, the link's own
         # control between them, the handshake once a connection
         match message:
-            case StartPressed() | WallRaised() | Dice() | BreakOpened() | IndicatorTurned() \
-                    | WallManifest() | SeatButton() | Fault() | ControllerReset() \
-                    | EventsDropped() | ConfigFault() | HonbaDisplay() | ScoreDisplay() | Buzzer() \
-                    | Led() | PressStart():
+            case m.StartPressed() | m.WallRaised() | m.Dice() | m.BreakOpened() \
+                    | m.IndicatorTurned() | m.WallManifest() | m.SeatButton() | m.Fault() \
+                    | m.ControllerReset() | m.EventsDropped() | m.ConfigFault() \
+                    | m.HonbaDisplay() | m.ScoreDisplay() | m.Buzzer() | m.Led() | m.PressStart():
                 if not self._connected:
                     n["ignored"] += 1
                     return
                 self._last_rx = now
                 self._on_data(message, seq, now)
-            case Heartbeat() | Ack() | Nak():
+            case m.Heartbeat() | m.Ack() | m.Nak():
                 if self._connected:
                     self._last_rx = now
                     self._on_control(message, seq, now)
-            case Hello():
+            case m.Hello():
                 if self.role is Role.CONTROLLER:
                     self._on_hello(message, now)
-            case Welcome():
+            case m.Welcome():
                 if self.role is Role.HOST and self._attached and not self._connected:
                     self._on_welcome(message, now)
             case _:
                 assert_never(message)
 
-    def _on_control(self, message: Heartbeat | Ack | Nak, seq: int, now: float) -> None:
+    def _on_control(self, message: m.Heartbeat | m.Ack | m.Nak, seq: int, now: float) -> None:
         """The connected session's own control frames."""
         pending = self._outstanding
         match message:
-            case Heartbeat():
+            case m.Heartbeat():
                 return
-            case Ack():
+            case m.Ack():
                 if pending is not None and seq == pending.seq:
                     self._settle(now, rejected=False)
-            case Nak():
+            case m.Nak():
                 self._count("naks_rx")
                 if pending is None:
                     return
-                if message.reason is NakReason.REJECTED:
+                if message.reason is m.NakReason.REJECTED:
                     if seq == pending.seq:
                         self._settle(now, rejected=True)
                 else:
@@ -428,7 +410,7 @@ class Endpoint:
             case _:
                 assert_never(message)
 
-    def _on_data(self, message: TableEvent | Command, seq: int, now: float) -> None:
+    def _on_data(self, message: m.TableEvent | m.Command, seq: int, now: float) -> None:
         if self._awaiting is not None:
             # not durable yet: a resend of it waits for its ack like the original (§7.7); another
             # seq cannot come from a stop-and-wait sender before that ack, and is not taken
@@ -438,7 +420,7 @@ class Endpoint:
             self._count("duplicates")
             self._write(_ack_frame(seq), now)
             return
-        if direction_of(message.TYPE) is not self._incoming or (
+        if type(message) not in self._takes or (
             self._accept is not None and not self._accept(message)
         ):
             self._reject(seq, now)
@@ -460,10 +442,10 @@ class Endpoint:
             at = self._positions[seq] = RxPosition(boot, seq)
         return at
 
-    def _on_hello(self, hello: Hello, now: float) -> None:
+    def _on_hello(self, hello: m.Hello, now: float) -> None:
         lo, hi = self.versions
         if hello.max_version < lo or hello.min_version > hi:
-            self._write(encode_frame(Welcome(0, self._own_caps, self.boot_id, None,
+            self._write(encode_frame(m.Welcome(0, self._own_caps, self.boot_id, None,
                                              self._own_firmware)), now)
             return
         self.version = min(hi, hello.max_version)
@@ -471,7 +453,7 @@ class Endpoint:
             # a new host process: its sequence numbers start afresh
             self.peer_boot_id = hello.boot_id
             self._rx_last = None
-        self._write(encode_frame(Welcome(self.version, self._own_caps, self.boot_id,
+        self._write(encode_frame(m.Welcome(self.version, self._own_caps, self.boot_id,
                                          self._rx_last, self._own_firmware)), now)
         pending = self._outstanding
         if (pending is not None and hello.rx_boot_id == self.boot_id
@@ -480,7 +462,7 @@ class Endpoint:
             self._settle(now, rejected=False, pump=False)
         self._connect(now)
 
-    def _on_welcome(self, welcome: Welcome, now: float) -> None:
+    def _on_welcome(self, welcome: m.Welcome, now: float) -> None:
         lo, hi = self.versions
         if not lo <= welcome.version <= hi:
             self._out.append(Incompatible(self.versions, welcome.firmware))

@@ -4,14 +4,23 @@ Parameters (the ``CRC-32/ISCSI`` entry of the CRC catalogue): polynomial 0x1EDC6
 0x82F63B78), init 0xFFFFFFFF, reflected in and out, final XOR 0xFFFFFFFF, check value of
 ``b"123456789"`` = 0xE3069283. Why this CRC and not CRC-16: docs/protocol/table-link.md §3.
 
-Slicing-by-4 (four 256-entry tables, 32 KB): a little-endian 32-bit word per loop turn instead of
+The computation is Google's CRC32C library (the ``google-crc32c`` package, a C extension using the
+CPU's CRC instructions on x86_64 and aarch64: docs/engineering.md says why this dependency): a
+dice frame's check is ~1,000 instructions there against ~14,000 in Python, one in fifty of the
+daemon's work on a table frame (docs/performance.md). Without the package (an environment not
+reinstalled since it became a dependency) the pure Python below computes the same values:
+slicing-by-4 (four 256-entry tables, 32 KB), a little-endian 32-bit word per loop turn instead of
 a byte, since each turn of a Python loop costs far more than its table look-ups (a dice frame's
-check: ~1.2 µs byte by byte, ~0.8 µs by words; 1 KB: 87 → 55 µs).
+check: ~1.2 µs byte by byte, ~0.8 µs by words; 1 KB: 87 → 55 µs). tests/drivers/test_link_codec.py
+holds the two equal.
 """
 
 from __future__ import annotations
 
+import importlib
 import struct
+from collections.abc import Callable
+from types import ModuleType
 
 _POLY_REFLECTED = 0x82F63B78
 
@@ -50,6 +59,14 @@ def crc32c(data: bytes | bytearray | memoryview, crc: int = 0) -> int:
     >>> hex(crc32c(b"123456789"))
     '0xe3069283'
     """
+    if _extend is None:
+        return crc32c_python(data, crc)
+    return _extend(crc, data if type(data) is bytes else bytes(data))
+
+
+def crc32c_python(data: bytes | bytearray | memoryview, crc: int = 0) -> int:
+    """:func:`crc32c` in Python (slicing-by-4): the fallback, and the reference the tests hold
+    the library to."""
     value = crc ^ 0xFFFFFFFF
     t0, t1, t2, t3 = _TABLE, _TABLE1, _TABLE2, _TABLE3
     size = len(data)
@@ -65,3 +82,18 @@ def crc32c(data: bytes | bytearray | memoryview, crc: int = 0) -> int:
     for index in range(words << 2, size):
         value = t0[(value ^ data[index]) & 0xFF] ^ (value >> 8)
     return value ^ 0xFFFFFFFF
+
+
+def _library() -> ModuleType | None:
+    try:
+        return importlib.import_module("google_crc32c")
+    except ImportError:  # pragma: no cover - an environment not reinstalled: the Python above
+        return None
+
+
+_LIBRARY = _library()
+#: the library's CRC continued over more bytes (None: not installed)
+_extend: Callable[[int, bytes], int] | None = None if _LIBRARY is None else _LIBRARY.extend
+#: the CRC-32C of a ``bytes``, for the codec's own frames: the C function itself when there is
+#: one (no Python call around it)
+crc32c_of: Callable[[bytes], int] = crc32c_python if _LIBRARY is None else _LIBRARY.value

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from drivers.link.cobs import cobs_decode, cobs_encode
-from drivers.link.crc import RESIDUE, crc32c
+from drivers.link.crc import RESIDUE, crc32c_of
 from drivers.link.errors import MalformedMessageError
 from drivers.link.messages import MESSAGE_CLASSES, Message
 
@@ -95,7 +95,7 @@ def frame_body(message: Message, seq: int = 0, *, retransmit: bool = False) -> b
     head = HEADER.pack(FRAME_VERSION, FLAG_RETRANSMIT if retransmit else 0, seq,
                        message.TYPE, len(payload))
     body = head + payload
-    return body + crc32c(body).to_bytes(4, "little")
+    return body + crc32c_of(body).to_bytes(4, "little")
 
 
 def encode_frame(message: Message, seq: int = 0, *, retransmit: bool = False) -> bytes:
@@ -113,14 +113,13 @@ def encode(message: Message) -> bytes:
     return encode_frame(message)
 
 
-def parse_body(body: bytes, offset: int = 0, length: int = 0) -> Frame | ErrorReason:
-    """A frame from an unstuffed body found at ``offset`` in the stream (``length`` bytes with
-    its delimiter), or why it is none."""
+def _parse(body: bytes) -> tuple[Message, int, int] | ErrorReason:
+    """An unstuffed frame body's (message, seq, flags), or why it is no frame."""
     size = len(body)
     if size < HEADER_SIZE + CRC_SIZE:
         return ErrorReason.SHORT
     # over the body and its CRC at once: the residue, exactly when the CRC matches (crc.py)
-    if crc32c(body) != RESIDUE:
+    if crc32c_of(body) != RESIDUE:
         return ErrorReason.CRC
     version, flags, seq, kind, payload_size = HEADER.unpack_from(body)
     if version != FRAME_VERSION:
@@ -134,7 +133,13 @@ def parse_body(body: bytes, offset: int = 0, length: int = 0) -> Frame | ErrorRe
         message = cls.from_payload(body[HEADER_SIZE:-CRC_SIZE])
     except MalformedMessageError:
         return ErrorReason.PAYLOAD
-    return Frame(message, seq, bool(flags & FLAG_RETRANSMIT), offset, length)
+    return message, seq, flags
+
+
+#: a frame as :meth:`Decoder.messages` hands it out: (message, seq, flags, stream offset, length)
+#: -- a :class:`Frame`'s fields in a plain tuple, ~20 times cheaper to build than the frozen
+#: dataclass (~8,000 instructions), for the link's own endpoint, which reads two of them
+RawFrame = tuple[Message, int, int, int, int]
 
 
 class Decoder:
@@ -153,9 +158,15 @@ class Decoder:
         return self._fed
 
     def feed(self, data: bytes | bytearray | memoryview) -> list[Decoded]:
+        return [item if isinstance(item, ErrorSpan) else
+                Frame(item[0], item[1], bool(item[2] & FLAG_RETRANSMIT), item[3], item[4])
+                for item in self.messages(data)]
+
+    def messages(self, data: bytes | bytearray | memoryview) -> list[RawFrame | ErrorSpan]:
+        """:meth:`feed`, each frame a :data:`RawFrame` tuple instead of a :class:`Frame`."""
         if type(data) is not bytes:
             data = bytes(data)
-        out: list[Decoded] = []
+        out: list[RawFrame | ErrorSpan] = []
         base = self._fed
         size = len(data)
         self._fed = base + size
@@ -175,9 +186,9 @@ class Decoder:
                 self._buf += data[pos:end]
                 chunk = bytes(self._buf)
                 self._buf.clear()
-                out.append(self._decode_chunk(chunk, self._start))
+                out.append(_decode_chunk(chunk, self._start))
             elif end > pos:
-                out.append(self._decode_chunk(data[pos:end], self._start))
+                out.append(_decode_chunk(data[pos:end], self._start))
             pos = end + 1
             self._start = base + pos
 
@@ -199,20 +210,23 @@ class Decoder:
             self._discarding = True
             self._buf.clear()
 
-    @staticmethod
-    def _decode_chunk(chunk: bytes, offset: int) -> Decoded:
-        length = len(chunk) + 1
-        if len(chunk) > MAX_ENCODED:
-            return ErrorSpan(ErrorReason.OVERSIZE, offset, length)
-        body = cobs_decode(chunk)
-        if body is None:
-            return ErrorSpan(ErrorReason.COBS, offset, length)
-        parsed = parse_body(body, offset, length)
-        if isinstance(parsed, Frame):
-            return parsed
-        if parsed.intact:
-            return ErrorSpan(parsed, offset, length, body[2], body[3])
-        return ErrorSpan(parsed, offset, length)
+
+def _decode_chunk(chunk: bytes, offset: int) -> RawFrame | ErrorSpan:
+    """One chunk between two delimiters, found at ``offset`` in the stream."""
+    length = len(chunk) + 1
+    if length > MAX_ENCODED + 1:
+        return ErrorSpan(ErrorReason.OVERSIZE, offset, length)
+    body = cobs_decode(chunk)
+    if body is None:
+        return ErrorSpan(ErrorReason.COBS, offset, length)
+    parsed = _parse(body)
+    if type(parsed) is tuple:
+        message, seq, flags = parsed
+        return message, seq, flags, offset, length
+    assert isinstance(parsed, ErrorReason)
+    if parsed.intact:
+        return ErrorSpan(parsed, offset, length, body[2], body[3])
+    return ErrorSpan(parsed, offset, length)
 
 
 def decode_all(data: bytes) -> list[Decoded]:

@@ -21,7 +21,7 @@ import secrets
 from collections import deque
 from collections.abc import AsyncIterator
 from types import TracebackType
-from typing import Self, assert_never
+from typing import Self, assert_never, cast
 
 from drivers.link.arq import PROTOCOL_VERSIONS, Endpoint
 from drivers.link.errors import (
@@ -252,8 +252,8 @@ class LinkSession:
         for out in outputs:
             match out:
                 case Delivered(message=message):
-                    if not isinstance(message, Command):  # the endpoint refuses commands
-                        self._put(Delivery(message, out.at))
+                    # a host's endpoint takes table events only (it refuses commands)
+                    self._put(Delivery(cast(TableEvent, message), out.at))
                 case Acked(handle=handle):
                     self._settle(handle, None)
                 case LinkRejected(handle=handle, message=message):
@@ -276,10 +276,11 @@ class LinkSession:
                     assert_never(out)
         if push is None:
             self._kick.set()
-            return
-        deadline = endpoint.next_deadline()
-        if deadline is not None and deadline < self._ticker_at:
-            self._kick.set()
+        elif endpoint.sooner:  # else the deadline moved later, if at all: the ticker wakes
+            endpoint.sooner = False  # at the old one and looks again
+            deadline = endpoint.next_deadline()
+            if deadline is not None and deadline < self._ticker_at:
+                self._kick.set()
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()

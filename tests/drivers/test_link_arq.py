@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 from drivers.link.arq import Endpoint
@@ -254,3 +255,45 @@ def test_intact_frame_of_unknown_type_is_rejected_with_its_seq() -> None:
     [nak] = [f for f in decode_all(data) if isinstance(f, Frame)]
     assert (nak.message, nak.seq) == (Nak(NakReason.REJECTED), 9)
     assert w.host.counters.rejected_rx == 1
+
+
+def test_the_deadline_moves_earlier_only_when_the_endpoint_says_so() -> None:
+    """``Endpoint.sooner`` (the session's ticker looks at the deadline again only then): while it
+    is clear, the host's next deadline is no earlier than when it was last looked at, through
+    commands, events, lost frames, a silence that loses the link and the reconnect."""
+    w = Wire()
+    looked = [0.0]
+
+    def deadline() -> float:
+        at = w.host.next_deadline()
+        return math.inf if at is None else at
+
+    def look(*, again: bool = False) -> None:
+        if w.host.sooner or again:  # the session's _service, or the ticker after its tick
+            w.host.sooner = False
+            looked[0] = deadline()
+        else:
+            assert deadline() >= looked[0], (w.now, deadline(), looked[0])
+
+    w.ctl.attach(w.now)
+    w.host.attach(w.now)
+    look()
+    lost = 0
+    for step in range(400):
+        w.now += 0.01
+        if step % 7 == 0:
+            w.host.send(HonbaDisplay(step % 5, 0), w.now)
+            look()
+        if step % 5 == 0:
+            w.ctl.send(Dice((1 + step % 6, 2)), w.now)
+        w.host.tick(w.now)
+        look(again=True)
+        w.ctl.tick(w.now)
+        data, out = w.host.drain()
+        lost += sum(isinstance(o, Lost) for o in out)
+        w.ctl.receive(data if step % 11 else b"", w.now)  # a lost frame now and then
+        data, _ = w.ctl.drain()
+        silent = 150 <= step < 220  # long enough to lose the link
+        w.host.receive(b"" if silent else data, w.now)
+        look()
+    assert lost >= 1 and w.host.connected

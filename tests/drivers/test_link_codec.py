@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from drivers.link.cobs import cobs_decode, cobs_encode
-from drivers.link.crc import crc32c
+from drivers.link.crc import crc32c, crc32c_of, crc32c_python
 from drivers.link.errors import MalformedMessageError
 from drivers.link.frame import (
     MAX_ENCODED,
@@ -38,6 +38,17 @@ from drivers.link.messages import (
 def test_crc32c_check_value() -> None:
     assert crc32c(b"123456789") == 0xE3069283
     assert crc32c(b"") == 0
+    assert crc32c_python(b"123456789") == crc32c_of(b"123456789") == 0xE3069283
+
+
+@given(st.binary(max_size=1100), st.integers(0, 0xFFFFFFFF))
+def test_crc32c_library_equals_the_python_reference(data: bytes, crc: int) -> None:
+    """google-crc32c (drivers/link/crc.py) and the slicing-by-4 Python give the same values, from
+    any start, over bytes, bytearray and memoryview alike."""
+    want = crc32c_python(data, crc)
+    assert crc32c(data, crc) == crc32c(bytearray(data), crc) == crc32c(memoryview(data), crc) \
+        == want
+    assert crc32c_of(data) == crc32c_python(data)
 
 
 @given(st.binary(max_size=1200))
