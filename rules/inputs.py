@@ -19,6 +19,7 @@ import types
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any, Literal, get_args, get_origin
 
 from rules.errors import RulesError
@@ -283,8 +284,12 @@ _PLAIN: frozenset[type[Any]] = frozenset({int, str, bool, float, type(None)})
 
 
 def _enc(value: Any) -> Any:
-    if type(value) in _PLAIN:
+    cls = type(value)
+    if cls in _PLAIN:
         return value
+    exact = _EXACT.get(cls)
+    if exact is not None:  # the usual classes, by a lookup (the chain below, for its subclasses)
+        return exact(value)
     if isinstance(value, Tile):
         return value.id
     if isinstance(value, Seat | Wind):
@@ -296,6 +301,18 @@ def _enc(value: Any) -> Any:
     if isinstance(value, typing.Mapping):
         return {str(k): _enc(v) for k, v in value.items()}
     return value
+
+
+def _seq(value: tuple[Any, ...] | list[Any]) -> list[Any]:
+    """A tuple's or list's JSON: plain items as they are, without a call each (dice, seats)."""
+    return [v if type(v) in _PLAIN else _enc(v) for v in value]
+
+
+#: what :func:`_enc` makes of a value of exactly these classes, without its ``isinstance`` chain
+#: (the same result: each class's branch of the chain)
+_EXACT: dict[type[Any], Callable[[Any], Any]] = {
+    Seat: int, Wind: int, Tile: attrgetter("id"), tuple: _seq, list: _seq,
+}
 
 
 #: each input class's field names, in order (``dataclasses.fields`` filters the class's fields
