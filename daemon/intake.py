@@ -42,7 +42,7 @@ from daemon.table import (
     TableCore,
 )
 from daemon.tracking.records import Body
-from rules.evolve import maker
+from rules.evolve import fast_init, maker
 from rules.inputs import INPUT_NAMES, input_type
 
 log = logging.getLogger("jantaku.intake")
@@ -82,6 +82,11 @@ class Submission:
     done: asyncio.Future[Any]
     withdrawn: bool = False
     queued: bool = True  # went through the queue (False: committed by its submitter's task)
+
+
+#: one per input: the quick constructor (rules/evolve.py)
+fast_init([Submission])
+_submission = maker(Submission)
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,8 +201,10 @@ class Intake:
         applied. Raises :class:`RepeatedCommand` for a command logged already."""
         item = self.pending(kind, source, body, mono_ns, link=link, command=command)
         loop = self._loop
-        if loop is not None and self._idle():  # the usual: committed in this task, now
-            sub = Submission(item, loop.create_future(), False, False)
+        # (:meth:`_idle`, written out: once per input) the usual: committed in this task, now
+        if (loop is not None and self._running and not self._busy and self.fault is None
+                and not self._taken and self.queue.empty()):
+            sub = _submission(item, loop.create_future(), False, False)
             await self._inline(sub)
         else:
             sub = await self.enqueue(item)
@@ -237,7 +244,7 @@ class Intake:
 
     async def enqueue(self, item: GroupItem) -> Submission:
         """Queue a prepared item (waiting for room); the caller awaits ``.done``."""
-        sub = Submission(item, asyncio.get_running_loop().create_future())
+        sub = _submission(item, asyncio.get_running_loop().create_future())
         await self.queue.put(sub)
         return sub
 
@@ -245,7 +252,7 @@ class Intake:
         """Commit a link position alone (a table event consumed without an input of its own)."""
         loop = self._loop
         if loop is not None and self._idle():
-            sub = Submission(position, loop.create_future(), False, False)
+            sub = _submission(position, loop.create_future(), False, False)
             await self._inline(sub)
         else:
             sub = await self.enqueue(position)
