@@ -350,9 +350,11 @@ class Intake:
                 # (the ACK still follows the commit: it is answered only below)
                 self._on_committed(applied)
             self._finish(batch, results)
-            self.counters.groups += 1
-            self.counters.inputs += len(applied)
-            self.counters.largest_group = max(self.counters.largest_group, len(batch))
+            counters = self.counters
+            counters.groups += 1
+            counters.inputs += len(applied)
+            if len(batch) > counters.largest_group:
+                counters.largest_group = len(batch)
             if applied and self._on_applied is not None:
                 await self._on_applied(applied)
             return
