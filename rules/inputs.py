@@ -333,6 +333,34 @@ def input_to_json(value: Input) -> dict[str, Any]:
     return out
 
 
+#: per input class: its field names, and those whose default is not ``None`` (a required field, a
+#: default factory, another value): :func:`input_to_compact_json` writes a ``null`` there
+_COMPACT: dict[type[Any], tuple[tuple[str, ...], frozenset[str]]] = {}
+
+
+def input_to_compact_json(value: Input) -> dict[str, Any]:
+    """:func:`input_to_json` without the ``null`` fields that are their defaults: what the event
+    log holds (``{"type": "hand_start"}``), the same input when read back (``input_from_json``
+    fills a missing field with its default). A ``null`` whose default is something else stays
+    (then the whole form is written: the bytes of the log do not change). One pass over the
+    fields (the log writes one per input), not the full form and a filtered copy of it."""
+    cls = type(value)
+    plan = _COMPACT.get(cls)
+    if plan is None:
+        fields = dataclasses.fields(value)
+        plan = _COMPACT[cls] = (tuple(f.name for f in fields),
+                                frozenset(f.name for f in fields if f.default is not None))
+    names, strict = plan
+    out: dict[str, Any] = {"type": _NAMES[cls]}
+    for name in names:
+        v = _enc(getattr(value, name))
+        if v is not None:
+            out[name] = v
+        elif name in strict:
+            return input_to_json(value)
+    return out
+
+
 def _dec(tp: Any, value: Any, where: str) -> Any:
     simple = _SIMPLE.get(tp) if isinstance(tp, type) or tp is Any else None
     if simple is not None:  # most fields: no get_origin (the daemon's input path)
