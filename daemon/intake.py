@@ -8,8 +8,8 @@ loop that empties it (docs/daemon.md, "The input path").
   back whole; its items are then committed one by one, so only the bad one is refused.
 * **Who commits.** The intake's task, a group at a time; but a driver's input submitted while
   the intake is idle (nothing queued, no commit under way, the log writable) is committed by the
-  driver's own task, as a group of one, under the same lock (:meth:`Intake.submit`): no queue,
-  no future to wake, no second task. What arrives meanwhile queues behind it, in order.
+  driver's own task, as a group of one, holding the same commit turn (:meth:`Intake.submit`):
+  no queue, no future to wake, no second task. What arrives meanwhile queues behind it, in order.
 * **Back-pressure.** The queue is bounded (:data:`QUEUE_SIZE`): :meth:`Intake.submit` waits for
   room, so a table link stops taking events (the controller retransmits; nothing is dropped).
 * **A log that cannot be written** (a full disk, an I/O error): the group is kept in memory and
@@ -137,7 +137,7 @@ class Intake:
         #: whoever commits holds this: the intake's task, or a submitter committing its own
         #: input while the intake is idle (:meth:`submit`). A flag, not an ``asyncio.Lock``: a
         #: submitter takes it only when it is free, so the intake's task is its one waiter
-        #: (on :attr:`_turn`), and the lock's four calls an input were a tenth of the intake's
+        #: (on :attr:`_turn`); the lock's ``async with`` was five Python calls an input
         self._busy = False
         #: the intake's task waits on it for a submitter's commit to end (None: not waiting)
         self._turn: asyncio.Future[None] | None = None
