@@ -201,11 +201,20 @@ class Intake:
         applied. Raises :class:`RepeatedCommand` for a command logged already."""
         item = self.pending(kind, source, body, mono_ns, link=link, command=command)
         loop = self._loop
-        # (:meth:`_idle`, written out: once per input) the usual: committed in this task, now
+        # (:meth:`_idle` and :meth:`_inline`, written out: once per input, and a coroutine less)
         if (loop is not None and self._running and not self._busy and self.fault is None
                 and not self._taken and self.queue.empty()):
             sub = _submission(item, loop.create_future(), False, False)
-            await self._inline(sub)
+            self._busy = True
+            self.inline += 1
+            try:
+                await self._commit([sub])
+            except Exception as exc:
+                self._after_commit(sub, exc)
+            finally:
+                self._busy = False
+                if self._turn is not None:
+                    self._pass_turn()
         else:
             sub = await self.enqueue(item)
         result: Applied = await sub.done
@@ -227,20 +236,27 @@ class Intake:
         try:
             await self._commit([sub])
         except Exception as exc:
-            if not sub.done.done():
-                raise
-            # the input is committed and answered: what failed after it (the retained
-            # state, a display) is not the submitter's failure
-            log.exception(json.dumps({
-                "event": "after_commit_failed", "table": self.core.table_id,
-                "error": repr(exc)[:300]}))
+            self._after_commit(sub, exc)
         finally:
             self._busy = False
-            turn = self._turn
-            if turn is not None:  # the intake's task took a submission meanwhile: its turn
-                self._turn = None
-                if not turn.done():
-                    turn.set_result(None)
+            if self._turn is not None:
+                self._pass_turn()
+
+    def _after_commit(self, sub: Submission, exc: Exception) -> None:
+        """An inline commit raised: re-raised to the submitter unless its input is answered."""
+        if not sub.done.done():
+            raise exc
+        # the input is committed and answered: what failed after it (the retained state, a
+        # display) is not the submitter's failure
+        log.exception(json.dumps({
+            "event": "after_commit_failed", "table": self.core.table_id,
+            "error": repr(exc)[:300]}), exc_info=exc)
+
+    def _pass_turn(self) -> None:
+        """An inline commit ended while the intake's task waits with a submission: its turn."""
+        turn, self._turn = self._turn, None
+        if turn is not None and not turn.done():
+            turn.set_result(None)
 
     async def enqueue(self, item: GroupItem) -> Submission:
         """Queue a prepared item (waiting for room); the caller awaits ``.done``."""
