@@ -322,7 +322,8 @@ class EventLog:
     class _Group:
         """:meth:`group`'s block (a class, not a generator: one commit per input). It opens and
         ends the transaction itself, as :meth:`_tx` does, without the second object and its two
-        calls (once per input)."""
+        calls (once per input); the COMMIT is in ``__exit__`` itself (a method of its own was
+        one call more per input)."""
 
         __slots__ = ("log", "writer")
 
@@ -351,11 +352,17 @@ class EventLog:
         def __exit__(self, exc_type: type[BaseException] | None, exc: object,
                      tb: object) -> None:
             log = self.log
+            cur = log._cur
             try:
                 if exc_type is None:
-                    self._commit()
+                    try:
+                        self.writer.finish()
+                    except BaseException:
+                        cur.execute("ROLLBACK")
+                        raise
+                    cur.execute("COMMIT")
                 else:
-                    log._cur.execute("ROLLBACK")
+                    cur.execute("ROLLBACK")
             except BaseException:  # the COMMIT failed: the next group reads the file again
                 log._tail = log._applied = log._links = None
                 raise
@@ -371,15 +378,6 @@ class EventLog:
                 log._tail = last
                 if log._mark is not None:  # durable now: the mark may say so (log_mark.py)
                     log._mark.note(last[0], last[1])
-
-        def _commit(self) -> None:
-            cur = self.log._cur
-            try:
-                self.writer.finish()
-            except BaseException:
-                cur.execute("ROLLBACK")
-                raise
-            cur.execute("COMMIT")
 
     def sync_mark(self) -> None:
         """fsync the high-water mark (the WAL checkpointer, after each checkpoint)."""

@@ -8,8 +8,8 @@ loop that empties it (docs/daemon.md, "The input path").
   back whole; its items are then committed one by one, so only the bad one is refused.
 * **Who commits.** The intake's task, a group at a time; but a driver's input submitted while
   the intake is idle (nothing queued, no commit under way, the log writable) is committed by the
-  driver's own task, as a group of one, under the same lock (:meth:`Intake.submit`): no queue,
-  no future to wake, no second task. What arrives meanwhile queues behind it, in order.
+  driver's own task, as a group of one, holding the same commit turn (:meth:`Intake.submit`):
+  no queue, no future to wake, no second task. What arrives meanwhile queues behind it, in order.
 * **Back-pressure.** The queue is bounded (:data:`QUEUE_SIZE`): :meth:`Intake.submit` waits for
   room, so a table link stops taking events (the controller retransmits; nothing is dropped).
 * **A log that cannot be written** (a full disk, an I/O error): the group is kept in memory and
@@ -42,7 +42,7 @@ from daemon.table import (
     TableCore,
 )
 from daemon.tracking.records import Body
-from rules.evolve import maker
+from rules.evolve import fast_init, maker
 from rules.inputs import INPUT_NAMES, input_type
 
 log = logging.getLogger("jantaku.intake")
@@ -82,6 +82,11 @@ class Submission:
     done: asyncio.Future[Any]
     withdrawn: bool = False
     queued: bool = True  # went through the queue (False: committed by its submitter's task)
+
+
+#: one per input: the quick constructor (rules/evolve.py)
+fast_init([Submission])
+_submission = maker(Submission)
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,9 +134,17 @@ class Intake:
         self.counters = _Counters()
         self._writing = False
         self._held = 0
-        #: held by whoever commits: the intake's task, or a submitter committing its own input
-        #: while the intake is idle (:meth:`submit`)
-        self._committing = asyncio.Lock()
+        #: whoever commits holds this: the intake's task, or a submitter committing its own
+        #: input while the intake is idle (:meth:`submit`). A flag, not an ``asyncio.Lock``: a
+        #: submitter takes it only when it is free, so the intake's task is its one waiter
+        #: (on :attr:`_turn`); the lock's ``async with`` was five Python calls an input
+        self._busy = False
+        #: the intake's task waits on it for a submitter's commit to end (None: not waiting)
+        self._turn: asyncio.Future[None] | None = None
+        #: the intake task's loop: the inline path's futures are made on it (each
+        #: ``asyncio.get_running_loop()`` is a ``getpid`` system call in CPython 3.11)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._withdrawn = 0  # submissions withdrawn and not dropped from a batch yet
         self._running = False  # the intake's task is taking submissions
         self._taken = 0  # taken from the queue by the intake's task, not committing yet
         self.inline = 0  # inputs committed by their submitter's task (benches, tests)
@@ -187,48 +200,78 @@ class Intake:
         """Queue an input, waiting for room (back-pressure), and wait until it is committed and
         applied. Raises :class:`RepeatedCommand` for a command logged already."""
         item = self.pending(kind, source, body, mono_ns, link=link, command=command)
-        sub = await self._submit(item)
+        loop = self._loop
+        # (:meth:`_idle` and :meth:`_inline`, written out: once per input, and a coroutine less)
+        if (loop is not None and self._running and not self._busy and self.fault is None
+                and not self._taken and self.queue.empty()):
+            sub = _submission(item, loop.create_future(), False, False)
+            self._busy = True
+            self.inline += 1
+            try:
+                await self._commit([sub])
+            except Exception as exc:
+                self._after_commit(sub, exc)
+            finally:
+                self._busy = False
+                if self._turn is not None:
+                    self._pass_turn()
+        else:
+            sub = await self.enqueue(item)
         result: Applied = await sub.done
         return result
 
-    async def _submit(self, item: GroupItem) -> Submission:
-        """Queue ``item``; or, when the intake is idle (nothing queued, no commit under way, the
-        log writable), commit it in the caller's own task, as the intake's task would have: a
-        group of one, in the same order, answered the same way. A table event then goes from
-        its frame to its commit and ACK in one task, without the queue's hand-off and the two
-        wake-ups around it (docs/performance.md)."""
-        sub = Submission(item, asyncio.get_running_loop().create_future(), queued=False)
-        if (self._running and self.fault is None and self.queue.empty() and not self._taken
-                and not self._committing.locked()):
-            async with self._committing:
-                self.inline += 1
-                try:
-                    await self._commit([sub])
-                except Exception as exc:
-                    if not sub.done.done():
-                        raise
-                    # the input is committed and answered: what failed after it (the retained
-                    # state, a display) is not the submitter's failure
-                    log.exception(json.dumps({
-                        "event": "after_commit_failed", "table": self.core.table_id,
-                        "error": repr(exc)[:300]}))
-            return sub
-        sub.queued = True
-        await self.queue.put(sub)
-        return sub
+    def _idle(self) -> bool:
+        """Whether a submitter may commit its own input now: the intake's task runs, nothing is
+        queued or committing, the log is writable."""
+        return (self._running and not self._busy and self.fault is None and not self._taken
+                and self.queue.empty())
 
-    def _submission(self, item: GroupItem) -> Submission:
-        return Submission(item, asyncio.get_running_loop().create_future())
+    async def _inline(self, sub: Submission) -> None:
+        """Commit ``sub`` in the caller's own task, as the intake's task would have: a group of
+        one, in the same order, answered the same way. A table event then goes from its frame
+        to its commit and ACK in one task, without the queue's hand-off and the two wake-ups
+        around it (docs/performance.md). The caller has checked :meth:`_idle`."""
+        self._busy = True
+        self.inline += 1
+        try:
+            await self._commit([sub])
+        except Exception as exc:
+            self._after_commit(sub, exc)
+        finally:
+            self._busy = False
+            if self._turn is not None:
+                self._pass_turn()
+
+    def _after_commit(self, sub: Submission, exc: Exception) -> None:
+        """An inline commit raised: re-raised to the submitter unless its input is answered."""
+        if not sub.done.done():
+            raise exc
+        # the input is committed and answered: what failed after it (the retained state, a
+        # display) is not the submitter's failure
+        log.exception(json.dumps({
+            "event": "after_commit_failed", "table": self.core.table_id,
+            "error": repr(exc)[:300]}), exc_info=exc)
+
+    def _pass_turn(self) -> None:
+        """An inline commit ended while the intake's task waits with a submission: its turn."""
+        turn, self._turn = self._turn, None
+        if turn is not None and not turn.done():
+            turn.set_result(None)
 
     async def enqueue(self, item: GroupItem) -> Submission:
         """Queue a prepared item (waiting for room); the caller awaits ``.done``."""
-        sub = self._submission(item)
+        sub = _submission(item, asyncio.get_running_loop().create_future())
         await self.queue.put(sub)
         return sub
 
     async def mark_link(self, position: LinkPosition) -> None:
         """Commit a link position alone (a table event consumed without an input of its own)."""
-        sub = await self._submit(position)
+        loop = self._loop
+        if loop is not None and self._idle():
+            sub = _submission(position, loop.create_future(), False, False)
+            await self._inline(sub)
+        else:
+            sub = await self.enqueue(position)
         await sub.done
 
     def withdraw(self, sub: Submission) -> bool:
@@ -236,7 +279,9 @@ class Intake:
         it will never be applied, False if it is being written now (wait for ``done``)."""
         if sub.done.done() or self._writing:
             return False
-        sub.withdrawn = True
+        if not sub.withdrawn:
+            sub.withdrawn = True
+            self._withdrawn += 1
         return True
 
     @property
@@ -245,18 +290,26 @@ class Intake:
 
     # ------------------------------------------------------------------ the loop
     async def run(self) -> None:
+        loop = self._loop = asyncio.get_running_loop()
         self._running = True
         try:
             while True:
                 batch = [await self.queue.get()]
                 self._taken = 1  # out of the queue, waiting for a submitter's commit to end
-                async with self._committing:
-                    self._taken = 0
+                while self._busy:  # (no submitter starts one now: ``_taken`` says so)
+                    turn = self._turn = loop.create_future()
+                    await turn
+                self._taken = 0
+                self._busy = True
+                try:
                     self._grow(batch)
                     await self._commit(batch)
+                finally:
+                    self._busy = False
         finally:
             self._running = False
             self._taken = 0
+            self._turn = None
 
     def _grow(self, batch: list[Submission]) -> None:
         while not self.queue.empty() and len(batch) < MAX_GROUP:
@@ -265,10 +318,12 @@ class Intake:
     async def _commit(self, batch: list[Submission]) -> None:
         delay = RETRY_S[0]
         while True:
-            if any(s.withdrawn for s in batch):
+            if self._withdrawn:  # (rare: a referee command given up on a refusing log)
                 for s in batch:
-                    if s.withdrawn and s.queued:
-                        self.queue.task_done()
+                    if s.withdrawn:
+                        self._withdrawn -= 1
+                        if s.queued:
+                            self.queue.task_done()
                 batch = [s for s in batch if not s.withdrawn]
             if not batch:
                 return
@@ -311,9 +366,11 @@ class Intake:
                 # (the ACK still follows the commit: it is answered only below)
                 self._on_committed(applied)
             self._finish(batch, results)
-            self.counters.groups += 1
-            self.counters.inputs += len(applied)
-            self.counters.largest_group = max(self.counters.largest_group, len(batch))
+            counters = self.counters
+            counters.groups += 1
+            counters.inputs += len(applied)
+            if len(batch) > counters.largest_group:
+                counters.largest_group = len(batch)
             if applied and self._on_applied is not None:
                 await self._on_applied(applied)
             return

@@ -90,6 +90,15 @@ class InputSink(Protocol):
     def timers_state(self) -> dc.Clocks: ...
 
 
+class _Submit(Protocol):
+    """:meth:`InputSink.submit` (:meth:`daemon.intake.Intake.submit`)."""
+
+    def __call__(
+        self, kind: str, source: str, body: Body, mono_ns: int | None = None, *,
+        link: LinkPosition | None = None,
+    ) -> Coroutine[Any, Any, Applied]: ...
+
+
 class Driver(Protocol):
     """A device adapter: feeds inputs, shows effects, reports health."""
 
@@ -159,6 +168,11 @@ class Service:
             on_applied=self._applied, on_committed=self._committed,
         )
         self.queue = self.intake.queue
+        #: queue an input (waiting for room: back-pressure) and wait until it is committed and
+        #: applied; ``mono_ns``: when the device saw it (default: now); ``link``: the table
+        #: link's position after it, committed with it. The intake's own method, bound here:
+        #: a table event's submission is one coroutine, not two
+        self.submit: _Submit = self.intake.submit
         # the seal moved on after each checkpoint; the whole log read after READY (log_audit.py)
         self.audit = LogAudit(self.eventlog, f"--config {config.source}")
         self.wal = WalCheckpointer(config.eventlog.path, self.table_id,
@@ -226,15 +240,6 @@ class Service:
         """Queue an input (timestamped now, or at ``mono_ns`` when the driver saw it earlier)
         without waiting for room: the future fails if the intake's queue is full."""
         return self.intake.put(kind, source, body, mono_ns)
-
-    async def submit(
-        self, kind: str, source: str, body: Body, *, mono_ns: int | None = None,
-        link: LinkPosition | None = None,
-    ) -> Applied:
-        """Queue an input (waiting for room: back-pressure) and wait until it is committed and
-        applied; ``mono_ns``: when the device saw it (default: now); ``link``: the table link's
-        position after it, committed with it."""
-        return await self.intake.submit(kind, source, body, mono_ns, link=link)
 
     async def mark_link(self, position: LinkPosition) -> None:
         await self.intake.mark_link(position)
@@ -413,16 +418,17 @@ class Service:
         """After a group commit (the outbox has its events: :meth:`_committed`): let the outbox
         task publish them first, unless they are on the wire already, then refresh the
         retained state and drive the effects."""
-        events = [e for a in applied for e in a.events]
+        # (a group of one, the usual: its own tuple, not a list comprehension's copy)
+        events: Sequence[dict[str, Any]] = (
+            applied[0].events if len(applied) == 1 else [e for a in applied for e in a.events])
         self.stats.inputs += len(applied)
         if events:
             self.stats.last_event = events[-1]
             if not self._published:
                 await asyncio.sleep(0)  # the outbox task runs now: the events are on the wire
             self._published = False
-        self.retained.refresh()
+        board = self.retained.refresh()
         if events:
-            board = self.retained.scoreboard()
             for driver in self.drivers:
                 try:
                     await driver.show(board, events)

@@ -245,7 +245,7 @@ class TableCore:
                 except Exception as exc:  # the contract says never; stay a fold anyway
                     out.append(DaemonEngineError(repr(exc)).to_json())
                     events = ()
-                aka = _plays_aka(table)
+                aka = _plays_aka(table) if events else True
                 for event in events:
                     body = event.to_json(aka=aka)
                     kind = body.get("type")
@@ -256,7 +256,8 @@ class TableCore:
                     out.append(body)
                 dealer = _dealer(table) if isinstance(inp, DealDone) else None
                 clocks, tevents = dc.follow(clocks, inp, rec.mono_ns, rec.source, dealer)
-                out.extend(dc.events_json(tevents))
+                if tevents:  # (most inputs move no clock)
+                    out.extend(dc.events_json(tevents))
         else:
             clocks, tevents = dc.apply_record(clocks, rec.body, rec.mono_ns)
             out.extend(dc.events_json(tevents))
@@ -267,8 +268,9 @@ class TableCore:
     ) -> list[dict[str, Any]]:
         ts, table = iso(rec.wall_ns), self.table_id
         game, input_seq, source = (rec.game if rec.game > 0 else None), rec.seq, rec.source
-        return [
-            {
+        envs: list[dict[str, Any]] = []
+        for seq, body in enumerate(bodies, first_seq):  # (a loop: most inputs make one event,
+            envs.append({                                # and a comprehension is a call)
                 "schema": SCHEMA_EVENT,
                 "seq": seq,
                 "id": f"{table}:{seq}",
@@ -280,9 +282,8 @@ class TableCore:
                 "input_seq": input_seq,
                 "source": source,
                 "data": body,
-            }
-            for seq, body in enumerate(bodies, first_seq)
-        ]
+            })
+        return envs
 
     def refold(self, cs: CoreState, rec: Record) -> tuple[CoreState, list[dict[str, Any]]]:
         """``rec`` folded again on ``cs``: the state after it and its envelopes, the same bytes
@@ -360,7 +361,11 @@ class TableCore:
                     writer.set_link(item)
                     out.append(None)
                     continue
-                typed, body = _read(item)
+                if type(item.body) in INPUT_NAMES:  # the usual: :func:`_read`'s first case
+                    inp = cast(Input, item.body)
+                    typed, body = (inp if item.kind == KIND_INPUT else None), compact(inp)
+                else:
+                    typed, body = _read(item)
                 if item.command is not None:
                     first = writer.command_reply(item.command.user, item.command.id)
                     if first is not None:  # a retry racing its original: applied once

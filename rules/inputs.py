@@ -19,6 +19,7 @@ import types
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any, Literal, get_args, get_origin
 
 from rules.errors import RulesError
@@ -283,8 +284,12 @@ _PLAIN: frozenset[type[Any]] = frozenset({int, str, bool, float, type(None)})
 
 
 def _enc(value: Any) -> Any:
-    if type(value) in _PLAIN:
+    cls = type(value)
+    if cls in _PLAIN:
         return value
+    exact = _EXACT.get(cls)
+    if exact is not None:  # the usual classes, by a lookup (the chain below, for its subclasses)
+        return exact(value)
     if isinstance(value, Tile):
         return value.id
     if isinstance(value, Seat | Wind):
@@ -296,6 +301,18 @@ def _enc(value: Any) -> Any:
     if isinstance(value, typing.Mapping):
         return {str(k): _enc(v) for k, v in value.items()}
     return value
+
+
+def _seq(value: tuple[Any, ...] | list[Any]) -> list[Any]:
+    """A tuple's or list's JSON: plain items as they are, without a call each (dice, seats)."""
+    return [v if type(v) in _PLAIN else _enc(v) for v in value]
+
+
+#: what :func:`_enc` makes of a value of exactly these classes, without its ``isinstance`` chain
+#: (the same result: each class's branch of the chain)
+_EXACT: dict[type[Any], Callable[[Any], Any]] = {
+    Seat: int, Wind: int, Tile: attrgetter("id"), tuple: _seq, list: _seq,
+}
 
 
 #: each input class's field names, in order (``dataclasses.fields`` filters the class's fields
@@ -313,6 +330,34 @@ def input_to_json(value: Input) -> dict[str, Any]:
     out: dict[str, Any] = {"type": _NAMES[cls]}
     for name in names:
         out[name] = _enc(getattr(value, name))
+    return out
+
+
+#: per input class: its field names, and those whose default is not ``None`` (a required field, a
+#: default factory, another value): :func:`input_to_compact_json` writes a ``null`` there
+_COMPACT: dict[type[Any], tuple[tuple[str, ...], frozenset[str]]] = {}
+
+
+def input_to_compact_json(value: Input) -> dict[str, Any]:
+    """:func:`input_to_json` without the ``null`` fields that are their defaults: what the event
+    log holds (``{"type": "hand_start"}``), the same input when read back (``input_from_json``
+    fills a missing field with its default). A ``null`` whose default is something else stays
+    (then the whole form is written: the bytes of the log do not change). One pass over the
+    fields (the log writes one per input), not the full form and a filtered copy of it."""
+    cls = type(value)
+    plan = _COMPACT.get(cls)
+    if plan is None:
+        fields = dataclasses.fields(value)
+        plan = _COMPACT[cls] = (tuple(f.name for f in fields),
+                                frozenset(f.name for f in fields if f.default is not None))
+    names, strict = plan
+    out: dict[str, Any] = {"type": _NAMES[cls]}
+    for name in names:
+        v = _enc(getattr(value, name))
+        if v is not None:
+            out[name] = v
+        elif name in strict:
+            return input_to_json(value)
     return out
 
 

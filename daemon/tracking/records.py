@@ -15,12 +15,11 @@ and the console import them).
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, TypeAlias
 
-from rules.inputs import Input, input_to_json
+from rules.inputs import Input, input_to_compact_json
 from rules.seats import Seat
 
 KIND_INPUT: Final = "input"
@@ -70,33 +69,17 @@ class Entry:
         return body_json(self.body)
 
 
-def compact(inp: Input) -> dict[str, Any]:
-    """The input's JSON without the ``null`` fields that are its defaults: what the log holds
-    (``{"type": "hand_start"}``), the same input when read back (``input_from_json`` fills a
-    missing field with its default). A ``null`` whose default is something else stays (then the
-    whole form is written, as before: the bytes of the log do not change)."""
-    full = input_to_json(inp)
-    strict = _STRICT.get(type(inp))
-    if strict is None:
-        strict = _STRICT[type(inp)] = frozenset(
-            f.name for f in dataclasses.fields(inp) if f.default is not None)
-    out: dict[str, Any] = {}
-    for k, v in full.items():
-        if v is not None:
-            out[k] = v
-        elif k in strict:
-            return full
-    return out
+#: the input's JSON without the ``null`` fields that are its defaults: what the log holds
+#: (``{"type": "hand_start"}``), the same input when read back (``input_from_json`` fills a
+#: missing field with its default); a ``null`` whose default is something else keeps the whole
+#: form (:func:`rules.inputs.input_to_compact_json`: the rules' own codec, in one pass)
+compact: Callable[[Input], dict[str, Any]] = input_to_compact_json
 
 
 def body_json(body: Body) -> dict[str, Any]:
     """What the log holds of ``body``: an input's :func:`compact` form, a marker as it is."""
     return dict(body) if isinstance(body, Mapping) else compact(body)
 
-
-#: per input class, the fields whose default is not ``None`` (a required field, a default
-#: factory, another value): a ``null`` there is written (one pass over the form, not two)
-_STRICT: dict[type[Any], frozenset[str]] = {}
 
 
 def input_entry(source: str, inp: Input) -> Entry:

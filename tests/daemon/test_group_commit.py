@@ -237,3 +237,38 @@ def test_inputs_behind_a_drivers_commit_that_the_disk_refuses_keep_their_order(
         assert [r.body["code"] for r in core.log.records()] == [1, 2, 3, 4]
 
     asyncio.run(go())
+
+
+def test_an_inline_commit_answers_its_submitter_and_frees_the_turn_whatever_fails_after_it(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A driver's own commit: what fails after its input is answered (the retained state, a
+    display) is logged, not the submitter's failure; what fails before (handing the events on)
+    is; either way the next input commits, inline again (the commit turn is free)."""
+    async def go() -> None:
+        core = _core(tmp_path / "g.sqlite")
+        fail_after, fail_before = [OSError("display gone")], [RuntimeError("outbox gone")]
+
+        async def db(fn: Callable[..., Any], *args: Any) -> Any:
+            return fn(*args)
+
+        async def on_applied(applied: list[Applied]) -> None:
+            if fail_after:
+                raise fail_after.pop()
+
+        def on_committed(applied: list[Applied]) -> None:
+            if fail_before:
+                raise fail_before.pop()
+
+        intake = Intake(core, db, "b", on_applied=on_applied, on_committed=on_committed)
+        runner = asyncio.create_task(intake.run())
+        await asyncio.sleep(0)
+        with pytest.raises(RuntimeError, match="outbox gone"):
+            await intake.submit(KIND_MARKER, "table", _fault_body(1))
+        second = await intake.submit(KIND_MARKER, "table", _fault_body(2))
+        third = await intake.submit(KIND_MARKER, "table", _fault_body(3))
+        assert (second.record.seq, third.record.seq, intake.inline) == (2, 3, 3)
+        runner.cancel()
+
+    with caplog.at_level("ERROR", logger="jantaku.intake"):
+        asyncio.run(go())
+    assert [r for r in caplog.records if "after_commit_failed" in r.getMessage()]
