@@ -30,8 +30,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from daemon.engine import load_engine  # noqa: E402
-from daemon.eventlog import EventLog, LinkPosition  # noqa: E402
+from daemon.eventlog import EventLog  # noqa: E402
 from daemon.intake import Intake  # noqa: E402
+from daemon.log_values import LinkPosition  # noqa: E402
 from daemon.table import TableCore  # noqa: E402
 from daemon.tracking.records import KIND_INPUT  # noqa: E402
 from drivers.link.reports import RxPosition  # noqa: E402

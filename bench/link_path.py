@@ -32,7 +32,7 @@ sys.path.insert(0, str(REPO))
 from daemon.config import DisplaysConfig  # noqa: E402
 from daemon.devices import TableLinkDriver  # noqa: E402
 from daemon.event_loop import run  # noqa: E402
-from daemon.eventlog import LinkPosition  # noqa: E402
+from daemon.log_values import LinkPosition  # noqa: E402
 from drivers.link.frame import encode_frame  # noqa: E402
 from drivers.link.messages import Dice, Heartbeat, Welcome  # noqa: E402
 from drivers.link.reports import RxPosition  # noqa: E402

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from daemon.config import Config, DisplaysConfig, TableLinkConfig
 from daemon.controller_reports import ControllerReports
-from daemon.eventlog import LinkPosition
+from daemon.log_values import LinkPosition
 from daemon.table import iso
 from drivers.link.messages import ConfigFault, ControllerReset, EventsDropped, Fault
 

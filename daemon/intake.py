@@ -31,7 +31,8 @@ from typing import Any, Final
 
 from daemon.commands import EngineRefused
 from daemon.errors import EventLogError
-from daemon.eventlog import LinkPosition, body_text
+from daemon.group_writer import body_text
+from daemon.log_values import LinkPosition
 from daemon.table import (
     Applied,
     CommandStamp,

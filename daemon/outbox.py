@@ -33,8 +33,9 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final, NamedTuple
 
 from daemon import disclosure
-from daemon.eventlog import EventLog, OutboxRow
+from daemon.eventlog import EventLog
 from daemon.json_text import compact_encoder
+from daemon.log_values import OutboxRow
 from daemon.table import Applied
 
 log = logging.getLogger("jantaku.outbox")

@@ -36,10 +36,11 @@ from daemon.clock_sync import read_clock
 from daemon.command_intake import CommandIntake
 from daemon.config import Config
 from daemon.engine import Engine
-from daemon.eventlog import EventLog, LinkPosition, Record, boot_id
+from daemon.eventlog import EventLog, boot_id
 from daemon.intake import Intake
 from daemon.log_audit import LogAudit
 from daemon.log_gate import LogGate
+from daemon.log_values import LinkPosition, Record
 from daemon.mqtt import BrokerLink, Incoming, Reply
 from daemon.outbox import LogOutbox
 from daemon.referee_desk import RefereeDesk

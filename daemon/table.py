@@ -22,8 +22,9 @@ from typing import Any, ClassVar, Final, cast
 from daemon import clocks as dc
 from daemon.disclosure import Concealed
 from daemon.engine import Engine
-from daemon.eventlog import CommandRow, EventLog, LinkPosition, Record
+from daemon.eventlog import EventLog
 from daemon.json_text import compact_encoder
+from daemon.log_values import CommandRow, LinkPosition, Record
 from daemon.topics import SCHEMA_EVENT, Topics
 from daemon.tracking.records import KIND_INPUT, Body, compact
 from rules.evolve import fast_init, maker

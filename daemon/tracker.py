@@ -36,8 +36,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Final
 
 from daemon.errors import TrackerError
-from daemon.eventlog import LinkPosition
 from daemon.intake import InputRefused
+from daemon.log_values import LinkPosition
 from daemon.tracking.held import Held, restore
 from daemon.tracking.keys import BUTTONS
 from daemon.tracking.records import KIND_INPUT, KIND_MARKER, Entry, is_tracked

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from daemon.eventlog import Record
+from daemon.log_values import Record
 from rules.inputs import InputError, input_from_json
 from rules.records.table_game import GameFold
 from rules.seats import Wind

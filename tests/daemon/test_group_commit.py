@@ -14,8 +14,9 @@ import pytest
 from conftest import running_service
 
 from daemon.config import Config
-from daemon.eventlog import EventLog, LinkPosition
+from daemon.eventlog import EventLog
 from daemon.intake import Intake
+from daemon.log_values import LinkPosition
 from daemon.table import Applied, CommandStamp, Pending, Repeated, TableCore
 from daemon.tracking.records import KIND_MARKER
 from drivers.link.reports import RxPosition

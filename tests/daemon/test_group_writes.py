@@ -1,4 +1,4 @@
-"""What a group commit writes, statement by statement (daemon/eventlog.py ``GroupWriter``): each
+"""What a group commit writes, statement by statement (daemon/group_writer.py ``GroupWriter``): each
 input's row once, whole (its last event seq and the link position it moved in its one INSERT:
 log_format.py), a link's row only when no input carries its position, updated in place after
 its first insert, a marker's JSON text as the intake made it when it checked it; and what a
@@ -14,8 +14,9 @@ from typing import Any
 import daemon_kit
 import pytest
 
-from daemon.eventlog import EventLog, LinkPosition
+from daemon.eventlog import EventLog
 from daemon.intake import InputRefused, Intake
+from daemon.log_values import LinkPosition
 from daemon.table import Applied, Pending, TableCore
 from daemon.tracking.records import KIND_MARKER
 from drivers.link.reports import RxPosition

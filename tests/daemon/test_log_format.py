@@ -16,8 +16,9 @@ import pytest
 
 from daemon import log_format
 from daemon.cli.log import main as log_main
-from daemon.eventlog import EventLog, LinkPosition, Record
+from daemon.eventlog import EventLog
 from daemon.log_chain import canonical, chained
+from daemon.log_values import LinkPosition, Record
 from daemon.table import Applied, Pending, TableCore
 from daemon.tracking.records import KIND_MARKER
 from drivers.link.reports import RxPosition

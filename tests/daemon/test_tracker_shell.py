@@ -13,7 +13,7 @@ from test_track_fold import _meld_wall, _turn
 from track_kit import Table, melds, read
 
 from daemon.clocks import Clocks
-from daemon.eventlog import LinkPosition
+from daemon.log_values import LinkPosition
 from daemon.tracker import DeviceTracker
 from daemon.tracking.records import KIND_INPUT, Body, body_json
 from drivers.link import messages as m
