@@ -200,24 +200,8 @@ class Intake:
     ) -> Applied:
         """Queue an input, waiting for room (back-pressure), and wait until it is committed and
         applied. Raises :class:`RepeatedCommand` for a command logged already."""
-        item = self.pending(kind, source, body, mono_ns, link=link, command=command)
-        loop = self._loop
-        # (:meth:`_idle` and :meth:`_inline`, written out: once per input, and a coroutine less)
-        if (loop is not None and self._running and not self._busy and self.fault is None
-                and not self._taken and self.queue.empty()):
-            sub = _submission(item, loop.create_future(), False, False)
-            self._busy = True
-            self.inline += 1
-            try:
-                await self._commit([sub])
-            except Exception as exc:
-                self._after_commit(sub, exc)
-            finally:
-                self._busy = False
-                if self._turn is not None:
-                    self._pass_turn()
-        else:
-            sub = await self.enqueue(item)
+        sub = await self._through(
+            self.pending(kind, source, body, mono_ns, link=link, command=command))
         result: Applied = await sub.done
         return result
 
@@ -227,11 +211,16 @@ class Intake:
         return (self._running and not self._busy and self.fault is None and not self._taken
                 and self.queue.empty())
 
-    async def _inline(self, sub: Submission) -> None:
-        """Commit ``sub`` in the caller's own task, as the intake's task would have: a group of
-        one, in the same order, answered the same way. A table event then goes from its frame
-        to its commit and ACK in one task, without the queue's hand-off and the two wake-ups
-        around it (docs/performance.md). The caller has checked :meth:`_idle`."""
+    async def _through(self, item: GroupItem) -> Submission:
+        """``item`` committed in the caller's own task when the intake is idle (:meth:`_idle`),
+        as the intake's task would have: a group of one, in the same order, answered the same
+        way; a table event then goes from its frame to its commit and ACK in one task, without
+        the queue's hand-off and the two wake-ups around it (docs/performance.md). Else queued.
+        The caller awaits the submission's ``done``."""
+        loop = self._loop
+        if loop is None or not self._idle():
+            return await self.enqueue(item)
+        sub = _submission(item, loop.create_future(), False, False)
         self._busy = True
         self.inline += 1
         try:
@@ -242,6 +231,7 @@ class Intake:
             self._busy = False
             if self._turn is not None:
                 self._pass_turn()
+        return sub
 
     def _after_commit(self, sub: Submission, exc: Exception) -> None:
         """An inline commit raised: re-raised to the submitter unless its input is answered."""
@@ -267,12 +257,7 @@ class Intake:
 
     async def mark_link(self, position: LinkPosition) -> None:
         """Commit a link position alone (a table event consumed without an input of its own)."""
-        loop = self._loop
-        if loop is not None and self._idle():
-            sub = _submission(position, loop.create_future(), False, False)
-            await self._inline(sub)
-        else:
-            sub = await self.enqueue(position)
+        sub = await self._through(position)
         await sub.done
 
     def withdraw(self, sub: Submission) -> bool:
