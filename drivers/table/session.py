@@ -94,6 +94,9 @@ class LinkSession:
         self._opens = 0
         self._runner: asyncio.Task[None] | None = None
         self._closed = False
+        #: the loop the session runs on, kept (each asyncio.get_running_loop() is a getpid
+        #: system call in CPython 3.11, three a frame before)
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     def __repr__(self) -> str:
         return f"<LinkSession {self._transport.name} {self._status.value}>"
@@ -103,7 +106,9 @@ class LinkSession:
     async def __aenter__(self) -> Self:
         if self._runner is not None or self._closed:
             raise LinkStateError(f"{self!r} is not reentrant and cannot be reopened")
-        self._runner = asyncio.create_task(self._run(), name=f"table-link {self._transport.name}")
+        self._loop = asyncio.get_running_loop()
+        self._runner = self._loop.create_task(self._run(),
+                                              name=f"table-link {self._transport.name}")
         return self
 
     async def __aexit__(
@@ -146,7 +151,7 @@ class LinkSession:
         while True:
             if not events:
                 # a consumer cancelled meanwhile leaves a cancelled future, skipped by _put
-                waiter = asyncio.get_running_loop().create_future()
+                waiter = (self._loop or asyncio.get_running_loop()).create_future()
                 self._waiting.append(waiter)
                 await waiter
                 continue
@@ -172,7 +177,7 @@ class LinkSession:
             return
         receipt = delivery.receipt
         self._endpoint.confirm(receipt.peer_boot_id, receipt.seq,
-                               asyncio.get_running_loop().time())
+                               (self._loop or asyncio.get_running_loop()).time())
         self._service()
 
     async def send(self, command: Command, *, timeout: float | None = None) -> None:
@@ -348,5 +353,5 @@ class LinkSession:
 
     def _received(self, data: bytes) -> None:
         """Bytes from a push transport, in its read's wake-up."""
-        self._endpoint.receive(data, asyncio.get_running_loop().time())
+        self._endpoint.receive(data, (self._loop or asyncio.get_running_loop()).time())
         self._service()
