@@ -227,23 +227,27 @@ class EventLog:
             self.log, self.sync = log, sync
 
         def __enter__(self) -> sqlite3.Cursor:
-            log = self.log
-            log._lock.acquire()
-            try:
-                if log._sync != self.sync:
-                    log._cur.execute(_SYNCHRONOUS[self.sync])
-                    log._sync = self.sync
-                log._cur.execute("BEGIN IMMEDIATE")
-            except BaseException:  # no transaction: the connection is free again
-                log._lock.release()
-                raise
-            return log._cur
+            return self.log._begin(self.sync)
 
         def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
             try:
                 self.log._cur.execute("ROLLBACK" if exc_type is not None else "COMMIT")
             finally:
                 self.log._lock.release()
+
+    def _begin(self, sync: str) -> sqlite3.Cursor:
+        """Take the connection and open a write transaction at ``sync`` (``FULL`` again after an
+        outbox delete at ``NORMAL``); on failure the connection is free again."""
+        self._lock.acquire()
+        try:
+            if self._sync != sync:
+                self._cur.execute(_SYNCHRONOUS[sync])
+                self._sync = sync
+            self._cur.execute("BEGIN IMMEDIATE")
+        except BaseException:  # no transaction: the connection is free again
+            self._lock.release()
+            raise
+        return self._cur
 
     def _tx(self, sync: str) -> EventLog._Tx:
         return EventLog._Tx(self, sync)
@@ -255,10 +259,9 @@ class EventLog:
         return EventLog._Group(self)
 
     class _Group:
-        """:meth:`group`'s block (a class, not a generator: one commit per input). It opens and
-        ends the transaction itself, as :meth:`_tx` does, without the second object and its two
-        calls (once per input); the COMMIT is in ``__exit__`` itself (a method of its own was
-        one call more per input)."""
+        """:meth:`group`'s block (a class, not a generator: one commit per input). It opens the
+        transaction with :meth:`_begin`, as :meth:`_tx` does, without a second object, and ends
+        it in ``__exit__`` itself (a method of its own was one call more per input)."""
 
         __slots__ = ("log", "writer")
 
@@ -267,15 +270,7 @@ class EventLog:
 
         def __enter__(self) -> GroupWriter:
             log = self.log
-            log._lock.acquire()
-            try:
-                if log._sync != "FULL":  # after an outbox delete (NORMAL)
-                    log._cur.execute(_SYNCHRONOUS["FULL"])
-                    log._sync = "FULL"
-                log._cur.execute("BEGIN IMMEDIATE")
-            except BaseException:  # no transaction: the connection is free again
-                log._lock.release()
-                raise
+            log._begin("FULL")
             try:
                 self.writer = GroupWriter(log._cur, log._tail, log._applied, log._links)
             except BaseException:

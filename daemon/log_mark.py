@@ -35,7 +35,6 @@ from typing import Final
 from daemon.errors import EventLogError
 
 SLOT: Final = 64
-_crc32: Final = zlib.crc32
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,19 +177,13 @@ class MarkFile:
     def note(self, seq: int, chain: int) -> None:
         """The log now holds input ``seq`` with chain ``chain`` durably (after a commit): into
         the page cache, no fsync. Two integers, not a :class:`Mark`: this runs once per group
-        commit, and the slot is formatted from them directly (:func:`_line` and :meth:`_put`
-        written out: the same bytes into the same slot, without their two calls)."""
+        commit, and the slot is formatted from them directly."""
         if seq <= self._seq:
             return
         with self._lock:
             self._seq, self._chain = seq, chain
             sealed = self._sealed
-            text = b"%d %d %d %d" % (seq, chain, sealed.seq, sealed.chain)
-            line = b"%s %08x\n" % (text, _crc32(text))
-            at = self._slot * SLOT
-            self._map[at:at + SLOT] = line.ljust(SLOT)  # (a longer line: the mmap refuses it)
-            self._slot ^= 1
-            self.dirty = True
+            self._put(_line(seq, chain, sealed.seq, sealed.chain))
 
     def seal(self, upto: Mark) -> None:
         """Every input up to ``upto`` (committed) was read back and matched its chain."""

@@ -173,9 +173,8 @@ class PacketReader(asyncio.BufferedProtocol):
                 if j > end:
                     raise wire.ProtocolError("a PUBLISH longer than its remaining length")
                 deliver(topic, data[j:end], bool(first & 1), props, end - j)
-            elif first & 0xF0 == wire.PUBACK and length >= 2:  # wire.puback_of inline
-                self.s.on_puback((data[body] << 8) | data[body + 1],
-                                 data[body + 2] if length > 2 else 0)
+            elif first & 0xF0 == wire.PUBACK and length >= 2:  # (shorter: on_control refuses it)
+                self.s.on_puback(*wire.puback_of(data[body:end]))
             else:
                 self.s.on_control(first, data[body:end])
             at = end

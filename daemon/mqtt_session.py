@@ -307,22 +307,14 @@ class MqttSession:
         window = _Window(len(messages), fut, settled)
         out: list[bytes] = []
         pending, topics, props = self._pending, self._topics, self._props_none
-        subacks, pid = self._subacks, self._next_id
         for i, (topic, payload) in enumerate(messages):
-            pid = pid % 0xFFFF + 1  # self._packet_id() inline
-            while pid in pending or pid in subacks:
-                pid = pid % 0xFFFF + 1
+            pid = self._packet_id()
             name = topics.get(topic)
             if name is None:
                 name = self._topic(topic)
             # wire.publish at QoS 1, not retained, inline: an input publishes two of these
             length = len(name) + 2 + len(props) + len(payload)
-            if length < 0x80:
-                head = bytes((0x32, length))
-            elif length < 0x4000:  # wire.varint inline: an event is under 16 KiB
-                head = bytes((0x32, (length & 0x7F) | 0x80, length >> 7))
-            else:
-                head = b"\x32" + wire.varint(length)
+            head = bytes((0x32, length)) if length < 0x80 else b"\x32" + wire.varint(length)
             packet = b"".join((head, name, pid.to_bytes(2, "big"), props, payload))
             pending[pid] = (window, i)
             if self._inflight < self._limit:
@@ -330,7 +322,6 @@ class MqttSession:
                 out.append(packet)
             else:
                 self._waiting.append(packet)
-        self._next_id = pid
         if out:
             self._write(b"".join(out))
         return fut

@@ -178,18 +178,18 @@ class OutboxPump:
         self._room.set()
 
     def _confirmed(self, rows: list[Outgoing], pairs: list[int]) -> None:
+        if max(pairs, default=0) < 0x80:  # every publish taken (the usual case): no pairing
+            good, refused = [r.seq for r in rows], []
+        else:
+            codes = [max(a, b) for a, b in zip(pairs[::2], pairs[1::2])]
+            good = [r.seq for r, code in zip(rows, codes) if code < 0x80]
+            refused = [(r.seq, code) for r, code in zip(rows, codes) if code >= 0x80]
         c = self._counters
-        if max(pairs, default=0) < 0x80:  # every publish taken (the usual case)
-            self._outbox.ack([r.seq for r in rows])
-            c.published += len(rows)
-            c.last_ack_mono = time.monotonic()
-            return
-        codes = [max(a, b) for a, b in zip(pairs[::2], pairs[1::2])]
-        good = [r.seq for r, code in zip(rows, codes) if code < 0x80]
         self._outbox.ack(good)
         c.published += len(good)
         c.last_ack_mono = time.monotonic()
-        refused = [(r.seq, code) for r, code in zip(rows, codes) if code >= 0x80]
+        if not refused:
+            return
         c.refused += len(refused)
         c.last_error = (
             f"broker refused event {refused[0][0]} (reason {refused[0][1]}) on"

@@ -78,8 +78,7 @@ class RetainedState:
         """After a group commit (and at start): every retained topic the table feeds. Returns
         the scoreboard (:meth:`scoreboard`: the displays show it next)."""
         cs = self.core.state
-        if cs.table is not self._state_seen:  # (else nothing to compare: the same table)
-            self._refresh_state()
+        self._refresh_state()
         scores = self.scoreboard()
         # as the state: only when a number changed (the same board object: nothing did)
         if scores is not self._scores_sent and scores != self._scores_sent:
@@ -89,8 +88,7 @@ class RetainedState:
                 {"schema": SCHEMA_SCORES, "table": self.table_id, "seq": cs.event_seq,
                  "game": cs.game or None, "hand": cs.hand, **scores},
             )
-        if cs.clocks is not self._timers_of:  # (the same clocks without a clock state: the
-            self.refresh_timers(changed_only=True)  # same body; most inputs of a dice bench)
+        self.refresh_timers(changed_only=True)
         return scores
 
     def refresh_timers(self, *, changed_only: bool = False) -> None:

@@ -81,7 +81,6 @@ def body_json(body: Body) -> dict[str, Any]:
     return dict(body) if isinstance(body, Mapping) else compact(body)
 
 
-
 def input_entry(source: str, inp: Input) -> Entry:
     return Entry(KIND_INPUT, source, inp)
 

@@ -235,7 +235,7 @@ class Endpoint:
         self._awaiting = None
         self._rx_durable = seq
         if self._connected:
-            self._write(_ACKS.get(seq) or _ack_frame(seq), now)
+            self._write(_ack_frame(seq), now)
 
     def receive(self, data: bytes, now: float) -> None:
         if not self._attached:

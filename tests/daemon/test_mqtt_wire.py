@@ -172,7 +172,7 @@ def test_what_is_not_mqtt_breaks_the_connection(stream: bytes, why: str) -> None
 
 
 def test_pubacks_go_to_on_puback_as_their_id_and_code() -> None:
-    """The reader parses a PUBACK itself (wire.puback_of inline): 3.1.1 and a v5 success omit
+    """The reader parses a PUBACK itself (wire.puback_of): 3.1.1 and a v5 success omit
     the code, a refusal carries it (and properties); one shorter than two bytes goes to
     ``on_control``, whose :func:`wire.puback_of` refuses it."""
     reader, owner, _ = _reader(True)

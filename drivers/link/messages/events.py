@@ -110,8 +110,7 @@ class Dice:
 
     @classmethod
     def from_payload(cls, data: bytes) -> Dice:
-        if len(data) != 2:  # a roll a table input: the call only to raise its precise error
-            expect_size(cls.TYPE, data, 2)
+        expect_size(cls.TYPE, data, 2)
         return cls((data[0], data[1]))
 
     def to_json(self) -> Json:
