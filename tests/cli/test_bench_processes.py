@@ -76,3 +76,27 @@ def test_a_killed_bench_takes_its_daemon_with_it() -> None:
     finally:
         for pid in _marked(mark):
             os.kill(pid, signal.SIGKILL)
+
+
+def test_the_speed_goals_bench_prints_a_row_per_run_and_leaves_no_process() -> None:
+    """bench/speed_goals.py (issue 30 item 8's "three runs in a row"), in its smallest form: one row
+    per run with each goal's figure beside its reference and verdict, the exit status the verdict
+    over every run, and no process left behind. The figures themselves are not asserted: a test is
+    no place to time anything."""
+    mark = uuid.uuid4().hex
+    env = {**os.environ, "JANTAKU_TEST_MARK": mark}
+    res = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "speed_goals.py"), "--json", "--runs", "2",
+         "--events", "50", "--rounds", "1", "--copies", "1"],
+        capture_output=True, text=True, timeout=300, env=env, cwd=ROOT, check=False)
+    assert res.returncode in (0, 1), res.stderr
+    report = json.loads(res.stdout.splitlines()[-1])
+    assert len(report["runs"]) == 2
+    for run in report["runs"]:
+        assert run["p99_goal_ms"] == round(2 * run["raw_p99_ms"] + 1.0, 3)
+        assert run["p99_met"] == (run["p99_ms"] <= run["p99_goal_ms"])
+        assert run["cpu_met"] == (run["cpu_per_input_ms"] <= 0.4)
+        assert run["replay_met"] == (run["replay_ratio"] >= 0.5)
+    every = all(r["p99_met"] and r["cpu_met"] and r["replay_met"] for r in report["runs"])
+    assert report["held"] == every and res.returncode == (0 if every else 1)
+    assert _marked(mark) == []
