@@ -34,7 +34,7 @@ from daemon.config import parse_config
 from daemon.engine import load_engine
 from daemon.service import Service
 from daemon.topics import Topics
-from hil.kit import free_port
+from hil.kit import die_with_parent, free_port, reaped
 
 PASSWORD = "bench password"
 NODELAY = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
@@ -115,14 +115,11 @@ def main() -> int:
         conf.write_text(f"set_tcp_nodelay true\nlistener {port} 127.0.0.1\n"
                         "allow_anonymous true\n" + ("user root\n" if os.getuid() == 0 else ""))
         broker = subprocess.Popen([exe, "-c", str(conf)], stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.DEVNULL)
-        try:
+                                  stderr=subprocess.DEVNULL, preexec_fn=die_with_parent)
+        with reaped(broker, 5):
             time.sleep(0.5)
             runs = {(nd, lg): asyncio.run(_run(work, port, args.n, nd, lg))
                     for lg in (False, True) for nd in (True, False)}
-        finally:
-            broker.terminate()
-            broker.wait()
     print(f"referee command round trip on loopback, {args.n} commands each:")
     for (nd, lg), xs in runs.items():
         what = "logged (fsync)" if lg else "refused, not logged"

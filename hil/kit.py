@@ -17,9 +17,10 @@ import signal
 import socket
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
-from typing import Final
+from typing import Any, Final, TypeVar
 
 from hil.errors import EmulatorTimeout
 
@@ -39,15 +40,31 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(s.getsockname()[1])
 
 
-async def until(cond: Callable[[], object], timeout: float = 30.0, interval: float = 0.02) -> None:
-    """Poll ``cond`` until it holds; :class:`EmulatorTimeout` (a ``TimeoutError``) after
-    ``timeout`` seconds."""
+async def until(cond: Callable[[], object], timeout: float = 30.0, what: str = "condition", *,
+                interval: float = 0.02) -> None:
+    """Poll ``cond`` until it holds; :class:`EmulatorTimeout` (a ``TimeoutError``) naming
+    ``what`` after ``timeout`` seconds."""
     try:
         async with asyncio.timeout(timeout):
             while not cond():
                 await asyncio.sleep(interval)
     except TimeoutError:
-        raise EmulatorTimeout(f"condition not met in {timeout} s") from None
+        raise EmulatorTimeout(f"{what} not met in {timeout} s") from None
+
+
+def until_sync(cond: Callable[[], object], timeout: float = 30.0, what: str = "condition", *,
+               interval: float = 0.02) -> Any:
+    """``until`` for callers without an event loop (browser tests, threads): polls ``cond`` and
+    returns its first true value; :class:`EmulatorTimeout` after ``timeout`` seconds, naming
+    ``what``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        got = cond()
+        if got:
+            return got
+        if time.monotonic() > deadline:
+            raise EmulatorTimeout(f"{what} not met in {timeout} s")
+        time.sleep(interval)
 
 
 def die_with_parent() -> None:
@@ -59,21 +76,51 @@ def die_with_parent() -> None:
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)
 
 
+_Proc = TypeVar("_Proc", bound="subprocess.Popen[Any]")
+
+
+def reap(proc: subprocess.Popen[Any], grace_s: float = 10.0) -> None:
+    """Make sure ``proc`` is gone: SIGTERM, then SIGKILL after ``grace_s`` seconds (at once when
+    ``grace_s`` is 0: a crash, no clean shutdown)."""
+    if proc.poll() is not None:
+        return
+    if grace_s > 0:
+        proc.terminate()
+        try:
+            proc.wait(grace_s)
+            return
+        except subprocess.TimeoutExpired:
+            pass
+    proc.kill()
+    proc.wait()
+
+
 @contextlib.contextmanager
-def reaped(proc: subprocess.Popen[bytes],
-           grace_s: float = 10.0) -> Iterator[subprocess.Popen[bytes]]:
-    """``proc`` is gone when the block ends, by return, exception or timeout alike: SIGTERM,
-    then SIGKILL after ``grace_s`` seconds."""
+def reaped(proc: _Proc, grace_s: float = 10.0) -> Iterator[_Proc]:
+    """``proc`` is gone when the block ends, by return, exception or timeout alike: see
+    :func:`reap`."""
     try:
         yield proc
     finally:
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(grace_s)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        reap(proc, grace_s)
+
+
+@contextlib.asynccontextmanager
+async def reaped_async(proc: asyncio.subprocess.Process,
+                       grace_s: float = 10.0) -> AsyncIterator[asyncio.subprocess.Process]:
+    """:func:`reaped` for an asyncio child (``asyncio.create_subprocess_exec``)."""
+    try:
+        yield proc
+    finally:
+        if proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.terminate()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(proc.wait(), grace_s)
+            if proc.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.kill()
+                await proc.wait()
 
 
 def _openssl(*args: str, cwd: Path) -> None:

@@ -8,11 +8,9 @@ import functools
 import json
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,7 +19,7 @@ import aiomqtt
 
 from daemon.auth import format_key
 from daemon.engine import Engine, load_engine
-from hil.kit import free_port, until  # noqa: F401  (the kit's, re-exported to the daemon tests)
+from hil.kit import free_port, reap, reaped, until
 
 REPO = Path(__file__).resolve().parents[2]
 RUN_DAEMON = Path(__file__).with_name("run_daemon.py")
@@ -99,13 +97,8 @@ class Broker:
         return self
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        if self.proc is not None:
+            reap(self.proc, 5)
         self.proc = None
 
     def log(self) -> str:
@@ -226,18 +219,11 @@ class Collector:
         ]
 
     async def wait_for(self, pred: Any, timeout: float = 20.0) -> None:
-        deadline = time.monotonic() + timeout
-        while not pred():
-            if time.monotonic() > deadline:
-                raise TimeoutError("condition not met in time")
-            await asyncio.sleep(0.02)
+        await until(pred, timeout)
 
 
-@contextlib.contextmanager
-def running(proc: subprocess.Popen[bytes]) -> Iterator[subprocess.Popen[bytes]]:
-    try:
-        yield proc
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+def running(proc: subprocess.Popen[bytes]) -> contextlib.AbstractContextManager[
+        subprocess.Popen[bytes]]:
+    """The kit's reaper with no grace: the process is SIGKILLed when the block ends (what the
+    daemon tests that start ``jantaku run`` always did: no clean shutdown to wait for)."""
+    return reaped(proc, grace_s=0)
