@@ -189,10 +189,3 @@ class TableThread:
         self._thread.join(10)
         self.loop.close()
 
-
-async def wait_until(pred: Any, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not pred():
-        if time.monotonic() > deadline:
-            raise TimeoutError("condition not met in time")
-        await asyncio.sleep(0.02)
