@@ -2,10 +2,10 @@
 ``[web]``, the referee's key with the default 200,000 PBKDF2 iterations).
 
 Ten addresses (127.0.0.2 .. 127.0.0.11) each send 20 wrong passwords at once; meanwhile the known
-referee logs in from 127.0.0.1, next in line: while it waits, the flood's passwords checked are only
-those already being checked as it came (and one in the slot freed beside its own). The excess attempts
-are refused before anything is derived: 429 with ``Retry-After``. How long the referee waits is a
-figure of bench/login_flood.py, not a bound here."""
+referee logs in from 127.0.0.1, next in line: while it waits, the only flood passwords checked are
+those being checked as it came (and one in the slot freed beside its own). The excess attempts are
+refused before anything is derived: 429 with ``Retry-After``. How long the referee waits is
+printed (``-s``), not bounded: speed is bench/'s."""
 
 from __future__ import annotations
 
