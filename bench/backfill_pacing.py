@@ -37,7 +37,7 @@ from daemon.engine import load_engine  # noqa: E402
 from daemon.service import Service  # noqa: E402
 from daemon.topics import Topics  # noqa: E402
 from daemon.tracking.records import KIND_INPUT  # noqa: E402
-from hil.kit import die_with_parent, free_port, reap, reaped  # noqa: E402
+from hil.kit import daemon_config, die_with_parent, free_port, reap, reaped  # noqa: E402
 
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
 
@@ -70,9 +70,7 @@ def _game(hands: int) -> list[dict[str, Any]]:
 
 
 def _config(table: str, db: Path, port: int) -> str:
-    return (f'config_version = 1\n[table]\nid = "{table}"\nruleset = "mleague"\n'
-            f'[eventlog]\npath = "{db}"\n[mqtt]\nhost = "127.0.0.1"\nport = {port}\n'
-            '[devices.table]\nkind = "none"\n[logging]\nlevel = "warning"\n')
+    return daemon_config(table, db, port, sections={"logging": {"level": "warning"}})
 
 
 async def _asker(port: int, topics: Topics, name: str, stop: asyncio.Event,

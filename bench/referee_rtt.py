@@ -34,29 +34,15 @@ from daemon.config import parse_config
 from daemon.engine import load_engine
 from daemon.service import Service
 from daemon.topics import Topics
-from hil.kit import die_with_parent, free_port, reaped
+from hil.kit import daemon_config, die_with_parent, free_port, reaped
 
 PASSWORD = "bench password"
 NODELAY = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
 
 
 def _config(work: Path, port: int, table: str) -> str:
-    return f"""config_version = 1
-[table]
-id = "{table}"
-ruleset = "mleague"
-[eventlog]
-path = "{work / (table + '.sqlite')}"
-[mqtt]
-host = "127.0.0.1"
-port = {port}
-[devices.table]
-kind = "none"
-[[referee.users]]
-name = "alice"
-role = "referee"
-key = "{auth.format_key('alice', PASSWORD, 1000)}"
-"""
+    return daemon_config(table, work / (table + ".sqlite"), port, sections={"referee": {"users": [
+        {"name": "alice", "role": "referee", "key": auth.format_key("alice", PASSWORD, 1000)}]}})
 
 
 async def _run(work: Path, port: int, n: int, nodelay: bool, logged: bool) -> list[float]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -18,11 +19,11 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
-from hil.errors import EmulatorTimeout
+from hil.errors import EmulatorTimeout, EmulatorUsageError
 
 #: the long forms of soak, fuzz and power-cut tests (``JANTAKU_SLOW=1``)
 SLOW: Final = os.environ.get("JANTAKU_SLOW") == "1"
@@ -65,6 +66,72 @@ def until_sync(cond: Callable[[], object], timeout: float = 30.0, what: str = "c
         if time.monotonic() > deadline:
             raise EmulatorTimeout(f"{what} not met in {timeout} s")
         time.sleep(interval)
+
+
+#: a TOML table as :func:`daemon_config` takes it: keys to values, a dict a sub-table, a list of
+#: dicts an array of tables
+Section = Mapping[str, Any]
+
+
+def _toml_value(v: object) -> str:
+    match v:
+        case bool():
+            return "true" if v else "false"
+        case int() | float():
+            return repr(v)
+        case str() | Path():
+            return json.dumps(str(v))  # a TOML basic string: JSON's escapes are TOML's
+        case list() | tuple():
+            return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    raise EmulatorUsageError(f"no TOML value for {v!r}")
+
+
+def _toml_table(name: str, body: Section, out: list[str]) -> None:
+    tables = {k: v for k, v in body.items() if isinstance(v, Mapping)}
+    arrays = {k: v for k, v in body.items()
+              if isinstance(v, list) and v and all(isinstance(x, Mapping) for x in v)}
+    if len(tables) + len(arrays) < len(body) or not body:  # a header only for keys of its own
+        out.append(f"\n[{name}]")
+    out.extend(f"{k} = {_toml_value(v)}" for k, v in body.items()
+               if k not in tables and k not in arrays)
+    for k, sub in tables.items():
+        _toml_table(f"{name}.{k}", sub, out)
+    for k, items in arrays.items():
+        for item in items:
+            out.append(f"\n[[{name}.{k}]]")
+            out.extend(f"{ik} = {_toml_value(iv)}" for ik, iv in item.items())
+
+
+def _merged(base: Section, over: Section) -> dict[str, Any]:
+    out = dict(base)
+    for k, v in over.items():
+        out[k] = _merged(out[k], v) if isinstance(v, Mapping) and isinstance(
+            out.get(k), Mapping) else v
+    return out
+
+
+def daemon_config(table: str, db: Path | str, broker_port: int, *, ruleset: str = "mleague",
+                  link: str | None = None, web: int | None = None,
+                  sections: Section | None = None) -> str:
+    """The config file ``jantaku run`` reads (docs/config.md), as every test and bench writes
+    it: the table ``table`` (``ruleset``), its event log at ``db``, the broker on
+    127.0.0.1:``broker_port``; the table controller on the serial port ``link`` (else none);
+    the web server on 127.0.0.1:``web`` (else off). ``sections`` adds or overrides keys, merged
+    table by table (``{"mqtt": {"keepalive": 10}, "referee": {"users": [...]}}``)."""
+    device: dict[str, Any] = {"kind": "none"} if link is None else {
+        "kind": "serial", "path": link, "baud": 115200}
+    base: dict[str, Any] = {
+        "table": {"id": table, "ruleset": ruleset},
+        "eventlog": {"path": str(db)},
+        "mqtt": {"host": "127.0.0.1", "port": broker_port},
+        "devices": {"table": device},
+    }
+    if web is not None:
+        base["web"] = {"host": "127.0.0.1", "port": web}
+    out = ["config_version = 1"]
+    for name, body in _merged(base, sections or {}).items():
+        _toml_table(name, body, out)
+    return "\n".join(out) + "\n"
 
 
 def die_with_parent() -> None:

@@ -11,6 +11,7 @@ import shutil
 import socket
 import subprocess
 import time
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ import aiomqtt
 
 from daemon.auth import format_key
 from daemon.engine import Engine, load_engine
-from hil.kit import free_port, reap, reaped, until
+from hil.kit import daemon_config, free_port, reap, reaped, until
 
 REPO = Path(__file__).resolve().parents[2]
 RUN_DAEMON = Path(__file__).with_name("run_daemon.py")
@@ -129,45 +130,23 @@ def config_text(
     checkpoint_every: int = 50,
     iterations: int = 1000,
     full_check_below: int = 100_000,
+    link: str | None = None,
 ) -> str:
-    ref_key = format_key("alice", REFEREE_PASSWORD, iterations)
-    op_key = format_key("bob", OPERATOR_PASSWORD, iterations)
-    return f"""
-config_version = 1
-
-[table]
-id = "{table}"
-ruleset = "mleague"
-
-[eventlog]
-path = "{db}"
-checkpoint_every = {checkpoint_every}
-full_check_below = {full_check_below}
-
-[mqtt]
-host = "{host}"
-port = {port}
-protocol = "{protocol}"
-keepalive = 10
-health_interval = 1.0
-{extra_mqtt}
-
-[devices.table]
-kind = "none"
-
-[[referee.users]]
-name = "alice"
-role = "referee"
-key = "{ref_key}"
-
-[[referee.users]]
-name = "bob"
-role = "operator"
-key = "{op_key}"
-
-[logging]
-level = "info"
-"""
+    """The daemon tests' config (hil.kit.daemon_config); ``extra_mqtt``: TOML lines added to
+    ``[mqtt]`` (its keys, or sub-tables such as ``[mqtt.commands]``); ``link``: the table on that
+    serial port."""
+    mqtt = {"host": host, "protocol": protocol, "keepalive": 10, "health_interval": 1.0,
+            **tomllib.loads("[mqtt]\n" + extra_mqtt)["mqtt"]}
+    return daemon_config(table, db, port, link=link, sections={
+        "eventlog": {"checkpoint_every": checkpoint_every, "full_check_below": full_check_below},
+        "mqtt": mqtt,
+        "referee": {"users": [
+            {"name": "alice", "role": "referee",
+             "key": format_key("alice", REFEREE_PASSWORD, iterations)},
+            {"name": "bob", "role": "operator",
+             "key": format_key("bob", OPERATOR_PASSWORD, iterations)}]},
+        "logging": {"level": "info"},
+    })
 
 
 def unique_table(prefix: str = "t") -> str:
