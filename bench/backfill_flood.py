@@ -87,7 +87,7 @@ async def run(v: cf.Venue, pid: int, rate: float, seconds: float, n: int,
               qos: int = 0) -> Result:
     res = Result(rate, seconds)
     log = v.work / "daemon.log"
-    async with cf.referee(v) as ref:
+    async with cf.referee(v) as ref, contextlib.AsyncExitStack() as stack:
         await ref.client.subscribe(f"jantaku/v1/{cf.TABLE}/backfill/reply/{cf.REFEREE}", qos=1)
         await until(lambda: "backfill" in ref.health, 30)
         start = await ref.command("new_game", {
@@ -106,7 +106,7 @@ async def run(v: cf.Venue, pid: int, rate: float, seconds: float, n: int,
         cpu0 = cf.cpu_s(pid)
         asked: dict[str, float] = {}
         commands: dict[str, float] = {}
-        procs = cf.flooders(v, rate, seconds, n, kind="backfill", qos=qos)
+        procs = cf.flooders(stack, v, rate, seconds, n, kind="backfill", qos=qos)
         t0 = time.monotonic()
         k = 0
         while any(p.poll() is None for p in procs) or time.monotonic() < t0 + seconds + 2:

@@ -37,7 +37,7 @@ from daemon.engine import load_engine  # noqa: E402
 from daemon.service import Service  # noqa: E402
 from daemon.topics import Topics  # noqa: E402
 from daemon.tracking.records import KIND_INPUT  # noqa: E402
-from hil.kit import free_port  # noqa: E402
+from hil.kit import daemon_config, die_with_parent, free_port, reap, reaped  # noqa: E402
 
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
 
@@ -48,7 +48,7 @@ def _broker(work: Path) -> tuple[subprocess.Popen[bytes], int]:
     user = "user root\n" if os.getuid() == 0 else ""
     conf.write_text(f"{user}listener {port} 127.0.0.1\nallow_anonymous true\n")
     proc = subprocess.Popen([MOSQUITTO, "-c", str(conf)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+                            stderr=subprocess.DEVNULL, preexec_fn=die_with_parent)
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         try:
@@ -56,6 +56,7 @@ def _broker(work: Path) -> tuple[subprocess.Popen[bytes], int]:
             return proc, port
         except OSError:
             time.sleep(0.05)
+    reap(proc, 5)  # not left running when its port never opens
     raise TimeoutError("mosquitto did not start")
 
 
@@ -69,9 +70,7 @@ def _game(hands: int) -> list[dict[str, Any]]:
 
 
 def _config(table: str, db: Path, port: int) -> str:
-    return (f'config_version = 1\n[table]\nid = "{table}"\nruleset = "mleague"\n'
-            f'[eventlog]\npath = "{db}"\n[mqtt]\nhost = "127.0.0.1"\nport = {port}\n'
-            '[devices.table]\nkind = "none"\n[logging]\nlevel = "warning"\n')
+    return daemon_config(table, db, port, sections={"logging": {"level": "warning"}})
 
 
 async def _asker(port: int, topics: Topics, name: str, stop: asyncio.Event,
@@ -130,16 +129,13 @@ def main() -> None:
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         broker, port = _broker(Path(tmp))
-        try:
+        with reaped(broker):
             for askers in (0, a.askers):
                 lat, sent = asyncio.run(_run(port, Path(tmp), a.hands, askers))
                 q = statistics.quantiles(lat, n=100)
                 print(json.dumps({"askers": askers, "inputs": len(lat),
                                   "p50_ms": round(q[49], 2), "p99_ms": round(q[98], 2),
                                   "max_ms": round(max(lat), 2), "backfilled_events": sent}))
-        finally:
-            broker.terminate()
-            broker.wait(10)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/broker_session.py [--inputs 5000] [--rounds 3]
         [--host 127.0.0.1 --port 1883]
+    .venv/bin/python bench/broker_session.py --nagle [--windows 30]
 
 One input of the table is two QoS 1 publishes (the event in full on ``private/events``, its public
 projection on ``events``) and their PUBACKs, which the outbox waits for before it deletes the row.
@@ -15,6 +16,12 @@ their PUBACKs (as the outbox keeps windows in flight):
 Printed: this process's CPU time per input (best round of each; the broker's CPU is its own) and
 the inputs a second of that round. CPU per input is what the daemon's ``CPU per frame``
 (bench/daemon_latency.py) spends in its broker client; compare the two lines of one run.
+
+``--nagle``: the owed ACK's figure (no broker needed): windows of two publishes awaited alone
+against a broker whose second PUBACK waits behind Nagle for our TCP ACK of the first
+(hil/nagle_broker.py, as Mosquitto without ``set_tcp_nodelay``); the median window with the
+session's quick ACK (about ``ACK_OWED_S``, 2 ms; under 20 ms is the goal its test used to time)
+beside the reference, the same session with the quick ACK off (the kernel's delayed ACK, ~44 ms).
 """
 
 from __future__ import annotations
@@ -35,8 +42,9 @@ import aiomqtt
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from daemon.mqtt_session import MqttSession  # noqa: E402
+from daemon.mqtt_session import ACK_OWED_S, MqttSession  # noqa: E402
 from daemon.mqtt_wire import Connect  # noqa: E402
+from hil.nagle_broker import nagle_broker  # noqa: E402
 
 NODELAY = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
 #: one input's two payloads, of an event's usual size
@@ -93,6 +101,45 @@ async def reference(host: str, port: int, n: int) -> Round:
         return await _loop(n, start)
 
 
+class _Unsent:
+    """The session's TCP_QUICKACK handle with the quick ACK never set: the reference."""
+
+    def __init__(self, real: socket.socket) -> None:
+        self.real = real
+
+    def setsockopt(self, *option: int) -> None:
+        del option
+
+    def detach(self) -> int:
+        return self.real.detach()
+
+
+async def nagle_windows(n: int, quick: bool) -> list[float]:
+    """Seconds each of ``n`` windows (two QoS 1 publishes, awaited alone) took against
+    hil/nagle_broker.py; ``quick=False``: the session's quick ACK off (the reference)."""
+    took: list[float] = []
+    with nagle_broker() as port:
+        async with MqttSession(Connect("127.0.0.1", port, f"bench-nagle-{os.getpid()}", v5=True,
+                                       socket_options=NODELAY)) as session:
+            if not quick and session._quickack is not None:
+                # the handle kept (it shares the connection's descriptor), its quick ACK not sent
+                session._quickack = _Unsent(session._quickack)  # type: ignore[assignment]
+            for _ in range(n):
+                t0 = time.perf_counter()
+                await session.publish_now([("t/a", b"x" * 50), ("t/b", b"y" * 50)])
+                took.append(time.perf_counter() - t0)
+    return sorted(took)
+
+
+def nagle_main(n: int) -> None:
+    ours, ref = asyncio.run(nagle_windows(n, True)), asyncio.run(nagle_windows(n, False))
+    print(f"a window of 2 QoS 1 publishes against a broker without TCP_NODELAY, median of {n} "
+          f"(ACK_OWED_S {ACK_OWED_S * 1000:.0f} ms; goal under 20 ms), load average "
+          f"{os.getloadavg()[0]:.2f}")
+    print(f"{'ours (the owed ACK sent alone)':<44} {ours[n // 2] * 1000:6.1f} ms")
+    print(f"{'reference: quick ACK off (delayed ACK)':<44} {ref[n // 2] * 1000:6.1f} ms")
+
+
 def _line(name: str, rounds: list[Round], n: int) -> str:
     cpu, wall = min(rounds)
     return (f"{name:<44} CPU {cpu / n * 1e6:7.1f} µs/input  "
@@ -117,7 +164,13 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=1883)
-    asyncio.run(main_async(parser.parse_args()))
+    parser.add_argument("--nagle", action="store_true", help="the owed ACK's figure instead")
+    parser.add_argument("--windows", type=int, default=30)
+    args = parser.parse_args()
+    if args.nagle:
+        nagle_main(args.windows)
+    else:
+        asyncio.run(main_async(args))
 
 
 if __name__ == "__main__":

@@ -45,7 +45,7 @@ import aiomqtt  # noqa: E402
 
 from daemon import auth  # noqa: E402
 from daemon.cli.referee import build_command  # noqa: E402
-from hil.kit import die_with_parent, free_port, jantaku, make_ca, until  # noqa: E402
+from hil.kit import die_with_parent, free_port, jantaku, make_ca, reaped, until  # noqa: E402
 
 SHIPPED = REPO / "systemd" / "mosquitto"
 FLOODER = Path(__file__).with_name("command_flooder.py")
@@ -121,19 +121,12 @@ def venue(work: Path, flooders: int,
     v.proc = subprocess.Popen([MOSQUITTO, "-c", str(work / "mosquitto.conf")],
                               stdout=open(v.log_path, "ab"),  # noqa: SIM115
                               stderr=subprocess.STDOUT, preexec_fn=die_with_parent)
-    try:
+    with reaped(v.proc, 5):
         deadline = time.monotonic() + 10
         while not _listening(port):
             assert time.monotonic() < deadline, "Mosquitto did not start: " + v.log_path.read_text()
             time.sleep(0.05)
         yield v
-    finally:
-        v.proc.terminate()
-        try:
-            v.proc.wait(5)
-        except subprocess.TimeoutExpired:
-            v.proc.kill()
-            v.proc.wait()
 
 
 def _listening(port: int) -> bool:
@@ -188,15 +181,8 @@ def daemon(work: Path, config: str, src: Path | None = None) -> Iterator[subproc
                             stdout=subprocess.DEVNULL,
                             stderr=open(work / "daemon.log", "ab"),  # noqa: SIM115
                             preexec_fn=die_with_parent)
-    try:
+    with reaped(proc, 20):
         yield proc
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 def cpu_s(pid: int) -> float:
@@ -301,14 +287,15 @@ async def referee(v: Venue) -> AsyncIterator[Referee]:
                 await task
 
 
-def flooders(v: Venue, rate: float, seconds: float, n: int,
+def flooders(stack: contextlib.AsyncExitStack, v: Venue, rate: float, seconds: float, n: int,
              kind: str = "commands", qos: int = 0) -> list[subprocess.Popen[bytes]]:
-    return [subprocess.Popen(
+    """``n`` flooder processes, each reaped when ``stack`` closes (by return or exception)."""
+    return [stack.enter_context(reaped(subprocess.Popen(
         [sys.executable, str(FLOODER), "--port", str(v.port), "--user", f"referee.flood{i}",
          "--password", v.passwords[f"referee.flood{i}"], "--table", TABLE,
          "--rate", str(rate / n), "--seconds", str(seconds), "--seed", str(i + 1),
          "--kind", kind, "--qos", str(qos)],
-        stdout=subprocess.PIPE, preexec_fn=die_with_parent) for i in range(n)]
+        stdout=subprocess.PIPE, preexec_fn=die_with_parent))) for i in range(n)]
 
 
 async def run(v: Venue, pid: int, rate: float, seconds: float, n: int) -> Result:
@@ -316,7 +303,7 @@ async def run(v: Venue, pid: int, rate: float, seconds: float, n: int) -> Result
     ``daemon.log`` in the venue's directory."""
     res = Result(rate, seconds)
     log = v.work / "daemon.log"
-    async with referee(v) as ref:
+    async with referee(v) as ref, contextlib.AsyncExitStack() as stack:
         await until(lambda: "commands" in ref.health, 30)
         sent = {"start": await ref.command("new_game", {
             "ruleset": "mleague", "first_dealer": 0, "names": ["A", "B", "C", "D"]}, "start")}
@@ -331,7 +318,7 @@ async def run(v: Venue, pid: int, rate: float, seconds: float, n: int) -> Result
         read_before = ref.intake().get("received", 0)
         log_before = log.read_bytes() if log.exists() else b""
         cpu0 = cpu_s(pid)
-        procs = flooders(v, rate, seconds, n)
+        procs = flooders(stack, v, rate, seconds, n)
         t0 = time.monotonic()
         k = 0
         while any(p.poll() is None for p in procs) or time.monotonic() < t0 + seconds + 2:

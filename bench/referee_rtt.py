@@ -34,29 +34,15 @@ from daemon.config import parse_config
 from daemon.engine import load_engine
 from daemon.service import Service
 from daemon.topics import Topics
-from hil.kit import free_port
+from hil.kit import daemon_config, die_with_parent, free_port, reaped
 
 PASSWORD = "bench password"
 NODELAY = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
 
 
 def _config(work: Path, port: int, table: str) -> str:
-    return f"""config_version = 1
-[table]
-id = "{table}"
-ruleset = "mleague"
-[eventlog]
-path = "{work / (table + '.sqlite')}"
-[mqtt]
-host = "127.0.0.1"
-port = {port}
-[devices.table]
-kind = "none"
-[[referee.users]]
-name = "alice"
-role = "referee"
-key = "{auth.format_key('alice', PASSWORD, 1000)}"
-"""
+    return daemon_config(table, work / (table + ".sqlite"), port, sections={"referee": {"users": [
+        {"name": "alice", "role": "referee", "key": auth.format_key("alice", PASSWORD, 1000)}]}})
 
 
 async def _run(work: Path, port: int, n: int, nodelay: bool, logged: bool) -> list[float]:
@@ -115,14 +101,11 @@ def main() -> int:
         conf.write_text(f"set_tcp_nodelay true\nlistener {port} 127.0.0.1\n"
                         "allow_anonymous true\n" + ("user root\n" if os.getuid() == 0 else ""))
         broker = subprocess.Popen([exe, "-c", str(conf)], stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.DEVNULL)
-        try:
+                                  stderr=subprocess.DEVNULL, preexec_fn=die_with_parent)
+        with reaped(broker, 5):
             time.sleep(0.5)
             runs = {(nd, lg): asyncio.run(_run(work, port, args.n, nd, lg))
                     for lg in (False, True) for nd in (True, False)}
-        finally:
-            broker.terminate()
-            broker.wait()
     print(f"referee command round trip on loopback, {args.n} commands each:")
     for (nd, lg), xs in runs.items():
         what = "logged (fsync)" if lg else "refused, not logged"

@@ -47,7 +47,7 @@ sys.path.insert(0, str(BENCH))
 import venue_kit  # noqa: E402  (bench/venue_kit.py: broker, config and usage helpers)
 from replay import versus_riichienv, versus_riichienv_process  # noqa: E402  (bench/replay.py)
 
-from hil.kit import free_port  # noqa: E402
+from hil.kit import die_with_parent, free_port, reaped  # noqa: E402
 
 PY = sys.executable
 
@@ -82,13 +82,10 @@ def mosquitto(work: Path) -> Iterator[tuple[int, int]]:
     conf.write_text(f"{user}listener {port} 127.0.0.1\nallow_anonymous true\n"
                     "persistence false\nset_tcp_nodelay true\n")
     proc = subprocess.Popen([venue_kit.MOSQUITTO, "-c", str(conf)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    try:
+                            stderr=subprocess.DEVNULL, preexec_fn=die_with_parent)
+    with reaped(proc, 5):
         venue_kit.wait_port(port)
         yield port, proc.pid
-    finally:
-        proc.terminate()
-        proc.wait(5)
 
 
 async def mqtt_round_trip(port: int, n: int) -> dict[str, float]:
@@ -155,8 +152,9 @@ def idle_daemon(work: Path, port: int, broker_pid: int, seconds: float) -> dict[
     t0 = time.perf_counter()
     jantaku = [PY, "-c", "import sys; from daemon.cli import main; sys.exit(main())"]
     proc = subprocess.Popen([*jantaku, "run", "--config", str(cfg)], cwd=REPO,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            preexec_fn=die_with_parent)
+    with reaped(proc, 20):
         asyncio.run(venue_kit.wait_online(port, [table], timeout=60))
         ready = time.perf_counter() - t0
         time.sleep(1.0)
@@ -171,9 +169,6 @@ def idle_daemon(work: Path, port: int, broker_pid: int, seconds: float) -> dict[
             "broker_idle_cpu_pct": 100 * (broker.cpu_s() - b0) / wall,
             "broker_rss_mb": broker.rss_mb(),
         }
-    finally:
-        proc.terminate()
-        proc.wait(20)
 
 
 # --------------------------------------------------------------------------- the report

@@ -20,6 +20,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from hil.kit import daemon_config  # noqa: E402
+
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
 
 
@@ -84,29 +86,11 @@ def start_offsets(hand_s: Sequence[float], start: str, seed: int) -> list[float]
 
 
 def table_config(table: str, db: Path, port: int) -> str:
-    return f"""config_version = 1
-
-[table]
-id = "{table}"
-ruleset = "mleague"
-
-[eventlog]
-path = "{db}"
-checkpoint_every = 500
-
-[mqtt]
-host = "127.0.0.1"
-port = {port}
-protocol = "5"
-keepalive = 30
-health_interval = 10.0
-
-[devices.table]
-kind = "none"
-
-[logging]
-level = "warning"
-"""
+    return daemon_config(table, db, port, sections={
+        "eventlog": {"checkpoint_every": 500},
+        "mqtt": {"protocol": "5", "keepalive": 30, "health_interval": 10.0},
+        "logging": {"level": "warning"},
+    })
 
 
 def normal_priority() -> None:

@@ -11,17 +11,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import shutil
 import signal
 import socket
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+import time
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Final
+from typing import Any, Final, TypeVar
 
-from hil.errors import EmulatorTimeout
+from hil.errors import EmulatorTimeout, EmulatorUsageError
 
 #: the long forms of soak, fuzz and power-cut tests (``JANTAKU_SLOW=1``)
 SLOW: Final = os.environ.get("JANTAKU_SLOW") == "1"
@@ -39,15 +41,97 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(s.getsockname()[1])
 
 
-async def until(cond: Callable[[], object], timeout: float = 30.0, interval: float = 0.02) -> None:
-    """Poll ``cond`` until it holds; :class:`EmulatorTimeout` (a ``TimeoutError``) after
-    ``timeout`` seconds."""
+async def until(cond: Callable[[], object], timeout: float = 30.0, what: str = "condition", *,
+                interval: float = 0.02) -> None:
+    """Poll ``cond`` until it holds; :class:`EmulatorTimeout` (a ``TimeoutError``) naming
+    ``what`` after ``timeout`` seconds."""
     try:
         async with asyncio.timeout(timeout):
             while not cond():
                 await asyncio.sleep(interval)
     except TimeoutError:
-        raise EmulatorTimeout(f"condition not met in {timeout} s") from None
+        raise EmulatorTimeout(f"{what} not met in {timeout} s") from None
+
+
+def until_sync(cond: Callable[[], object], timeout: float = 30.0, what: str = "condition", *,
+               interval: float = 0.02) -> Any:
+    """``until`` for callers without an event loop (browser tests, threads): polls ``cond`` and
+    returns its first true value; :class:`EmulatorTimeout` after ``timeout`` seconds, naming
+    ``what``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        got = cond()
+        if got:
+            return got
+        if time.monotonic() > deadline:
+            raise EmulatorTimeout(f"{what} not met in {timeout} s")
+        time.sleep(interval)
+
+
+#: a TOML table as :func:`daemon_config` takes it: keys to values, a dict a sub-table, a list of
+#: dicts an array of tables
+Section = Mapping[str, Any]
+
+
+def _toml_value(v: object) -> str:
+    match v:
+        case bool():
+            return "true" if v else "false"
+        case int() | float():
+            return repr(v)
+        case str() | Path():
+            return json.dumps(str(v))  # a TOML basic string: JSON's escapes are TOML's
+        case list() | tuple():
+            return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    raise EmulatorUsageError(f"no TOML value for {v!r}")
+
+
+def _toml_table(name: str, body: Section, out: list[str]) -> None:
+    tables = {k: v for k, v in body.items() if isinstance(v, Mapping)}
+    arrays = {k: v for k, v in body.items()
+              if isinstance(v, list) and v and all(isinstance(x, Mapping) for x in v)}
+    if len(tables) + len(arrays) < len(body) or not body:  # a header only for keys of its own
+        out.append(f"\n[{name}]")
+    out.extend(f"{k} = {_toml_value(v)}" for k, v in body.items()
+               if k not in tables and k not in arrays)
+    for k, sub in tables.items():
+        _toml_table(f"{name}.{k}", sub, out)
+    for k, items in arrays.items():
+        for item in items:
+            out.append(f"\n[[{name}.{k}]]")
+            out.extend(f"{ik} = {_toml_value(iv)}" for ik, iv in item.items())
+
+
+def _merged(base: Section, over: Section) -> dict[str, Any]:
+    out = dict(base)
+    for k, v in over.items():
+        out[k] = _merged(out[k], v) if isinstance(v, Mapping) and isinstance(
+            out.get(k), Mapping) else v
+    return out
+
+
+def daemon_config(table: str, db: Path | str, broker_port: int, *, ruleset: str = "mleague",
+                  link: str | None = None, web: int | None = None,
+                  sections: Section | None = None) -> str:
+    """The config file ``jantaku run`` reads (docs/config.md), as every test and bench writes
+    it: the table ``table`` (``ruleset``), its event log at ``db``, the broker on
+    127.0.0.1:``broker_port``; the table controller on the serial port ``link`` (else none);
+    the web server on 127.0.0.1:``web`` (else off). ``sections`` adds or overrides keys, merged
+    table by table (``{"mqtt": {"keepalive": 10}, "referee": {"users": [...]}}``)."""
+    device: dict[str, Any] = {"kind": "none"} if link is None else {
+        "kind": "serial", "path": link, "baud": 115200}
+    base: dict[str, Any] = {
+        "table": {"id": table, "ruleset": ruleset},
+        "eventlog": {"path": str(db)},
+        "mqtt": {"host": "127.0.0.1", "port": broker_port},
+        "devices": {"table": device},
+    }
+    if web is not None:
+        base["web"] = {"host": "127.0.0.1", "port": web}
+    out = ["config_version = 1"]
+    for name, body in _merged(base, sections or {}).items():
+        _toml_table(name, body, out)
+    return "\n".join(out) + "\n"
 
 
 def die_with_parent() -> None:
@@ -59,21 +143,51 @@ def die_with_parent() -> None:
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)
 
 
+_Proc = TypeVar("_Proc", bound="subprocess.Popen[Any]")
+
+
+def reap(proc: subprocess.Popen[Any], grace_s: float = 10.0) -> None:
+    """Make sure ``proc`` is gone: SIGTERM, then SIGKILL after ``grace_s`` seconds (at once when
+    ``grace_s`` is 0: a crash, no clean shutdown)."""
+    if proc.poll() is not None:
+        return
+    if grace_s > 0:
+        proc.terminate()
+        try:
+            proc.wait(grace_s)
+            return
+        except subprocess.TimeoutExpired:
+            pass
+    proc.kill()
+    proc.wait()
+
+
 @contextlib.contextmanager
-def reaped(proc: subprocess.Popen[bytes],
-           grace_s: float = 10.0) -> Iterator[subprocess.Popen[bytes]]:
-    """``proc`` is gone when the block ends, by return, exception or timeout alike: SIGTERM,
-    then SIGKILL after ``grace_s`` seconds."""
+def reaped(proc: _Proc, grace_s: float = 10.0) -> Iterator[_Proc]:
+    """``proc`` is gone when the block ends, by return, exception or timeout alike: see
+    :func:`reap`."""
     try:
         yield proc
     finally:
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(grace_s)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        reap(proc, grace_s)
+
+
+@contextlib.asynccontextmanager
+async def reaped_async(proc: asyncio.subprocess.Process,
+                       grace_s: float = 10.0) -> AsyncIterator[asyncio.subprocess.Process]:
+    """:func:`reaped` for an asyncio child (``asyncio.create_subprocess_exec``)."""
+    try:
+        yield proc
+    finally:
+        if proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.terminate()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(proc.wait(), grace_s)
+            if proc.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.kill()
+                await proc.wait()
 
 
 def _openssl(*args: str, cwd: Path) -> None:

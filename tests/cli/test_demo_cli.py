@@ -20,6 +20,7 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
 from hil.broker import listening
+from hil.kit import reaped
 from rules.table_view import table_view
 
 JANTAKU = str(Path(sys.executable).with_name("jantaku"))
@@ -51,41 +52,41 @@ def test_demo_headless_two_hands() -> None:
     client = _subscriber(f"jantaku/v1/{table}/events", got, ready)
     try:
         assert ready.wait(10)
-        proc = subprocess.Popen(
+        with reaped(subprocess.Popen(
             [JANTAKU, "demo", "--headless", "--hands", "2", "--speed", "1000", "--table-id",
              table, "--mqtt-host", "127.0.0.1", "--mqtt-port", "1883", "--http-port", "0"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )
-        assert proc.stdout is not None
-        first = json.loads(proc.stdout.readline())
-        assert first["event"] == "demo_started" and first["table"] == table
-        url = first["overlay"]
-        assert url.startswith("http://127.0.0.1:") and url.endswith("/overlay/")
-        with urllib.request.urlopen(url, timeout=5) as resp:  # while the demo plays
-            assert resp.status == 200
-            assert b"<html" in resp.read().lower()
-        with urllib.request.urlopen(url.replace("/overlay/", "/api/view"), timeout=5) as resp:
-            assert "seats" in json.loads(resp.read())
-        out, err = proc.communicate(timeout=120)
-        assert proc.returncode == 0, err[-2000:]
-        lines = [json.loads(x) for x in out.splitlines() if x.strip()]
-        summary = lines[-1]
-        assert summary["event"] == "summary"
-        assert summary["hands"] == 2 and summary["equal"] is True
-        assert sum(1 for x in lines if x["event"] == "hand_ended") == 2
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and sum(
-                1 for e in got if e["type"] == "hand_ended") < 2:
-            time.sleep(0.1)
-        types = [e["type"] for e in got]
-        assert types[0] == "game_started"
-        assert types.count("hand_ended") == 2
-        assert all(e["table"] == table for e in got)
-        seqs = [e["seq"] for e in got]
-        assert seqs == list(range(1, len(seqs) + 1))  # none lost, in order
-        ended = [e for e in got if e["type"] == "hand_ended"]
-        assert ended[-1]["data"]["scores"] == summary["scores"]
+        )) as proc:  # gone even when an assertion below fails
+            assert proc.stdout is not None
+            first = json.loads(proc.stdout.readline())
+            assert first["event"] == "demo_started" and first["table"] == table
+            url = first["overlay"]
+            assert url.startswith("http://127.0.0.1:") and url.endswith("/overlay/")
+            with urllib.request.urlopen(url, timeout=5) as resp:  # while the demo plays
+                assert resp.status == 200
+                assert b"<html" in resp.read().lower()
+            with urllib.request.urlopen(url.replace("/overlay/", "/api/view"), timeout=5) as resp:
+                assert "seats" in json.loads(resp.read())
+            out, err = proc.communicate(timeout=120)
+            assert proc.returncode == 0, err[-2000:]
+            lines = [json.loads(x) for x in out.splitlines() if x.strip()]
+            summary = lines[-1]
+            assert summary["event"] == "summary"
+            assert summary["hands"] == 2 and summary["equal"] is True
+            assert sum(1 for x in lines if x["event"] == "hand_ended") == 2
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline and sum(
+                    1 for e in got if e["type"] == "hand_ended") < 2:
+                time.sleep(0.1)
+            types = [e["type"] for e in got]
+            assert types[0] == "game_started"
+            assert types.count("hand_ended") == 2
+            assert all(e["table"] == table for e in got)
+            seqs = [e["seq"] for e in got]
+            assert seqs == list(range(1, len(seqs) + 1))  # none lost, in order
+            ended = [e for e in got if e["type"] == "hand_ended"]
+            assert ended[-1]["data"]["scores"] == summary["scores"]
     finally:
         client.loop_stop()
         client.disconnect()

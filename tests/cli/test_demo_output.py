@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 from daemon.demo_view import describe, hand_line, tile_label
+from hil.kit import reaped
 from rules.events import BreakChecked
 from rules.seats import Seat
 from rules.wall import Break
@@ -41,16 +42,17 @@ def test_a_pipe_gets_one_line_per_hand_while_it_plays() -> None:
     proc = subprocess.Popen(demo_args(table_id("pipe"), 3), stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True)
     assert proc.stdout is not None
-    try:
-        first = proc.stdout.readline()
-        assert first.startswith("jantaku demo: overlay http://127.0.0.1:")
-        # one line per hand as it ends
-        hand1 = proc.stdout.readline()
-        assert hand1.startswith("jantaku demo: hand 1: ")
-        rest = proc.stdout.read().splitlines()
-    finally:
-        # 1: the daemon's events differed from the simulator's (test_demo_cli.py checks that)
-        assert proc.wait(120) in (0, 1)
+    with reaped(proc):  # gone even if the body or its clean-exit check fails
+        try:
+            first = proc.stdout.readline()
+            assert first.startswith("jantaku demo: overlay http://127.0.0.1:")
+            # one line per hand as it ends
+            hand1 = proc.stdout.readline()
+            assert hand1.startswith("jantaku demo: hand 1: ")
+            rest = proc.stdout.read().splitlines()
+        finally:
+            # 1: the daemon's events differed from the simulator's (test_demo_cli.py checks that)
+            assert proc.wait(120) in (0, 1)
     hands = [hand1.rstrip("\n"), *[line for line in rest if line.startswith("jantaku demo: hand ")]]
     assert [h.split(":")[1] for h in hands] == [" hand 1", " hand 2", " hand 3"]
     for h in hands:
@@ -87,11 +89,12 @@ def test_a_terminal_gets_the_live_view_and_its_footer_agrees_with_the_summary() 
     proc = subprocess.Popen(demo_args(table_id("tty"), 2), stdout=sub, stderr=subprocess.DEVNULL,
                             stdin=subprocess.DEVNULL, env=env)
     os.close(sub)
-    try:
-        text = ANSI.sub("", _read_pty(main, proc))
-    finally:
-        os.close(main)
-        assert proc.wait(120) in (0, 1)
+    with reaped(proc):  # gone even if the body or its clean-exit check fails
+        try:
+            text = ANSI.sub("", _read_pty(main, proc))
+        finally:
+            os.close(main)
+            assert proc.wait(120) in (0, 1)
     footers = re.findall(r"hands played (\d+)", text)
     assert footers, text[-3000:]
     summary = re.findall(r"jantaku demo: (\d+) hands played, (\d+) complete game", text)

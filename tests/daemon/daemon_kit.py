@@ -8,11 +8,10 @@ import functools
 import json
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import time
-from collections.abc import Iterator
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,7 +20,7 @@ import aiomqtt
 
 from daemon.auth import format_key
 from daemon.engine import Engine, load_engine
-from hil.kit import free_port, until  # noqa: F401  (the kit's, re-exported to the daemon tests)
+from hil.kit import daemon_config, free_port, reap, reaped, until
 
 REPO = Path(__file__).resolve().parents[2]
 RUN_DAEMON = Path(__file__).with_name("run_daemon.py")
@@ -99,13 +98,8 @@ class Broker:
         return self
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        if self.proc is not None:
+            reap(self.proc, 5)
         self.proc = None
 
     def log(self) -> str:
@@ -136,45 +130,23 @@ def config_text(
     checkpoint_every: int = 50,
     iterations: int = 1000,
     full_check_below: int = 100_000,
+    link: str | None = None,
 ) -> str:
-    ref_key = format_key("alice", REFEREE_PASSWORD, iterations)
-    op_key = format_key("bob", OPERATOR_PASSWORD, iterations)
-    return f"""
-config_version = 1
-
-[table]
-id = "{table}"
-ruleset = "mleague"
-
-[eventlog]
-path = "{db}"
-checkpoint_every = {checkpoint_every}
-full_check_below = {full_check_below}
-
-[mqtt]
-host = "{host}"
-port = {port}
-protocol = "{protocol}"
-keepalive = 10
-health_interval = 1.0
-{extra_mqtt}
-
-[devices.table]
-kind = "none"
-
-[[referee.users]]
-name = "alice"
-role = "referee"
-key = "{ref_key}"
-
-[[referee.users]]
-name = "bob"
-role = "operator"
-key = "{op_key}"
-
-[logging]
-level = "info"
-"""
+    """The daemon tests' config (hil.kit.daemon_config); ``extra_mqtt``: TOML lines added to
+    ``[mqtt]`` (its keys, or sub-tables such as ``[mqtt.commands]``); ``link``: the table on that
+    serial port."""
+    mqtt = {"host": host, "protocol": protocol, "keepalive": 10, "health_interval": 1.0,
+            **tomllib.loads("[mqtt]\n" + extra_mqtt)["mqtt"]}
+    return daemon_config(table, db, port, link=link, sections={
+        "eventlog": {"checkpoint_every": checkpoint_every, "full_check_below": full_check_below},
+        "mqtt": mqtt,
+        "referee": {"users": [
+            {"name": "alice", "role": "referee",
+             "key": format_key("alice", REFEREE_PASSWORD, iterations)},
+            {"name": "bob", "role": "operator",
+             "key": format_key("bob", OPERATOR_PASSWORD, iterations)}]},
+        "logging": {"level": "info"},
+    })
 
 
 def unique_table(prefix: str = "t") -> str:
@@ -226,18 +198,11 @@ class Collector:
         ]
 
     async def wait_for(self, pred: Any, timeout: float = 20.0) -> None:
-        deadline = time.monotonic() + timeout
-        while not pred():
-            if time.monotonic() > deadline:
-                raise TimeoutError("condition not met in time")
-            await asyncio.sleep(0.02)
+        await until(pred, timeout)
 
 
-@contextlib.contextmanager
-def running(proc: subprocess.Popen[bytes]) -> Iterator[subprocess.Popen[bytes]]:
-    try:
-        yield proc
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+def running(proc: subprocess.Popen[bytes]) -> contextlib.AbstractContextManager[
+        subprocess.Popen[bytes]]:
+    """The kit's reaper with no grace: the process is SIGKILLed when the block ends (what the
+    daemon tests that start ``jantaku run`` always did: no clean shutdown to wait for)."""
+    return reaped(proc, grace_s=0)

@@ -8,7 +8,6 @@ import asyncio
 import contextlib
 import json
 import subprocess
-import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +22,7 @@ from daemon import auth
 from daemon.cli.referee import build_command
 from daemon.eventlog import EventLog
 from daemon.topics import Topics
-from hil.kit import jantaku
+from hil.kit import jantaku, until
 
 ALICE = auth.derive_key("alice", daemon_kit.REFEREE_PASSWORD, 1000)
 NEW_GAME = {"ruleset": "mleague", "first_dealer": 0, "names": ["Ai", "Bo", "Cy", "Di"]}
@@ -170,11 +169,7 @@ class Wire:
         return out
 
     async def wait_for(self, pred: Any, timeout: float = 30.0) -> None:
-        deadline = time.monotonic() + timeout
-        while not pred():
-            if time.monotonic() > deadline:
-                raise TimeoutError("condition not met in time")
-            await asyncio.sleep(0.02)
+        await until(pred, timeout)
 
 
 async def publish_once(port: int, topic: str, payload: bytes, *, response_topic: str | None = None,

@@ -20,9 +20,7 @@ from hil.kit import jantaku
 
 def serial_config(*, table: str, db: Path, port: int, tty: str, **kw: Any) -> str:
     """The daemon tests' config with the table on a plain serial port (the pty's slave end)."""
-    text = daemon_kit.config_text(table=table, db=db, port=port, **kw)
-    return text.replace('[devices.table]\nkind = "none"',
-                        f'[devices.table]\nkind = "serial"\npath = "{tty}"\nbaud = 115200')
+    return daemon_kit.config_text(table=table, db=db, port=port, link=tty, **kw)
 
 
 @dataclass

@@ -6,7 +6,6 @@ through the reader whatever the chunking, and malformed or oversized packets ref
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import socket
 import struct
 import time
@@ -18,6 +17,7 @@ from daemon import mqtt_wire as wire
 from daemon.errors import BrokerError
 from daemon.mqtt_lean import BUFFER_LIMIT, HEAD_BYTES, HEADER_MAX, PacketReader
 from daemon.mqtt_session import ACK_OWED_S, QUICKACK
+from hil.nagle_broker import nagle_broker
 
 Got = tuple[bytes, bytes, bool, "bytes | None", int]
 
@@ -347,67 +347,49 @@ def test_an_owed_ack_is_sent_alone_only_when_no_write_carries_it() -> None:
     asyncio.run(go())
 
 
-def _recv_exact(conn: socket.socket, n: int) -> bytes:
-    got = b""
-    while len(got) < n:
-        more = conn.recv(n - len(got))
-        if not more:
-            raise EOFError
-        got += more
-    return got
-
-
-def _nagle_broker(listener: socket.socket) -> None:
-    """A broker as Mosquitto without ``set_tcp_nodelay`` answers: Nagle on (the default), a
-    CONNACK, then a PUBACK for each QoS 1 PUBLISH, each in a send of its own."""
-    conn, _ = listener.accept()
-    with conn, contextlib.suppress(EOFError, OSError):
-        while True:
-            first, length, shift = _recv_exact(conn, 1)[0], 0, 0
-            while True:
-                digit = _recv_exact(conn, 1)[0]
-                length, shift = length | (digit & 0x7F) << shift, shift + 7
-                if not digit & 0x80:
-                    break
-            body = _recv_exact(conn, length)
-            if first == wire.CONNECT:
-                conn.sendall(b"\x20\x03\x00\x00\x00")  # v5: accepted, no properties
-            elif first & 0xF0 == wire.PUBLISH:
-                at = 2 + ((body[0] << 8) | body[1])
-                conn.sendall(wire.puback(body[at:at + 2]))
-            elif first == wire.DISCONNECT:
-                return
-
-
 @pytest.mark.skipif(QUICKACK is None, reason="TCP_QUICKACK is Linux's")
 def test_a_broker_without_tcp_nodelay_does_not_hold_the_second_puback() -> None:
-    """The kernel's side of the owed ACK: a window of two publishes awaited alone (nothing else
-    written) against a broker whose second PUBACK waits behind Nagle for our ACK of the first.
-    Without the session's quick ACK each window took ~44 ms (our kernel's delayed ACK, measured
-    with the ACK never sent alone); with it, about :data:`ACK_OWED_S`."""
-    import threading
-
+    """The kernel's side of the owed ACK, on a real socket: windows of two publishes awaited
+    alone (nothing else written) against a broker whose second PUBACK waits behind Nagle for our
+    ACK of the first (hil/nagle_broker.py). The session made its TCP_QUICKACK handle on the
+    connection's own descriptor, and sent the owed ACK alone through it (the kernel took each
+    setsockopt) while PUBACKs were held. Without the quick ACK each window took ~44 ms (our
+    kernel's delayed ACK); bench/broker_session.py ``--nagle`` prints that figure beside
+    :data:`ACK_OWED_S`."""
     from daemon.mqtt_session import MqttSession
 
-    listener = socket.create_server(("127.0.0.1", 0))
-    broker = threading.Thread(target=_nagle_broker, args=(listener,), daemon=True)
-    broker.start()
-    spec = wire.Connect("127.0.0.1", listener.getsockname()[1], "c", v5=True, socket_options=(
-        (socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),))
+    class Counting:
+        """The session's TCP_QUICKACK handle, each setsockopt passed on and counted."""
 
-    async def go() -> list[float]:
-        took = []
+        def __init__(self, real: socket.socket) -> None:
+            self.real, self.sent, self.errors = real, 0, list[OSError]()
+
+        def setsockopt(self, level: int, option: int, value: int) -> None:
+            assert (level, option, value) == (socket.IPPROTO_TCP, QUICKACK, 1)
+            try:
+                self.real.setsockopt(level, option, value)
+                self.sent += 1
+            except OSError as e:
+                self.errors.append(e)
+
+        def detach(self) -> int:
+            return self.real.detach()
+
+    async def go(port: int) -> Counting:
+        spec = wire.Connect("127.0.0.1", port, "c", v5=True, socket_options=(
+            (socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),))
         async with MqttSession(spec) as session:
+            real = session._quickack
+            assert real is not None and real.fileno() == session.fileno()
+            counting = Counting(real)
+            session._quickack = counting  # type: ignore[assignment]
             for _ in range(30):
-                t0 = time.perf_counter()
                 assert await session.publish_now([("t/a", b"x" * 50), ("t/b", b"y" * 50)]) \
                     == [0, 0]
-                took.append(time.perf_counter() - t0)
-        return took
+            session._quickack = real
+        return counting
 
-    try:
-        took = sorted(asyncio.run(go()))
-    finally:
-        listener.close()
-        broker.join(5)
-    assert took[len(took) // 2] < 0.02, [round(t * 1000, 1) for t in took]
+    with nagle_broker() as port:
+        counting = asyncio.run(go(port))
+    assert not counting.errors
+    assert counting.sent >= 1  # the held PUBACKs were released by our ACK sent alone

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -32,6 +32,7 @@ from drivers.link.timings import LinkTimings
 from drivers.table.link import LinkChange, LinkStatus
 from drivers.table.serial import SerialTransport
 from drivers.table.session import LinkSession
+from hil.kit import until
 from hil.table_controller import PtyTableController, TableController, ordered_manifest
 
 FAST = LinkTimings(heartbeat_interval=0.05, link_timeout=0.3, ack_timeout=0.05, max_retries=3,
@@ -72,13 +73,6 @@ class Harness:
 
 def pytest_timeout() -> asyncio.Timeout:
     return asyncio.timeout(HANG_GUARD)
-
-
-async def until(condition: Callable[[], bool]) -> None:
-    """Wait for a condition to become true (polled; the hang guard only catches a broken build)."""
-    async with pytest_timeout():
-        while not condition():
-            await asyncio.sleep(0.005)
 
 
 @pytest.fixture

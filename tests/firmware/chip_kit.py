@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import sys
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ from daemon import auth
 from daemon.cli.referee import build_command, send
 from daemon.eventlog import EventLog
 from daemon.topics import Topics
+from hil.kit import until as kit_until
 from hil.rp2040_board import MODULES, Rp2040Board
 
 needs_rp2040js = pytest.mark.skipif(not (MODULES / "node_modules" / "rp2040js").is_dir(),
@@ -149,12 +151,8 @@ async def referee(c: Chip, name: str, args: dict[str, Any]) -> None:
     assert reply is not None and reply["status"] == "ok", reply
 
 
-async def until(cond: Callable[[], object], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not cond():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        await asyncio.sleep(0.2)
+# the kit's wait, polled every 0.2 s: the chip tests' conditions read the whole event log
+until = functools.partial(kit_until, interval=0.2)
 
 
 def daemon_config(tmp: Path, table: str, port: int, tty: str, web_port: int | None) -> Path:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from hil.kit import reap
 from hil.runner.session import run_game
 
 
@@ -33,5 +34,4 @@ async def test_real_serial_loopback(tmp_path: Path) -> None:
         assert res.difference is None and not res.violations and res.rejections == 0
     finally:
         for p in procs:
-            p.terminate()
-            p.wait(5)
+            reap(p, 5)

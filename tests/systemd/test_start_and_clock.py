@@ -25,6 +25,7 @@ import aiomqtt
 import pytest
 
 from daemon.clock_sync import ClockReading, ClockSync, kernel, read_clock
+from hil.kit import reaped
 
 JANTAKU = str(Path(sys.executable).with_name("jantaku"))
 
@@ -115,17 +116,18 @@ async def test_health_warns_until_the_clock_is_synchronised(tmp_path: Path) -> N
     env = {**os.environ, "JANTAKU_CLOCK_PROBES": "timesync", "JANTAKU_TIMESYNC_DIR": str(timesync)}
     proc = subprocess.Popen([JANTAKU, "run", "--config", str(config(tmp_path, table, 1883))],
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        body = await _health(table, lambda b: "clock" in b)
-        assert body["clock"]["synchronized"] is False
-        assert "not synchronised" in body["clock"]["warning"]
-        assert body["healthy"] is True  # a warning, not a fault: the watchdog is still fed
-        (timesync / "synchronized").touch()  # what systemd-timesyncd does once it has synced
-        body = await _health(table, lambda b: b["clock"]["synchronized"] is True)
-        assert body["clock"] == {"synchronized": True, "source": "timesync", "warning": None}
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(30) == 0
+    with reaped(proc):  # gone even if the body or its clean-exit check fails
+        try:
+            body = await _health(table, lambda b: "clock" in b)
+            assert body["clock"]["synchronized"] is False
+            assert "not synchronised" in body["clock"]["warning"]
+            assert body["healthy"] is True  # a warning, not a fault: the watchdog is still fed
+            (timesync / "synchronized").touch()  # what systemd-timesyncd does once it has synced
+            body = await _health(table, lambda b: b["clock"]["synchronized"] is True)
+            assert body["clock"] == {"synchronized": True, "source": "timesync", "warning": None}
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            assert proc.wait(30) == 0
 
 
 def test_probe_order_and_the_kernel_probe() -> None:

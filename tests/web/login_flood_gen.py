@@ -1,25 +1,27 @@
 """A login flood from outside (issue 27 item 4): ``python login_flood_gen.py BASE TRIES ADDR...``
 sends TRIES wrong passwords for ``alice`` at once from each address (a connection each), then
-prints one JSON line: ``[[status, retry_after or null], ...]``. A process of its own, so the
-test's client that times the referee's login shares no event loop with the flood."""
+prints one JSON line: ``[[status, retry_after or null, answered], ...]`` (``answered``: the
+system's monotonic clock when the answer came, comparable with the test's ``time.monotonic()``).
+A process of its own, so the referee's client shares no event loop with the flood."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import sys
+import time
 
 import aiohttp
 
 
-async def _login(address: str, base: str, password: str) -> tuple[int, str | None]:
+async def _login(address: str, base: str, password: str) -> tuple[int, str | None, float]:
     conn = aiohttp.TCPConnector(local_addr=(address, 0), force_close=True)
     async with aiohttp.ClientSession(connector=conn) as http, http.post(
         base + "/console/api/login", json={"user": "alice", "password": password},
         timeout=aiohttp.ClientTimeout(total=120),
     ) as r:
         await r.read()
-        return r.status, r.headers.get("Retry-After")
+        return r.status, r.headers.get("Retry-After"), time.monotonic()
 
 
 async def main() -> None:

@@ -25,7 +25,6 @@ import contextlib
 import json
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -234,9 +233,3 @@ def retained(port: int, topic: str, timeout: float = 10.0) -> dict[str, Any]:
     assert msg is not None and not isinstance(msg, list)
     return dict(json.loads(msg.payload))
 
-
-def wait(pred: Any, timeout: float = 20.0, what: str = "condition") -> None:
-    deadline = time.monotonic() + timeout
-    while not pred():
-        assert time.monotonic() < deadline, f"{what} not met in {timeout} s"
-        time.sleep(0.05)

@@ -17,11 +17,11 @@ from test_console_kit import (
     REFEREE_PASSWORD,
     Table,
     running_table,
-    wait_until,
 )
 
 from daemon.web.console_actions import ConsoleError, seat_draw, seat_name, split_name
 from daemon.web.console_auth import ConsoleSettings, LoginRefused
+from hil.kit import until
 
 
 class Client:
@@ -203,7 +203,7 @@ async def test_preview_is_what_the_command_does(tmp_path: Path) -> None:
         assert t.scores() == pv["scores_after"] == [25000, 28900, 21100, 25000]
         rec = t.inputs()[-1]
         assert rec.source == "referee:alice" and rec.body["action"] == "manual_result"
-        await wait_until(lambda: any(e["type"] == "hand_ended" for e in t.events))
+        await until(lambda: any(e["type"] == "hand_ended" for e in t.events), 10)
         ended = next(e for e in t.events if e["type"] == "hand_ended")
         assert ended["source"] == "referee:alice"
         assert ended["data"]["settlement"]["deltas"] == [0, 3900, -3900, 0]
@@ -323,7 +323,7 @@ async def test_declared_win_violations_clocks_and_penalties(tmp_path: Path) -> N
         assert t.service.core.state.table.progress.pt_adjustments[1] == -20.0
         rec = t.inputs()[-1]
         assert (rec.source, rec.body["action"]) == ("referee:alice", "reject_win")
-        await wait_until(lambda: any(e["type"] == "hand_ended" for e in t.events))
+        await until(lambda: any(e["type"] == "hand_ended" for e in t.events), 10)
 
 
 async def test_a_repeated_tap_runs_once(tmp_path: Path) -> None:

@@ -25,6 +25,7 @@ from daemon.web.console import Console
 from daemon.web.console_auth import ConsoleSettings
 from daemon.web.hub import ViewHub
 from daemon.web.server import serve
+from hil.kit import daemon_config
 
 T = TypeVar("T")
 BROKER_PORT = int(os.environ.get("JANTAKU_TEST_BROKER_PORT", "1883"))
@@ -37,35 +38,14 @@ def unique_table() -> str:
 
 
 def config_text(table: str, db: Path, iterations: int = 1000) -> str:
-    return f"""
-config_version = 1
-
-[table]
-id = "{table}"
-ruleset = "mleague"
-
-[eventlog]
-path = "{db}"
-
-[mqtt]
-host = "127.0.0.1"
-port = {BROKER_PORT}
-keepalive = 10
-health_interval = 5.0
-
-[devices.table]
-kind = "none"
-
-[[referee.users]]
-name = "alice"
-role = "referee"
-key = "{format_key("alice", REFEREE_PASSWORD, iterations)}"
-
-[[referee.users]]
-name = "bob"
-role = "operator"
-key = "{format_key("bob", OPERATOR_PASSWORD, iterations)}"
-"""
+    return daemon_config(table, db, BROKER_PORT, sections={
+        "mqtt": {"keepalive": 10, "health_interval": 5.0},
+        "referee": {"users": [
+            {"name": "alice", "role": "referee",
+             "key": format_key("alice", REFEREE_PASSWORD, iterations)},
+            {"name": "bob", "role": "operator",
+             "key": format_key("bob", OPERATOR_PASSWORD, iterations)}]},
+    })
 
 
 @dataclass
@@ -189,10 +169,3 @@ class TableThread:
         self._thread.join(10)
         self.loop.close()
 
-
-async def wait_until(pred: Any, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not pred():
-        if time.monotonic() > deadline:
-            raise TimeoutError("condition not met in time")
-        await asyncio.sleep(0.02)

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -17,7 +16,7 @@ from daemon.web.hub import ViewHub
 from daemon.web.server import serve
 from daemon.web.view import overlay_view
 from hil.browser import chromium, save_screenshot
-from hil.kit import free_port
+from hil.kit import free_port, until_sync
 from hil.simulator import GameSimulator
 from rules.table_view import table_view
 
@@ -66,15 +65,6 @@ class ServerThread:
         self._thread.join(5)
 
 
-def _wait(cond: Callable[[], bool], what: str, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if cond():
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 @pytest.fixture()
 def server() -> Iterator[ServerThread]:
     srv = ServerThread(free_port())
@@ -99,8 +89,9 @@ def _dom_seats(driver: Any) -> dict[int, dict[str, Any]]:
 
 
 def _check_dom_matches(driver: Any, view: dict[str, Any]) -> None:
-    _wait(lambda: driver.execute_script("return window.__jantakuView && window.__jantakuView.seq")
-          == view["seq"], f"view seq {view['seq']}")
+    until_sync(lambda: driver.execute_script(
+        "return window.__jantakuView && window.__jantakuView.seq") == view["seq"], 10,
+        f"view seq {view['seq']}")
     seats = _dom_seats(driver)
     assert sorted(seats) == [0, 1, 2, 3]
     for s in view["seats"]:
@@ -151,23 +142,23 @@ def test_overlay_follows_a_real_game_and_resyncs(server: ServerThread) -> None:
             view = advance(1)
         _check_dom_matches(driver, view)
         card = driver.find_element(By.ID, "card")
-        _wait(lambda: card.is_displayed(), "the result card")
+        until_sync(lambda: card.is_displayed(), 10, "the result card")
         assert card.get_attribute("data-kind") == view["result"]["kind"]
         save_screenshot(driver, "overlay-result.png")
 
         # The server goes away; the table plays on; the page resyncs when it comes back.
         server.stop()
-        _wait(lambda: driver.find_element(By.ID, "root").get_attribute("data-connected")
-              == "false", "the page to notice the lost stream")
+        until_sync(lambda: driver.find_element(By.ID, "root").get_attribute("data-connected")
+                   == "false", 10, "the page to notice the lost stream")
         view = advance(50)
         server.start(view)
-        _wait(lambda: driver.find_element(By.ID, "root").get_attribute("data-connected")
-              == "true", "the page to reconnect")
+        until_sync(lambda: driver.find_element(By.ID, "root").get_attribute("data-connected")
+                   == "true", 10, "the page to reconnect")
         _check_dom_matches(driver, view)
 
         # The compact strip shows the same numbers.
         driver.get(f"http://127.0.0.1:{server.port}/overlay/?layout=strip&lang=ja")
-        _wait(lambda: driver.execute_script("return !!window.__jantakuView"), "strip view")
+        until_sync(lambda: driver.execute_script("return !!window.__jantakuView"), 10, "strip view")
         save_screenshot(driver, "overlay-strip.png")
         strip = driver.find_elements(By.CSS_SELECTOR, "#strip .s")
         assert [int(e.get_attribute("data-seat") or -1) for e in strip] == [0, 1, 2, 3]

@@ -12,28 +12,16 @@ import os
 import signal
 import subprocess
 import sys
-import time
 import urllib.request
 import uuid
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from hil.broker import PrivateBroker, listening
 from hil.browser import chromium, save_screenshot
-from hil.kit import free_port
+from hil.kit import free_port, until_sync
 
 JANTAKU = str(Path(sys.executable).with_name("jantaku"))
-
-
-def _wait(cond: Callable[[], Any], what: str, timeout: float = 30.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = cond()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def _api_view(port: int) -> dict[str, Any]:
@@ -62,8 +50,8 @@ return {view: view, boxes: boxes};
 def _catches_up(driver: Any, http_port: int) -> None:
     """The page comes to show (at least) the view the daemon serves now: it is current."""
     served = _api_view(http_port)["seq"]
-    _wait(lambda: ((_rendered(driver) or {}).get("seq") or 0) >= served,
-          f"the page to show the served seq {served}")
+    until_sync(lambda: ((_rendered(driver) or {}).get("seq") or 0) >= served, 30,
+               f"the page to show the served seq {served}")
 
 
 def _dom_matches_rendered_view(driver: Any) -> None:
@@ -120,29 +108,30 @@ def test_overlay_follows_a_running_demo_through_a_broker_restart(tmp_path: Path)
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
     try:
-        _wait(lambda: listening(http_port), "the demo's overlay server")
+        until_sync(lambda: listening(http_port), 30, "the demo's overlay server")
         with chromium() as driver:
             driver.get(f"http://127.0.0.1:{http_port}/overlay/")
-            _wait(lambda: (_rendered(driver) or {}).get("status") == "playing", "play to start")
-            _wait(lambda: ((_rendered(driver) or {}).get("seq") or 0) > 40, "forty events")
+            until_sync(lambda: (_rendered(driver) or {}).get("status") == "playing", 30,
+                       "play to start")
+            until_sync(lambda: ((_rendered(driver) or {}).get("seq") or 0) > 40, 30, "forty events")
             _dom_matches_rendered_view(driver)
             _hooks_hold(driver)
             _catches_up(driver, http_port)
 
             broker.stop()
             seq_down = (_rendered(driver) or {})["seq"]
-            _wait(lambda: (_rendered(driver) or {})["seq"] > seq_down + 20,
-                  "the overlay to keep following the table while the broker is down")
+            until_sync(lambda: (_rendered(driver) or {})["seq"] > seq_down + 20, 30,
+                       "the overlay to keep following the table while the broker is down")
             _dom_matches_rendered_view(driver)
             broker = PrivateBroker(tmp_path / "broker2", port=broker.port).start()
             seq_up = (_rendered(driver) or {})["seq"]
-            _wait(lambda: (_rendered(driver) or {})["seq"] > seq_up + 20,
-                  "the overlay after the broker came back")
+            until_sync(lambda: (_rendered(driver) or {})["seq"] > seq_up + 20, 30,
+                       "the overlay after the broker came back")
             _dom_matches_rendered_view(driver)
             _catches_up(driver, http_port)
             save_screenshot(driver, "overlay-demo-full.png")
             driver.get(f"http://127.0.0.1:{http_port}/overlay/?layout=strip")
-            _wait(lambda: _rendered(driver), "the strip layout")
+            until_sync(lambda: _rendered(driver), 30, "the strip layout")
             shown = driver.execute_script(
                 "return [...document.querySelectorAll('#strip .s')]"
                 ".filter((e) => e.offsetParent !== null).length")

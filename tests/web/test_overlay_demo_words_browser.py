@@ -15,10 +15,9 @@ import re
 import signal
 import subprocess
 import sys
-import time
 import urllib.request
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +25,7 @@ import pytest
 
 from hil.broker import free_port, listening
 from hil.browser import chromium
+from hil.kit import until_sync
 
 JANTAKU = str(Path(sys.executable).with_name("jantaku"))
 ALLOWED = {"pt"}
@@ -50,16 +50,6 @@ window.render = (view) => {
 """
 
 
-def _wait(cond: Callable[[], Any], what: str, timeout: float = 60.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = cond()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 @pytest.fixture(scope="module")
 def demo() -> Iterator[int]:
     http_port = free_port()
@@ -71,7 +61,7 @@ def demo() -> Iterator[int]:
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
     try:
-        _wait(lambda: listening(http_port), "the demo's overlay server")
+        until_sync(lambda: listening(http_port), 60, "the demo's overlay server")
         yield http_port
     finally:
         if proc.poll() is None:
@@ -109,7 +99,7 @@ def test_the_demo_serves_its_table_on_the_scoreboard_with_the_hand(demo: int) ->
                     seen[row["hand_in_round"]] = got[0]
             return 0 in seen and len(seen) > 1
 
-        _wait(second_hand, "the board to show East 1 and a later East hand", 120)
+        until_sync(second_hand, 120, "the board to show East 1 and a later East hand")
         board = _board(demo)
         assert len(board["tables"]) == 1 and board["tables"][0]["online"] is True
         assert len([n for n in board["tables"][0]["names"] if n]) == 4
@@ -128,7 +118,8 @@ def test_the_overlay_in_japanese_and_chinese_shows_no_english(demo: int) -> None
         pages = {"ja": ja, "zh": zh}
         for lang, driver in pages.items():
             driver.get(f"http://127.0.0.1:{demo}/overlay/?lang={lang}")
-            _wait(lambda d=driver: d.execute_script("return !!window.__jantakuView"), "a view")
+            until_sync(lambda d=driver: d.execute_script("return !!window.__jantakuView"), 60,
+                       "a view")
             driver.execute_script(RECORD_JS)
 
         def both() -> dict[str, list[dict[str, Any]]] | None:
@@ -141,7 +132,7 @@ def test_the_overlay_in_japanese_and_chinese_shows_no_english(demo: int) -> None
                 out[lang] = texts
             return out
 
-        seen = _wait(both, "a hand with a win and a condition line in both languages", 180)
+        seen = until_sync(both, 180, "a hand with a win and a condition line in both languages")
     for lang, texts in seen.items():
         assert {y for t in texts for y in t["yaku"]}, texts
         for t in texts:

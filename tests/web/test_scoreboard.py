@@ -11,15 +11,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import paho.mqtt.client as paho
 
 from daemon.web.scoreboard import board
 from hil.browser import chromium, save_screenshot
+from hil.kit import reap, until_sync
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "daemon"))
 import daemon_kit
@@ -51,16 +49,6 @@ def test_board_rows_follow_the_configured_order_and_status() -> None:
     assert [r["table"] for r in rows] == ["a", "b", "c"]
     assert rows[1]["online"] is False and rows[1]["scores"] == [1, 2, 3, 4]
     assert [r["table"] for r in board(latest, ("c", "b"))["tables"]] == ["c", "b"]
-
-
-def _wait(cond: Callable[[], Any], what: str, timeout: float = 30.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = cond()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 ROWS_JS = """return [...document.querySelectorAll('[data-role="table"]')].map((r) => ({
@@ -97,8 +85,8 @@ def test_a_daemon_follows_several_tables_from_the_venue_broker(tmp_path: Path) -
         daemon_kit.wait_port(web_port, 30)
         with chromium() as driver:
             driver.get(f"http://127.0.0.1:{web_port}/overlay/?layout=tables")
-            rows = _wait(lambda: (lambda r: r if len(r) >= 3 else None)(
-                driver.execute_script(ROWS_JS)), "three tables on the board")
+            rows = until_sync(lambda: (lambda r: r if len(r) >= 3 else None)(
+                driver.execute_script(ROWS_JS)), 30, "three tables on the board")
             by = {r["table"]: r for r in rows}
             assert set(by) == {"final-a", "final-b", table}, by
             assert by["final-a"]["seats"] == [
@@ -111,12 +99,10 @@ def test_a_daemon_follows_several_tables_from_the_venue_broker(tmp_path: Path) -
             # a table goes down: its Last Will arrives, the row greys out
             others.publish("jantaku/v1/final-b/status", _status("final-b", "offline"), 1,
                            retain=True).wait_for_publish(5)
-            _wait(lambda: any(r["table"] == "final-b" and r["online"] == "false"
-                              for r in driver.execute_script(ROWS_JS)), "final-b offline")
+            until_sync(lambda: any(r["table"] == "final-b" and r["online"] == "false"
+                       for r in driver.execute_script(ROWS_JS)), 30, "final-b offline")
     finally:
         others.loop_stop()
         others.disconnect()
-        if proc.poll() is None:
-            proc.terminate()
-            proc.wait(20)
+        reap(proc, 20)
         broker.stop()

@@ -29,8 +29,9 @@ from sensorless_hanchan import (
     jantaku,
     real_table,
     retained,
-    wait,
 )
+
+from hil.kit import until_sync
 
 WINDS = ["E", "S", "W", "N"]
 
@@ -88,7 +89,7 @@ def check_next_hand(t: RealTable, m: Model) -> None:
             ok = ok and s.get("dealer") == m.dealer and s.get("round_wind") == WINDS[m.hand // 4]
         return bool(ok)
 
-    wait(lambda: want(scores_state(t)), what=f"state/scores as {m} ({scores_state(t)})")
+    until_sync(lambda: want(scores_state(t)), 20, f"state/scores as {m} ({scores_state(t)})")
 
 
 def play(t: RealTable, step: Step, m: Model) -> None:
@@ -109,7 +110,7 @@ def play(t: RealTable, step: Step, m: Model) -> None:
 
 def test_a_hanchan_through_jantaku_referee_on_a_sensorless_table(tmp_path: Path) -> None:
     with real_table(tmp_path, web=False) as t:
-        wait(lambda: scores_state(t).get("table") == t.table, what="the daemon online")
+        until_sync(lambda: scores_state(t).get("table") == t.table, 20, "the daemon online")
         events = Events(t.broker.port, t.table)
         try:
             rc, reply, err = referee(t, "new_game", {"ruleset": "mleague", "first_dealer": 0,
@@ -118,7 +119,7 @@ def test_a_hanchan_through_jantaku_referee_on_a_sensorless_table(tmp_path: Path)
             m = Model()
             check_next_hand(t, m)
             # the first hand began by itself: no start button, no command
-            wait(lambda: len(events.of("hand_started")) == 1, what="hand 1 started")
+            until_sync(lambda: len(events.of("hand_started")) == 1, 20, "hand 1 started")
 
             # refused in plain terms, nothing changes: M.League has no abortive draws (M 3-2-3)
             before = scores_state(t)
@@ -136,7 +137,7 @@ def test_a_hanchan_through_jantaku_referee_on_a_sensorless_table(tmp_path: Path)
             for step in STEPS:
                 play(t, step, m)
             assert m.over
-            wait(lambda: len(events.of("game_ended")) == 1, what="game_ended")
+            until_sync(lambda: len(events.of("game_ended")) == 1, 20, "game_ended")
             ended = events.of("game_ended")[0]["data"]
             # the ruleset's flow ended it after South 4 (M 1-1); ranks and pt as M 6-2 says
             want = expected().standings()
