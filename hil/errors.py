@@ -48,3 +48,7 @@ class MissingToolError(HilError, FileNotFoundError):
 
 class BoardError(HilError, RuntimeError):
     """The emulated RP2040 board (hil/rp2040_board.py) did not do what was awaited."""
+
+
+class PeerClosed(HilError, EOFError):
+    """The client of an emulated server (hil/nagle_broker.py) closed its end mid-packet."""

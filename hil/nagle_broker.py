@@ -12,6 +12,7 @@ import threading
 from collections.abc import Iterator
 
 from daemon import mqtt_wire as wire
+from hil.errors import PeerClosed
 
 
 def _recv_exact(conn: socket.socket, n: int) -> bytes:
@@ -19,7 +20,7 @@ def _recv_exact(conn: socket.socket, n: int) -> bytes:
     while len(got) < n:
         more = conn.recv(n - len(got))
         if not more:
-            raise EOFError
+            raise PeerClosed
         got += more
     return got
 
@@ -27,7 +28,7 @@ def _recv_exact(conn: socket.socket, n: int) -> bytes:
 def _serve(listener: socket.socket) -> None:
     """One client's connection, until its DISCONNECT or its end."""
     conn, _ = listener.accept()
-    with conn, contextlib.suppress(EOFError, OSError):
+    with conn, contextlib.suppress(PeerClosed, OSError):
         while True:
             first, length, shift = _recv_exact(conn, 1)[0], 0, 0
             while True:
