@@ -22,7 +22,7 @@ from aiohttp import web
 from daemon import clocks as dc
 from daemon.web.console import Console
 from daemon.web.console_http import SECURITY_HEADERS, authorised, console_of
-from daemon.web.server import DEFAULT_LIMITS, GONE_CHECK_S, KEEPALIVE_S, LIMITS_KEY
+from daemon.web.listener import DEFAULT_LIMITS, GONE_CHECK_S, KEEPALIVE_S, LIMITS_KEY
 
 #: the console's open streams, ended when the server shuts down (each waits for ever otherwise)
 STREAMS_KEY: web.AppKey[set[asyncio.Task[object]]] = web.AppKey("console_streams")
