@@ -4,9 +4,10 @@ from the service's table state.
 The publisher presents the table's view model as the overlay view (``daemon/web/view.py``)
 when a group commit moved the table's state (the service's ``changed`` event wakes it), and
 every ``CLOCK_TICK_S`` while a clock runs, so WMC clocks tick on the overlay without an event;
-otherwise it sleeps: an idle table builds no view. The view is complete each time: the hub
-drops identical ones. With a spectator delay, the delayed feed is released when its next view
-is due.
+otherwise it sleeps: an idle table builds no view. Each wake-up by ``changed`` is passed on to
+the referee console's state streams (``Console.moved``: daemon/web/console_stream.py). The view
+is complete each time: the hub drops identical ones. With a spectator delay, the delayed feed is
+released when its next view is due.
 """
 
 from __future__ import annotations
@@ -108,7 +109,7 @@ async def _serve(service: TablePort, cfg: WebConfig, table: str, hub: ViewHub, c
 
 
 async def _feed(service: TablePort, table: str, hub: ViewHub, spectator: ViewHub | None,
-                delay: DelayLine | None, moved: Pulse | None = None) -> None:
+                delay: DelayLine | None, moved: Pulse) -> None:
     """Views built when the state moved (or a clock ticks), never on an idle table. The feed is
     ``service.changed``'s one consumer (it clears it); ``moved`` passes each wake-up on to the
     console's streams (daemon/web/console_stream.py), which a second clearer would starve."""
@@ -130,7 +131,7 @@ async def _feed(service: TablePort, table: str, hub: ViewHub, spectator: ViewHub
                 left = max(0.0, (next_ns - now) / 1e9)
                 wait_s = left if wait_s is None else min(wait_s, left)
         woken = await _woken(service.changed, wait_s)
-        if woken and moved is not None:
+        if woken:
             moved.fire()
         rebuild = woken or _ticking(service)
 
