@@ -28,6 +28,13 @@ class Clocks:
     state: rt.TimerState | None = None
 
 
+def running(clocks: Clocks) -> bool:
+    """A clock runs: its view changes with time alone (rules/timers/view.py), so a view of it
+    must be rebuilt while no input comes (the web views tick only then)."""
+    st = clocks.state
+    return st is not None and st.phase is rt.Phase.PLAYING and not st.paused
+
+
 def timer_rules(ruleset: str) -> rt.TimerRules | None:
     from rules.ruleset import RulesetError, load_ruleset
 

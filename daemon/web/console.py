@@ -38,6 +38,7 @@ from daemon.web.console_actions import (
 )
 from daemon.web.console_auth import Clock, ConsoleSettings, Session, SessionStore
 from daemon.web.console_history import HandHistory
+from daemon.web.hub import Pulse
 from daemon.web.login_gate import LoginGate
 from rules.ruleset import BUILTIN
 from rules.scoring.hand_values import fu_table
@@ -64,6 +65,9 @@ class Console:
         self.login_gate = LoginGate()
         self.history = HandHistory()
         self._history_lock = asyncio.Lock()
+        #: fired when a group commit moved the table (daemon/web/runtime.py's feed): it wakes
+        #: the console's state streams (console_stream.py)
+        self.moved = Pulse()
 
     @property
     def referee(self) -> Any:
@@ -134,6 +138,13 @@ class Console:
             # the (han, fu, win kind) a hand can have, for the fu picker (hand_values.py)
             "fu": fu_table(rs).to_json() if rs.meta.family == "riichi" else None,
         }
+
+    def mark(self) -> tuple[object, ...]:
+        """What moves :meth:`state` apart from time and the session: a stream builds a state
+        only when this changed (or a clock runs), so an idle table builds none."""
+        cs = self.service.core.state
+        svc = self.service
+        return (cs.input_seq, cs.event_seq, svc.alerts(), svc.controller_notices)
 
     async def state(self, session: Session) -> dict[str, Any]:
         svc = self.service

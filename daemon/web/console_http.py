@@ -97,7 +97,7 @@ def authorised(
     request: web.Request, *, post: bool, touch: bool | None = None
 ) -> Session | web.Response:
     """The request's live session (CSRF-checked for a POST), or the refusal to send. Only what
-    a referee does restarts the idle timer (``touch``, default: POSTs): the page's own polling
+    a referee does restarts the idle timer (``touch``, default: POSTs): the page's own stream
     does not, so a console left open logs out after ``idle_timeout``."""
     session = _session(request, False)
     if session is None:

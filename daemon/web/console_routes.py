@@ -5,6 +5,8 @@ HTTP API (JSON; the session cookie on every call, the ``X-CSRF-Token`` header on
 * ``POST /console/api/login`` ``{user, password}`` -> ``{user, role, csrf, ...}``;
   ``POST /console/api/logout``; ``GET /console/api/session`` (console_login.py)
 * ``GET /console/api/state``: the table (snapshot, clocks, recent inputs, referee log)
+* ``GET /console/api/stream``: the same state as Server-Sent Events, pushed when the table moves
+  (console_stream.py)
 * ``POST /console/api/preview`` ``{name, args, tiles?}``: what the command would do (dry run)
 * ``POST /console/api/command`` ``{name, args, tiles?, cid, expect_digest?}``: do it (refused if
   it would no longer do what the preview with that digest showed)
@@ -39,6 +41,7 @@ from daemon.web.console_http import (
     security_headers,
 )
 from daemon.web.console_login import login, logout, session_info
+from daemon.web.console_stream import STREAMS_KEY, end_streams, state_stream
 from daemon.web.console_words import plain
 
 log = logging.getLogger("jantaku.console")
@@ -156,12 +159,15 @@ def console_app(console: Console) -> web.Application:
     """The console as an aiohttp sub-application (``app.add_subapp("/console/", ...)``)."""
     app = web.Application(middlewares=[security_headers], client_max_size=64 * 1024)
     app[CONSOLE_KEY] = console
+    app[STREAMS_KEY] = set()
+    app.on_shutdown.append(end_streams)
     app.router.add_get("/", _index)
     app.router.add_static("/static/", STATIC)
     app.router.add_post("/api/login", login)
     app.router.add_post("/api/logout", logout)
     app.router.add_get("/api/session", session_info)
     app.router.add_get("/api/state", _state)
+    app.router.add_get("/api/stream", state_stream)
     app.router.add_post("/api/preview", _preview)
     app.router.add_post("/api/command", _command)
     app.router.add_post("/api/seat-draw", _seat_draw)

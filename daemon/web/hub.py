@@ -3,6 +3,7 @@
 The daemon publishes a complete view after every applied event (and on timer ticks); each browser
 connection waits for a newer version than the one it has. Views are complete, never deltas, so a
 subscriber that missed versions (a slow browser, a reconnect) is correct as soon as it gets one.
+:class:`Pulse` tells the console's streams that the table moved (they build their own states).
 """
 
 from __future__ import annotations
@@ -53,3 +54,29 @@ class ViewHub:
             except TimeoutError:
                 return None
             return self._version, self._text
+
+
+class Pulse:
+    """A wake-up for any number of waiters (the console's streams): :meth:`fire` wakes every
+    waiter, and one that was busy when it fired sees the generation moved and does not wait.
+    (One ``asyncio.Event`` cleared by one consumer would be lost to the others.)"""
+
+    def __init__(self) -> None:
+        self.generation = 0
+        self._event = asyncio.Event()
+
+    def fire(self) -> None:
+        self.generation += 1
+        self._event.set()
+        self._event = asyncio.Event()
+
+    async def wait(self, generation: int, timeout: float) -> bool:
+        """Whether it fired since ``generation`` (False: ``timeout`` seconds passed first)."""
+        if generation != self.generation:
+            return True
+        try:
+            async with asyncio.timeout(timeout):
+                await self._event.wait()
+        except TimeoutError:
+            return False
+        return True

@@ -32,9 +32,20 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from aiohttp import web
+
 from daemon.config.values import WebLimits
 
 log = logging.getLogger("jantaku.web")
+
+#: the web limits of a running server (its app holds them: the SSE handlers read their cap;
+#: here, not in server.py, so that the console's stream can read them without an import cycle)
+LIMITS_KEY: web.AppKey[WebLimits] = web.AppKey("limits", WebLimits)
+DEFAULT_LIMITS = WebLimits()
+#: an SSE stream's keep-alive comment, for proxies
+KEEPALIVE_S = 15.0
+#: how often a quiet SSE stream checks that its client is still there
+GONE_CHECK_S = 1.0
 
 #: descriptors kept for the rest of the daemon (event log, broker, devices, health): the web
 #: server never holds more than the process limit less these

@@ -4,9 +4,10 @@ from the service's table state.
 The publisher presents the table's view model as the overlay view (``daemon/web/view.py``)
 when a group commit moved the table's state (the service's ``changed`` event wakes it), and
 every ``CLOCK_TICK_S`` while a clock runs, so WMC clocks tick on the overlay without an event;
-otherwise it sleeps: an idle table builds no view. The view is complete each time: the hub
-drops identical ones. With a spectator delay, the delayed feed is released when its next view
-is due.
+otherwise it sleeps: an idle table builds no view. Each wake-up by ``changed`` is passed on to
+the referee console's state streams (``Console.moved``: daemon/web/console_stream.py). The view
+is complete each time: the hub drops identical ones. With a spectator delay, the delayed feed is
+released when its next view is due.
 """
 
 from __future__ import annotations
@@ -20,10 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 from daemon import clocks as dc
 from daemon.web.delay import DelayLine
-from daemon.web.hub import ViewHub
+from daemon.web.hub import Pulse, ViewHub
 from daemon.web.server import serve
 from daemon.web.view import overlay_view
-from rules.timers.state import Phase
 
 if TYPE_CHECKING:
     from daemon.config import WebConfig
@@ -105,12 +105,14 @@ async def _serve(service: TablePort, cfg: WebConfig, table: str, hub: ViewHub, c
             "overlay": f"{scheme}://{cfg.host}:{port}/overlay/",
             "console": f"{scheme}://{cfg.host}:{port}/console/",
         }})
-        await _feed(service, table, hub, spectator, delay)
+        await _feed(service, table, hub, spectator, delay, console.moved)
 
 
 async def _feed(service: TablePort, table: str, hub: ViewHub, spectator: ViewHub | None,
-                delay: DelayLine | None) -> None:
-    """Views built when the state moved (or a clock ticks), never on an idle table."""
+                delay: DelayLine | None, moved: Pulse) -> None:
+    """Views built when the state moved (or a clock ticks), never on an idle table. The feed is
+    ``service.changed``'s one consumer (it clears it); ``moved`` passes each wake-up on to the
+    console's streams (daemon/web/console_stream.py), which a second clearer would starve."""
     rebuild = True
     while True:
         if rebuild:
@@ -128,13 +130,14 @@ async def _feed(service: TablePort, table: str, hub: ViewHub, spectator: ViewHub
             if next_ns is not None:
                 left = max(0.0, (next_ns - now) / 1e9)
                 wait_s = left if wait_s is None else min(wait_s, left)
-        rebuild = await _woken(service.changed, wait_s) or _ticking(service)
+        woken = await _woken(service.changed, wait_s)
+        if woken:
+            moved.fire()
+        rebuild = woken or _ticking(service)
 
 
 def _ticking(service: TablePort) -> bool:
-    """A clock runs: its view changes with time alone (rules/timers/view.py)."""
-    st = service.core.state.clocks.state
-    return st is not None and st.phase is Phase.PLAYING and not st.paused
+    return dc.running(service.core.state.clocks)
 
 
 async def _woken(changed: asyncio.Event, timeout: float | None) -> bool:

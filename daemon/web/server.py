@@ -21,7 +21,17 @@ from aiohttp import web
 
 from daemon.config.values import WebLimits
 from daemon.web.hub import ViewHub
-from daemon.web.listener import Gate, Listener, WebStats, bind, budget_aiohttp_logs
+from daemon.web.listener import (
+    DEFAULT_LIMITS,
+    GONE_CHECK_S,
+    KEEPALIVE_S,
+    LIMITS_KEY,
+    Gate,
+    Listener,
+    WebStats,
+    bind,
+    budget_aiohttp_logs,
+)
 
 if TYPE_CHECKING:
     from daemon.web.console import Console
@@ -34,13 +44,8 @@ SPECTATOR_KEY: web.AppKey[ViewHub] = web.AppKey("spectator", ViewHub)
 TABLES_KEY: web.AppKey[ViewHub] = web.AppKey("tables", ViewHub)
 #: the open SSE streams, ended at shutdown (a stream otherwise waits on the hub for ever)
 STREAMS_KEY: web.AppKey[set[asyncio.Task[object]]] = web.AppKey("streams")
-#: the web limits and their tally (daemon/web/listener.py)
-LIMITS_KEY: web.AppKey[WebLimits] = web.AppKey("limits", WebLimits)
+#: the tally of the web limits (daemon/web/listener.py, which holds ``LIMITS_KEY`` too)
 STATS_KEY: web.AppKey[WebStats] = web.AppKey("web_stats", WebStats)
-DEFAULT_LIMITS = WebLimits()
-KEEPALIVE_S = 15.0
-#: how often a quiet stream checks that its client is still there
-GONE_CHECK_S = 1.0
 #: an SSE client over ``max_sse_clients`` is told (SSE ``retry:``) to come back this much later
 SSE_BUSY_RETRY_MS = 5000
 

@@ -10,7 +10,7 @@ import { loggedIn, showLogin } from "./session.js";
 import { on } from "./store.js";
 import { render } from "./table.js";
 
-on("state", render);  // every /api/state the session polls is drawn (store.js)
+on("state", render);  // every state the server pushes is drawn (store.js, session.js)
 buildPalette();
 buildPlayers();
 openTab("result");

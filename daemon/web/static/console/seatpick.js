@@ -1,4 +1,4 @@
-// The seat pickers (.seatpick): one seat or a set of seats per picker, kept across polls.
+// The seat pickers (.seatpick): one seat or a set of seats per picker, kept across pushed states.
 import { POS, SEATS } from "./vocabulary.js";
 import { el } from "./dom.js";
 import { seatName } from "./names.js";

@@ -5,12 +5,12 @@
 
 export const store = {
   csrf: "",     // the session's CSRF token (sent by api.js with every POST)
-  state: null,  // the last /api/state
+  state: null,  // the last state (pushed on /api/stream, or one /api/state)
 };
 
 const listeners = { state: [], unauthorized: [] };
 
-// "state": a new /api/state is in store.state; "unauthorized": the server answered 401
+// "state": a new state is in store.state; "unauthorized": the server answered 401
 // (the argument is its message).
 export function on(event, fn) { listeners[event].push(fn); }
 export function emit(event, ...args) { for (const fn of listeners[event]) fn(...args); }

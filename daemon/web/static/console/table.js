@@ -1,4 +1,4 @@
-// The table: seats, round, dora, clocks, violations, the recent inputs; each poll renders it all.
+// The table: seats, round, dora, clocks, violations, the recent inputs; each state renders it all.
 import { POS, WIND_NAMES } from "./vocabulary.js";
 import { $, el } from "./dom.js";
 import { tileImg, tileName } from "./tiles.js";
