@@ -22,14 +22,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "daemon"))
 
 import daemon_kit
 import hostile_kit
-from test_console_kit import wait_until
 from test_web_runtime import _config
 
 from daemon.service import Service
 from daemon.tracking.records import KIND_INPUT
 from daemon.web import console_stream
 from daemon.web.console import Console
-from hil.kit import free_port
+from hil.kit import free_port, until
 from hil.simulator import GameSimulator
 from rules.inputs import input_to_json
 
@@ -136,7 +135,7 @@ async def test_an_idle_table_builds_no_console_state_and_an_input_pushes_one(
                     assert r.status == 200
                 name, gone = await asyncio.wait_for(again, 5)
                 assert name == "logout" and gone["error"]["code"] == "login_required"
-            await wait_until(lambda: open_[0] == 0)
+            await until(lambda: open_[0] == 0, 10, "the stream closed")
 
     await _with_service(tmp_path, body)
 
@@ -161,7 +160,7 @@ async def test_no_login_gets_the_state_endpoints_refusal_and_a_leaving_client_en
                 assert (await next_event(stream.content))[0] == "state"
                 assert open_[0] == 1
         # the client went away: its stream ends (no task left waiting on the table)
-        await wait_until(lambda: open_[0] == 0)
+        await until(lambda: open_[0] == 0, 10, "the stream closed")
 
     await _with_service(tmp_path, body)
 
