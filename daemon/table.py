@@ -101,6 +101,9 @@ class CommandStamp:
     id: str
     received_ns: int
     reply: Callable[[Applied], dict[str, Any]]
+    #: the command's input as the desk read it (checking its arguments): not read again here;
+    #: the log still writes the command's own JSON body (daemon/referee_desk.py)
+    input: Input | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -515,8 +518,8 @@ def _entries(records: Iterable[Record]) -> list[Entry]:
 def _read(item: Pending) -> tuple[Input | None, dict[str, Any]]:
     """The input ``item`` carries (None: a marker, a clock record, or JSON the rules cannot
     read -- the fold reports that one as ``daemon_bad_input``), and its body as the log holds
-    it (records.body_json). A typed input from the tracker is passed on as it is; a JSON body (a
-    referee command, the console) is read here, once."""
+    it (records.body_json). A typed input from the tracker is passed on as it is, and so is a
+    referee command's as the desk read it; another JSON body (the console) is read here, once."""
     body = item.body
     if type(body) in INPUT_NAMES:  # the usual: a typed input (a dict lookup, not an ABC check)
         inp = cast(Input, body)
@@ -526,6 +529,8 @@ def _read(item: Pending) -> tuple[Input | None, dict[str, Any]]:
     logged = dict(body)
     if item.kind != KIND_INPUT:
         return None, logged
+    if item.command is not None and item.command.input is not None:
+        return item.command.input, logged
     try:
         return input_from_json(dict(body)), logged
     except InputError:
