@@ -389,22 +389,29 @@ class EventLog:
             return writer.append(game=game, kind=kind, source=source, body=body,
                                  mono_ns=mono_ns, wall_ns=wall_ns, boot=boot)
 
-    def records(self, after: int = 0, game: int | None = None) -> Iterator[Record]:
-        """Inputs with seq > ``after`` (of one game, if given), in order. Raises on a gap."""
+    def records(
+        self, after: int = 0, game: int | None = None, upto: int | None = None
+    ) -> Iterator[Record]:
+        """Inputs with seq > ``after`` (and <= ``upto``, if given; of one game, if given), in
+        order. Raises on a gap."""
         query = "SELECT seq, game, kind, source, mono_ns, wall_ns, boot, body FROM inputs"
         args: tuple[Any, ...]
         if game is None:
-            query += " WHERE seq > ? ORDER BY seq"
+            query += " WHERE seq > ?"
             args = (after,)
         elif self._format == 1:  # by the game index
-            query += " WHERE seq > ? AND game = ? ORDER BY seq"
+            query += " WHERE seq > ? AND game = ?"
             args = (after, game)
         else:  # the seqs of the game's runs (log_format.py)
             runs = [(f, last) for g, f, last in self._spans() if g == game]
             if not runs:
                 return
-            query += " WHERE seq > ? AND seq >= ? AND seq <= ? AND game = ? ORDER BY seq"
+            query += " WHERE seq > ? AND seq >= ? AND seq <= ? AND game = ?"
             args = (after, runs[0][0], runs[-1][1], game)
+        if upto is not None:
+            query += " AND seq <= ?"
+            args = (*args, upto)
+        query += " ORDER BY seq"
         expect = after + 1
         for seq, g, kind, source, mono, wall, boot, body in self._db.execute(query, args):
             if game is None and seq != expect:

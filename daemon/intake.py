@@ -27,7 +27,7 @@ import sqlite3
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, assert_never
 
 from daemon.commands import EngineRefused
 from daemon.errors import EventLogError
@@ -366,14 +366,17 @@ class Intake:
         self._held = 0
         for sub, result in zip(batch, results, strict=True):
             if not sub.done.done():
-                if result is None or isinstance(result, Applied):  # (the usual: first)
-                    sub.done.set_result(result)
-                elif isinstance(result, Repeated):
-                    sub.done.set_exception(RepeatedCommand(result.reply))
-                elif isinstance(result, Refused):
-                    sub.done.set_exception(EngineRefused(result.violations))
-                else:
-                    sub.done.set_exception(result)
+                match result:  # (class patterns: no allocation; the usual case first)
+                    case Applied() | None:
+                        sub.done.set_result(result)
+                    case Repeated():
+                        sub.done.set_exception(RepeatedCommand(result.reply))
+                    case Refused():
+                        sub.done.set_exception(EngineRefused(result.violations))
+                    case Exception():
+                        sub.done.set_exception(result)
+                    case _:
+                        assert_never(result)
             if sub.queued:
                 self.queue.task_done()
 

@@ -27,7 +27,7 @@ from daemon.mqtt import Incoming, Reply
 from daemon.table import Applied, CommandStamp, TableCore
 from daemon.topics import Topics
 from daemon.tracking.records import KIND_INPUT, KIND_TIMER
-from rules.inputs import InputError, input_from_json
+from rules.inputs import Input, InputError, input_from_json
 from rules.timers import Phase
 
 P = ParamSpec("P")
@@ -147,9 +147,10 @@ class RefereeDesk:
         cmd = replace(cmd, args=dcmd.executed_args(cmd.name, cmd.args,
                                                    sensorless=self.svc.sensorless))
         act = dcmd.action(cmd)
+        inp: Input | None = None
         if act.kind == KIND_INPUT:
-            try:
-                input_from_json(act.body)
+            try:  # read once: the typed input rides on the stamp to the reducer
+                inp = input_from_json(act.body)
             except InputError as exc:
                 raise CommandError("bad_args", str(exc)) from None
             if cmd.name == "new_game":
@@ -171,7 +172,8 @@ class RefereeDesk:
         kind = KIND_TIMER if act.kind == "timer" else KIND_INPUT
         # the (user, id) and the reply are committed with the input: a retry after any crash
         # finds them (the check is repeated inside the transaction, for a racing retry)
-        stamp = CommandStamp(cmd.user, cmd.id, now, lambda applied: self._reply(cmd, applied))
+        stamp = CommandStamp(cmd.user, cmd.id, now, lambda applied: self._reply(cmd, applied),
+                             inp)
         item = self.svc.intake.pending(kind, cmd.source, act.body, link=None, command=stamp)
         sub = await self.svc.intake.enqueue(item)
         try:

@@ -186,7 +186,7 @@ def data_schemas(gen: Generator) -> dict[str, dict[str, Any]]:
     for dcls in DAEMON_EVENTS:
         name = typing.cast(str, dcls.TYPE)  # type: ignore[attr-defined]
         out[name] = gen.obj(dcls, head={"type": {"const": name}})
-    # On the public ``events`` topic a wholly concealed event (furiten, an unclassified type)
+    # On the public ``events`` topic a wholly concealed event (a type not classified public)
     # keeps its seq with nothing but this type (daemon/disclosure.py).
     out[disclosure.CONCEALED] = {
         "type": "object", "required": ["type"], "additionalProperties": False,

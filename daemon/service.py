@@ -40,7 +40,7 @@ from daemon.eventlog import EventLog, boot_id
 from daemon.intake import Intake
 from daemon.log_audit import LogAudit
 from daemon.log_gate import LogGate
-from daemon.log_values import LinkPosition, Record
+from daemon.log_values import LinkPosition
 from daemon.mqtt import BrokerLink, Incoming, Reply
 from daemon.outbox import LogOutbox
 from daemon.referee_desk import RefereeDesk
@@ -49,7 +49,7 @@ from daemon.sdnotify import Notifier, watchdog_interval
 from daemon.supervisor import Supervisor
 from daemon.table import Applied, TableCore, iso
 from daemon.topics import SCHEMA_HEALTH, SCHEMA_LINKS, Topics
-from daemon.tracking.records import KIND_MARKER, Body
+from daemon.tracking.records import KIND_MARKER, Body, Entry
 from daemon.wal_checkpoint import BACKSTOP_PAGES, WalCheckpointer
 from daemon.web.listener import WebStats
 from rules.table_state import TableState
@@ -86,7 +86,7 @@ class InputSink(Protocol):
 
     def table_state(self) -> TableState: ...
 
-    async def game_records(self) -> list[Record]: ...
+    async def game_records(self) -> list[Entry]: ...
 
     def timers_state(self) -> dc.Clocks: ...
 
@@ -251,12 +251,10 @@ class Service:
     def table_state(self) -> TableState:
         return self.core.state.table
 
-    async def game_records(self) -> list[Record]:
-        """The logged inputs of the game being played (none before the first game)."""
-        game = self.core.state.game
-        if not game:
-            return []
-        return await self.db(lambda: list(self.eventlog.records(game=game)))
+    async def game_records(self) -> list[Entry]:
+        """The logged records of the game being played, inputs typed (none before the first
+        game): at a restart, the ones the core's recovery read already (TableCore.game_entries)."""
+        return await self.db(self.core.game_entries)
 
     def timers_state(self) -> dc.Clocks:
         return self.core.state.clocks

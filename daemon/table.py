@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import math
 import sqlite3
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, ClassVar, Final, cast
@@ -26,7 +26,7 @@ from daemon.eventlog import EventLog
 from daemon.json_text import compact_encoder
 from daemon.log_values import CommandRow, LinkPosition, Record
 from daemon.topics import SCHEMA_EVENT, Topics
-from daemon.tracking.records import KIND_INPUT, Body, compact
+from daemon.tracking.records import KIND_INPUT, Body, Entry, compact
 from rules.evolve import fast_init, maker
 from rules.inputs import INPUT_NAMES, DealDone, GameStart, Input, InputError, input_from_json
 from rules.table_state import TableState
@@ -101,6 +101,9 @@ class CommandStamp:
     id: str
     received_ns: int
     reply: Callable[[Applied], dict[str, Any]]
+    #: the command's input as the desk read it (checking its arguments): not read again here;
+    #: the log still writes the command's own JSON body (daemon/referee_desk.py)
+    input: Input | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +137,18 @@ class Repeated:
     ``reply`` is the first reply."""
 
     reply: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class _Replayed:
+    """The records of ``game`` that :meth:`TableCore.recover` replayed (seqs ``start`` + 1 to
+    ``end``), as :meth:`TableCore.game_entries` gives them: kept so that the tracker's restore
+    does not read them from the log a second time."""
+
+    game: int
+    start: int
+    end: int
+    entries: list[Entry]
 
 
 #: the fold's values, one or two per input: the quick constructor (rules/evolve.py; a CoreState
@@ -223,23 +238,24 @@ class TableCore:
         self._view: dict[str, Any] | None = None
         self._checkpoints_ok = True
         self._warn = on_warning or log.warning
+        self._replayed: _Replayed | None = None  # what :meth:`recover` read of the game
 
     # ------------------------------------------------------------------ fold
     def _fold(
-        self, cs: CoreState, rec: Record, typed: Input | None = None
+        self, cs: CoreState, rec: Record, typed: Input | None = None, bad: str | None = None
     ) -> tuple[CoreState, list[dict[str, Any]]]:
         """One logged input applied to the state: the new state and the events' JSON. ``typed``:
-        the input itself, when the caller has it (the live path); else it is read from the
-        record's JSON (a restart's replay of the log)."""
+        the input itself, when the caller has it (the live path, a restart's replay); else it is
+        read from the record's JSON (a backfill). ``bad``: why the caller could not read it."""
         out: list[dict[str, Any]] = []
         table, clocks, hand, game = cs.table, cs.clocks, cs.hand, rec.game
         if rec.kind == KIND_INPUT:
             inp = typed
             if inp is None:
-                try:
-                    inp = input_from_json(rec.body)
-                except InputError as exc:  # never logged by this daemon; a hand-edited log
-                    out.append(DaemonBadInput(rec.seq, str(exc)).to_json())
+                if bad is None:
+                    inp, bad = _logged(rec)
+                if bad is not None:  # never logged by this daemon; a hand-edited log
+                    out.append(DaemonBadInput(rec.seq, bad).to_json())
             if inp is not None:
                 try:
                     table, events = self.engine.reduce(table, inp)
@@ -311,10 +327,17 @@ class TableCore:
                 cs, cp_seq = cp.state, cp.input_seq
         replayed = completed = 0
         mismatch: str | None = None
+        start, game = cs.input_seq, cs.game
+        entries: list[Entry] = []  # the game's records, for the tracker's restore
         for rec in self.log.records(after=cs.input_seq):
+            inp, bad = _logged(rec)  # each input read once at a restart: here
             before = cs
-            cs, bodies = self._fold(cs, rec)
+            cs, bodies = self._fold(cs, rec, inp, bad)
             replayed += 1
+            if rec.game != game:
+                game, entries = rec.game, []
+            if bad is None:
+                entries.append(Entry(rec.kind, rec.source, rec.body if inp is None else inp))
             if rec.seq <= applied_in:
                 continue
             if before.event_seq != applied_ev and mismatch is None:
@@ -337,7 +360,24 @@ class TableCore:
             cs = replace(cs, event_seq=applied_ev)
         self.state = cs
         self._view = None
+        self._replayed = _Replayed(game, start, cs.input_seq, entries)
         return Recovery(last, replayed, cp_seq, completed, mismatch)
+
+    def game_entries(self) -> list[Entry]:
+        """The logged records of the game being played, in order (none before the first game),
+        as the device tracker's restore folds them (daemon/tracking/held.py): an input typed, a
+        marker or clock record as its JSON; an input the rules cannot read is left out (neither
+        the rules nor the tracker fold it). At a restart each input is read from the log once:
+        the records :meth:`recover` replayed are passed on as it read them (the first call after
+        it; later calls, a tracker restarting after a failure, read the log)."""
+        replayed, self._replayed = self._replayed, None
+        game = self.state.game
+        if not game:
+            return []
+        if replayed is None or replayed.game != game:
+            return _entries(self.log.records(game=game))
+        return [*_entries(self.log.records(game=game, upto=replayed.start)), *replayed.entries,
+                *_entries(self.log.records(after=replayed.end, game=game))]
 
     # ------------------------------------------------------------------ run
     def submit(
@@ -454,11 +494,32 @@ def _dealer(table: TableState) -> int | None:
     return None if dealer is None else int(dealer)
 
 
+def _logged(rec: Record) -> tuple[Input | None, str | None]:
+    """The input a logged record holds, read from its JSON (None: another kind of record), or
+    why the rules cannot read it."""
+    if rec.kind != KIND_INPUT:
+        return None, None
+    try:
+        return input_from_json(rec.body), None
+    except InputError as exc:
+        return None, str(exc)
+
+
+def _entries(records: Iterable[Record]) -> list[Entry]:
+    """Logged records as :meth:`TableCore.game_entries` gives them."""
+    out: list[Entry] = []
+    for rec in records:
+        inp, bad = _logged(rec)
+        if bad is None:
+            out.append(Entry(rec.kind, rec.source, rec.body if inp is None else inp))
+    return out
+
+
 def _read(item: Pending) -> tuple[Input | None, dict[str, Any]]:
     """The input ``item`` carries (None: a marker, a clock record, or JSON the rules cannot
     read -- the fold reports that one as ``daemon_bad_input``), and its body as the log holds
-    it (records.body_json). A typed input from the tracker is passed on as it is; a JSON body (a
-    referee command, the console) is read here, once."""
+    it (records.body_json). A typed input from the tracker is passed on as it is, and so is a
+    referee command's as the desk read it; another JSON body (the console) is read here, once."""
     body = item.body
     if type(body) in INPUT_NAMES:  # the usual: a typed input (a dict lookup, not an ABC check)
         inp = cast(Input, body)
@@ -468,6 +529,8 @@ def _read(item: Pending) -> tuple[Input | None, dict[str, Any]]:
     logged = dict(body)
     if item.kind != KIND_INPUT:
         return None, logged
+    if item.command is not None and item.command.input is not None:
+        return item.command.input, logged
     try:
         return input_from_json(dict(body)), logged
     except InputError:

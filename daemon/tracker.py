@@ -300,7 +300,8 @@ class DeviceTracker:
                 self.reader_faults += 1
 
     async def _restore(self, sink: InputSink) -> None:
-        """After a restart: ``held`` is the same fold over the game's logged records."""
+        """After a restart: ``held`` is the same fold over the game's logged records (their inputs
+        typed as the core's recovery read them: each read from the log once)."""
         records = await sink.game_records()
         self.held = restore((r.kind, r.source, r.body) for r in records if is_tracked(r.source))
         if self.held != Held():

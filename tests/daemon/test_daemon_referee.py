@@ -15,10 +15,15 @@ import daemon_kit
 import pytest
 from conftest import running_service
 
+import daemon.referee_desk
+import daemon.table
 from daemon import auth, schema
 from daemon.cli.referee import build_command, send
 from daemon.config import Config
+from daemon.group_writer import body_text
 from daemon.service import Service
+from rules import inputs as ri
+from rules.inputs import input_to_compact_json
 
 PORT = 1883
 ITER = 1000  # daemon_kit.config_text's key iterations (fast tests)
@@ -130,6 +135,34 @@ async def test_refused_commands_change_nothing(config: Config) -> None:
         # pause with no hand being played
         assert (await _cmd(service, "pause", {}))["error"]["code"] == "not_applicable"
         assert (_inputs(service), service.core.view()) == before
+
+
+async def test_a_command_input_is_read_once_and_logged_as_sent(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The desk reads a command's input (checking its arguments) and the typed input goes on to
+    the reducer: the core does not read it again; the log keeps the command's own JSON."""
+    decoded: list[str] = []
+
+    def counted(where: str) -> Callable[[dict[str, Any]], ri.Input]:
+        def read(body: dict[str, Any]) -> ri.Input:
+            decoded.append(where)
+            return ri.input_from_json(body)
+        return read
+
+    monkeypatch.setattr(daemon.referee_desk, "input_from_json", counted("desk"))
+    monkeypatch.setattr(daemon.table, "input_from_json", counted("core"))
+    async with running_service(config) as service:
+        assert (await _cmd(service, "new_game", NEW_GAME))["status"] == "ok"
+        args = {"seat": 1, "points": -8000, "reason": "x"}
+        assert (await _cmd(service, "penalty", args))["status"] == "ok"
+        assert decoded == ["desk", "desk"]
+        assert service.core.view()["seats"][1]["score"] == 17000
+        # the command's body as the desk made it, not the input's compact form (which adds
+        # the default ``confirm_wins``): the log's bytes are unchanged
+        start = next(service.eventlog.records()).body
+        assert {k: start[k] for k in NEW_GAME} == NEW_GAME and "confirm_wins" not in start
+        assert body_text(start) != body_text(input_to_compact_json(ri.input_from_json(start)))
 
 
 async def test_rules_engine_refusal_is_an_error_reply_with_the_violation(config: Config) -> None:

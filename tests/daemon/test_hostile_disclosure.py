@@ -150,8 +150,10 @@ def _concealed_facts(topic: str, body: Any) -> list[str]:
     if isinstance(data, dict):
         if data.get("type") == "draw" and data.get("tile") is not None:
             found.append(f"drawn tile {data['tile']} in event {body.get('seq')}")
-        if data.get("type") == "furiten":
-            found.append(f"furiten in event {body.get('seq')}")
+        if _named_concealed(data.get("type")) or (
+            data.get("type") == disclosure.CONCEALED and data != {"type": disclosure.CONCEALED}
+        ):
+            found.append(f"a concealed event's type or content in event {body.get('seq')}")
         if data.get("type") == "violation" and (data.get("expected"), data.get("actual")) != (
             None, None
         ):
@@ -170,9 +172,15 @@ def _concealed_facts(topic: str, body: Any) -> list[str]:
             if seat.get("concealed") or seat.get("hand"):
                 found.append(f"the concealed hand of seat {seat.get('seat')} in state")
     last = body.get("last_event")
-    if isinstance(last, dict) and last.get("type") == "furiten":
-        found.append("furiten in health")
+    if isinstance(last, dict) and _named_concealed(last.get("type")):
+        found.append(f"the concealed event type {last.get('type')} in health")
     return found
+
+
+def _named_concealed(event_type: Any) -> bool:
+    """A type only the table may see, by its own name (public topics show ``concealed``)."""
+    return (isinstance(event_type, str) and event_type != disclosure.CONCEALED
+            and disclosure.public_type(event_type) == disclosure.CONCEALED)
 
 
 @pytest.mark.slow

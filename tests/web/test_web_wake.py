@@ -8,7 +8,9 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import aiohttp
@@ -19,12 +21,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "daemon"))
 import daemon_kit
 from test_web_runtime import _config
 
+from daemon import clocks as dc
 from daemon.service import Service
 from daemon.tracking.records import KIND_INPUT
 from daemon.web import runtime
+from daemon.web.hub import ViewHub
 from hil.kit import free_port
 from hil.simulator import GameSimulator
 from rules.inputs import input_to_json
+from rules.timers.state import Phase, new_hand
 
 
 async def _next_view(lines: aiohttp.StreamReader) -> dict[str, Any]:
@@ -91,3 +96,47 @@ async def _serving(http: aiohttp.ClientSession, base: str) -> bool:
             return r.status == 200
     except aiohttp.ClientConnectionError:
         return False
+
+
+class _Stop(Exception):
+    """Ends the feed once it waits without a timeout (it would sleep until the next commit)."""
+
+
+async def test_the_overlay_ticks_while_a_wmc_clock_runs_and_stops_when_it_stops(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A running clock's view changes with time alone: the feed builds one every tick while it
+    runs, and goes back to sleeping (no timeout, no build) once it is paused. The ticks are the
+    test's own (``_woken`` replaced: each call is one tick passing), not the wall clock's."""
+    rules = dc.timer_rules("wmc")
+    assert rules is not None
+    running = replace(new_hand(rules), phase=Phase.PLAYING)
+    service = SimpleNamespace(changed=asyncio.Event(), core=SimpleNamespace(
+        state=SimpleNamespace(clocks=dc.Clocks(rules, running))))
+    builds: list[int] = []
+
+    def view(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        builds.append(1)
+        return {"build": len(builds)}
+
+    waits: list[float | None] = []
+    ticks = 5
+
+    async def tick(changed: asyncio.Event, timeout: float | None) -> bool:
+        waits.append(timeout)
+        if timeout is None:
+            raise _Stop
+        if len(waits) == ticks:  # the referee pauses the clocks during the last tick
+            paused = replace(running, paused_since=1)
+            service.core.state = SimpleNamespace(clocks=dc.Clocks(rules, paused))
+        return False  # the tick passed, no commit
+
+    monkeypatch.setattr(runtime, "current_view", view)
+    monkeypatch.setattr(runtime, "_woken", tick)
+    hub = ViewHub({})
+    with pytest.raises(_Stop):
+        await runtime._feed(service, "t", hub, None, None)  # type: ignore[arg-type]
+    assert waits == [runtime.CLOCK_TICK_S] * ticks + [None]
+    # the first view, then one a tick while the clock ran; none once it stopped
+    assert len(builds) == 1 + (ticks - 1)
+    assert hub.view == {"build": ticks} and hub.version == ticks  # each build pushed
