@@ -29,7 +29,7 @@ from daemon.errors import DaemonError
 from daemon.tracking.records import KIND_INPUT
 from daemon.web.console_words import plain
 from rules.game_flow import standings
-from rules.inputs import InputError, input_from_json
+from rules.inputs import Input, InputError, input_from_json
 from rules.outcome import HandContext, Meld, MeldKind, Win
 from rules.scoring.value import ScoringError
 from rules.seats import SEATS, Seat
@@ -63,9 +63,9 @@ class ConsoleError(DaemonError, ValueError):
 
 
 # --------------------------------------------------------------------------- the would-be input
-def command_input(name: str, args: dict[str, Any], user: str, role: str) -> dict[str, Any] | None:
-    """The input JSON a command would log (``None`` for the clock commands), after the same
-    schema and input checks as the command path; raises :class:`ConsoleError`."""
+def command_input(name: str, args: dict[str, Any], user: str, role: str) -> Input | None:
+    """The input a command would log (``None`` for the clock commands), read once from its JSON
+    after the same schema and input checks as the command path; raises :class:`ConsoleError`."""
     if name not in COMMANDS:
         raise ConsoleError("unknown_command", f"unknown command {name!r}")
     if not isinstance(args, dict):
@@ -79,15 +79,13 @@ def command_input(name: str, args: dict[str, Any], user: str, role: str) -> dict
     if act.kind != KIND_INPUT:
         return None
     try:
-        input_from_json(act.body)
+        return input_from_json(act.body)
     except InputError as exc:
         raise ConsoleError("bad_args", str(exc)) from None
-    return act.body
 
 
-def dry_run(engine: Any, table: Any, body: dict[str, Any]) -> dict[str, Any]:
-    """Fold ``body`` into a copy of the table state (nothing is logged): what would happen."""
-    inp = input_from_json(body)
+def dry_run(engine: Any, table: Any, inp: Input) -> dict[str, Any]:
+    """Fold ``inp`` into a copy of the table state (nothing is logged): what would happen."""
     before = table_view(table)
     after_state, events = engine.reduce(table, inp)
     evs = [e.to_json() for e in events]
