@@ -25,7 +25,7 @@ from daemon import clocks as dc
 from daemon.service import Service
 from daemon.tracking.records import KIND_INPUT
 from daemon.web import runtime
-from daemon.web.hub import ViewHub
+from daemon.web.hub import Pulse, ViewHub
 from hil.kit import free_port
 from hil.simulator import GameSimulator
 from rules.inputs import input_to_json
@@ -133,10 +133,11 @@ async def test_the_overlay_ticks_while_a_wmc_clock_runs_and_stops_when_it_stops(
 
     monkeypatch.setattr(runtime, "current_view", view)
     monkeypatch.setattr(runtime, "_woken", tick)
-    hub = ViewHub({})
+    hub, moved = ViewHub({}), Pulse()
     with pytest.raises(_Stop):
-        await runtime._feed(service, "t", hub, None, None)  # type: ignore[arg-type]
+        await runtime._feed(service, "t", hub, None, None, moved)  # type: ignore[arg-type]
     assert waits == [runtime.CLOCK_TICK_S] * ticks + [None]
     # the first view, then one a tick while the clock ran; none once it stopped
     assert len(builds) == 1 + (ticks - 1)
     assert hub.view == {"build": ticks} and hub.version == ticks  # each build pushed
+    assert moved.generation == 0  # a tick is no commit: the console's streams tick on their own
