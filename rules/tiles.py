@@ -258,15 +258,6 @@ _TILE_MJAI_AKA: tuple[str, ...] = tuple(
 _KINDS: tuple[Kind, ...] = tuple(Kind)  # by value: Kind(v) is _KINDS[v]
 
 
-def copies_of(kind: Kind, *, red: bool | None = None, aka: bool = True) -> tuple[Tile, ...]:
-    """The physical tiles of ``kind``; with ``red`` set, only the red (or only the plain) ones."""
-    base = kind.value * 4
-    tiles = ALL_TILES[base : base + 4]
-    if red is None:
-        return tiles
-    return tuple(t for t in tiles if t.is_red(aka) == red)
-
-
 class TileAllocator:
     """Gives physical tiles to notations that only name kinds (mjai, tenhou.net/6 records).
 
@@ -301,10 +292,6 @@ class TileAllocator:
         kind, red = parse_mjai(text)
         return self.take(kind, red)
 
-    def take_tenhou(self, code: int) -> Tile:
-        kind, red = parse_tenhou(code)
-        return self.take(kind, red)
-
     def release(self, tile: Tile) -> None:
         self._used.discard(tile.id)
 
@@ -314,7 +301,7 @@ class TileAllocator:
 
 #: ``NAMED_COPIES[aka][red][kind]``: the physical tiles a kind's name means, by id (the plain
 #: copies, or the red one for a red name; with ``aka`` false every copy is plain): what
-#: :meth:`TileAllocator.take` gives in this order, and ``copies_of(kind, red=red, aka=aka)``
+#: :meth:`TileAllocator.take` gives in this order
 NAMED_COPIES: tuple[tuple[tuple[tuple[Tile, ...], ...], ...], ...] = tuple(
     tuple(
         tuple(
@@ -325,11 +312,6 @@ NAMED_COPIES: tuple[tuple[tuple[tuple[Tile, ...], ...], ...], ...] = tuple(
     )
     for aka in (False, True)
 )
-
-
-def tiles_from_mjai(texts: Iterable[str], *, aka: bool = True) -> list[Tile]:
-    alloc = TileAllocator(aka=aka)
-    return [alloc.take_mjai(t) for t in texts]
 
 
 def kinds_to_34(tiles: Iterable[Tile]) -> list[int]:

@@ -38,6 +38,7 @@ from daemon.log_audit import LogAudit
 from daemon.log_mark import mark_path, read_mark
 from daemon.table import TableCore
 from daemon.topics import Topics
+from hil.kit import audit_now
 
 
 def _sealed_log(db: Path, table: str, *, hands: int, tail: int = 0) -> int:
@@ -51,7 +52,7 @@ def _sealed_log(db: Path, table: str, *, hands: int, tail: int = 0) -> int:
     for body in script[:len(script) - tail]:
         core.submit("input", "table", body, time.monotonic_ns(), time.time_ns(), "b")
     audit = LogAudit(log, "--db x")
-    audit.audit_now()
+    audit_now(audit)
     assert audit.state == "passed", audit.fault
     audit.close()
     for body in script[len(script) - tail:]:
