@@ -288,10 +288,6 @@ class TileAllocator:
         what = f"red {kind.mjai}" if red else kind.mjai
         raise TileError(f"no {what} left: all copies are already in play")
 
-    def take_mjai(self, text: str) -> Tile:
-        kind, red = parse_mjai(text)
-        return self.take(kind, red)
-
     def release(self, tile: Tile) -> None:
         self._used.discard(tile.id)
 
@@ -320,32 +316,3 @@ def kinds_to_34(tiles: Iterable[Tile]) -> list[int]:
     for t in tiles:
         counts[t.id // 4] += 1
     return counts
-
-
-def parse_compact(text: str) -> list[tuple[Kind, bool]]:
-    """``"123m0p55s777z"`` style (0 = red five, z = honors 1..7 = E S W N P F C) → kinds.
-
-    Used by tests, the referee CLI and the console to write hands compactly.
-    """
-    out: list[tuple[Kind, bool]] = []
-    digits: list[str] = []
-    for ch in text.replace(" ", ""):
-        if ch.isdigit():
-            digits.append(ch)
-            continue
-        if ch not in "mpsz" or not digits:
-            raise TileError(f"bad compact hand {text!r} at {ch!r}")
-        for d in digits:
-            n = int(d)
-            if ch == "z":
-                if not 1 <= n <= 7:
-                    raise TileError(f"honor number must be 1..7 in {text!r}")
-                out.append((Kind(26 + n), False))
-            elif n == 0:
-                out.append((Kind("mps".index(ch) * 9 + 4), True))
-            else:
-                out.append((Kind("mps".index(ch) * 9 + n - 1), False))
-        digits = []
-    if digits:
-        raise TileError(f"compact hand {text!r} ends without a suit letter")
-    return out

@@ -4,8 +4,9 @@ Wiring: a relay (gpiozero ``OutputDevice``) across the table's start button, pul
 cycle; an optocoupler on the table's "wall up" lamp or limit switch (``DigitalInputDevice``); the
 dice are read by the dealer, not by this profile (nothing in the daemon fed a dice hook: it was
 removed). The result is the same high-level interface and events as the link session:
-``start_pressed`` (when the relay pulses) and ``wall_raised``. The table announces no capabilities, so display and
-buzzer commands raise UnsupportedCommandError; use a serial display (drivers/display) instead.
+``start_pressed`` (when the relay pulses) and ``wall_raised``. The table announces no
+capabilities, so display and buzzer commands raise UnsupportedCommandError; use a serial display
+(drivers/display) instead.
 
 gpiozero calls ``when_activated`` on its own thread; the event crosses to the loop with
 ``call_soon_threadsafe``. Tests pass gpiozero's ``MockFactory`` as ``pin_factory``.
