@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -98,7 +99,8 @@ async def _run(port: int, work: Path, hands: int, askers: int) -> tuple[list[flo
     table = f"bp{askers}-{os.getpid()}"
     config = parse_config(_config(table, work / f"{table}.sqlite", port))
     service = Service(config, load_engine())
-    service.backfill.keep_recent(0)  # every answer folded again from the log (the worst case)
+    # no event kept in memory: every answer folded again from the log (the worst case)
+    service.backfill._recent = deque(maxlen=0)
     task = asyncio.create_task(service.run())
     await asyncio.wait_for(service.ready.wait(), 15)
     bodies = _game(hands)

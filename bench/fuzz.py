@@ -167,7 +167,7 @@ class LinkTarget:
 
     def forge(self, rng: random.Random) -> bytes:
         from drivers.link.cobs import cobs_encode
-        from drivers.link.crc import crc32c
+        from drivers.link.crc import crc32c_of
         from drivers.link.frame import HEADER
 
         if rng.random() < 0.6:
@@ -186,7 +186,7 @@ class LinkTarget:
             payload = rng.randbytes(rng.randint(0, 40))
             length = len(payload)
         b = HEADER.pack(version, flags, seq, mtype, length) + payload
-        b += struct.pack("<I", crc32c(b))
+        b += struct.pack("<I", crc32c_of(bytes(b)))
         return b"\x00" + cobs_encode(b) + b"\x00"
 
     def generate(self, rng: random.Random) -> bytes:

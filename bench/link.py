@@ -27,6 +27,7 @@ from drivers.link.frame import Decoder, Frame, encode_frame
 from drivers.link.messages import Ack, HonbaDisplay, examples
 from drivers.table.serial import SerialTransport
 from drivers.table.session import LinkSession
+from hil.kit import connected
 from hil.table_controller import PtyTableController, TableController
 
 #: the figures, for ``--json`` (bench/report.py)
@@ -67,7 +68,7 @@ async def bench_round_trip(frames: int, replugs: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         table = PtyTableController(Path(tmp) / "ttyTABLE", TableController())
         async with table, LinkSession(SerialTransport(str(table.path))) as link:
-            await link.wait_connected()
+            await connected(link)
             for _ in range(200):  # warm-up
                 await link.send(HonbaDisplay(0, 0))
             samples = []
@@ -91,14 +92,14 @@ async def bench_round_trip(frames: int, replugs: int) -> None:
                 await asyncio.sleep(0.3)  # cable out long enough for the backoff to grow
                 t0 = loop.time()
                 table.plug()
-                await link.wait_connected()
+                await connected(link)
                 times.append(loop.time() - t0)
             times.sort()
             if times:
                 print(f"replug -> connected ({replugs} replugs after 0.3 s unplugged, default "
                       f"timings): p50 {statistics.median(times) * 1000:.0f} ms, max "
                       f"{times[-1] * 1000:.0f} ms (requirement: 2000 ms; bound "
-                      f"{link.timings.replug_bound * 1000:.0f} ms)")
+                      f"{(link.timings.backoff_max + link.timings.hello_interval) * 1000:.0f} ms)")
                 FIGURES["replug_p50_ms"] = statistics.median(times) * 1000
                 FIGURES["replug_max_ms"] = times[-1] * 1000
             print(f"counters: {link.state.counters}")

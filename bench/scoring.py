@@ -1,6 +1,6 @@
 """Riichi scoring and settlement speed.
 
-Builds a fixed corpus of generated winning hands (:mod:`rules.scoring.corpus`; only the ones
+Builds a fixed corpus of generated winning hands (:mod:`hil.scoring_corpus`; only the ones
 with a yaku under the ruleset are kept), then measures, per ruleset:
 
 * tile-scored hands per second (:func:`rules.scoring.riichi.riichi_hand`: the ``mahjong``
@@ -25,9 +25,9 @@ import statistics
 import sys
 import time
 
+from hil.scoring_corpus import GeneratedHand, generate_hand
 from rules.outcome import HandOutcome, ManualValue, Win
 from rules.ruleset import load_ruleset
-from rules.scoring.corpus import GeneratedHand, generate_hand
 from rules.scoring.riichi import check_win, riichi_hand
 from rules.seats import SEATS
 from rules.settlement import settle

@@ -17,12 +17,13 @@ import random
 import statistics
 import time
 
+from hil.hand_notation import parse_compact
 from rules.outcome import HandContext, Meld, MeldKind, Win
 from rules.ruleset import load_ruleset
 from rules.scoring.zung_jung import zung_jung_value
 from rules.scoring.zung_jung_shape import YAOCHU
 from rules.seats import Seat, Wind
-from rules.tiles import Tile, TileAllocator, parse_compact
+from rules.tiles import Tile, TileAllocator
 
 
 def regular(rng: random.Random) -> tuple[list[int], list[tuple[MeldKind, list[int]]]]:
@@ -73,7 +74,7 @@ def make_hands(n: int, seed: int) -> list[Win]:
             if kind == "ankan":
                 shown.append(Meld(kind, tiles))
             else:
-                shown.append(Meld(kind, tiles, tiles[0], winner.kamicha))
+                shown.append(Meld(kind, tiles, tiles[0], winner.plus(3)))
         hand = [alloc.take(Tile(k * 4).kind) for k in concealed]
         rng.shuffle(hand)
         loser = None if rng.random() < 0.4 else winner.plus(rng.randrange(1, 4))

@@ -246,11 +246,6 @@ class Backfill:
         # health and tests
         self.stats = BackfillStats()
 
-    def keep_recent(self, n: int) -> None:
-        """Keep the newest ``n`` events in memory (0: every answer folded from the log, the
-        worst case that bench/backfill_pacing.py measures)."""
-        self._recent = deque(self._recent, maxlen=n)
-
     # ------------------------------------------------------------------ the hot path's side
     def remember(self, applied: Iterable[Applied]) -> None:
         """After a group commit: the new events' text (a deque append each, nothing else)."""

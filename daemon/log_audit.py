@@ -93,11 +93,6 @@ class LogAudit:
             done = await loop.run_in_executor(self._executor, self._audit)
             await asyncio.sleep(AUDIT_EVERY_S if done else RETRY_S)
 
-    def audit_now(self) -> None:
-        """One audit of the whole log, on the audit's thread, waited for (``jantaku`` tools,
-        benches)."""
-        self._executor.submit(self._audit).result()  # its outcome: state, fault
-
     def _pace(self, took: float) -> None:
         if self._stop.wait(took * self._rest):
             raise _Stopped

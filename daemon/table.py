@@ -380,14 +380,6 @@ class TableCore:
                 *_entries(self.log.records(after=replayed.end, game=game))]
 
     # ------------------------------------------------------------------ run
-    def submit(
-        self, kind: str, source: str, body: dict[str, Any], mono_ns: int, wall_ns: int, boot: str
-    ) -> Applied:
-        """Log ``body`` (fsync'ed), then apply it and queue its events. Returns what happened."""
-        applied = self.submit_group([Pending(kind, source, body, mono_ns, wall_ns, boot)])[0]
-        assert isinstance(applied, Applied)
-        return applied
-
     def submit_group(self, items: list[GroupItem]) -> list[Applied | Repeated | Refused | None]:
         """Log and apply ``items`` in one group commit: all of them, their events, link positions
         and command replies are durable together when this returns, or none is and the state is

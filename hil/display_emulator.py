@@ -1,4 +1,5 @@
-"""Emulator of a standalone serial score display (drivers/display/lines.py protocol) on a pty.
+"""Emulator of a standalone serial score display (drivers/display/lines.py protocol) on a pty,
+with the display's half of the line protocol (commands parsed, replies formatted).
 
 It keeps what a real display would show (honba, deposits, four scores), renders it as the
 characters of 6-digit 7-segment displays, records every line it received, and can be muted
@@ -8,14 +9,16 @@ characters of 6-digit 7-segment displays, records every line it received, and ca
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import IntEnum
 from pathlib import Path
 
 from drivers.display.errors import DisplayProtocolError
 from drivers.display.lines import (
+    MAX_LINE,
     PROTOCOL_VERSION,
     Clear,
+    DisplayCommand,
     Err,
-    ErrCode,
     LineSplitter,
     Ok,
     Ping,
@@ -24,12 +27,60 @@ from drivers.display.lines import (
     SetClocks,
     SetHonba,
     SetScores,
-    format_reply,
-    parse_command,
 )
 from hil.table_controller import PtyPort
 
 DIGITS = 6
+
+
+class ErrCode(IntEnum):
+    UNKNOWN_COMMAND = 1
+    BAD_ARGUMENT = 2
+    LINE_TOO_LONG = 3
+
+
+def _ints(args: list[str], count: int, lo: int, hi: int, line: str) -> list[int]:
+    if len(args) != count:
+        raise DisplayProtocolError(f"{line!r}: expected {count} numbers, got {len(args)}")
+    try:
+        values = [int(a, 10) for a in args]
+    except ValueError:
+        raise DisplayProtocolError(f"{line!r}: arguments must be decimal integers") from None
+    if not all(lo <= v <= hi for v in values):
+        raise DisplayProtocolError(f"{line!r}: numbers must be {lo}..{hi}")
+    return values
+
+
+def parse_command(line: str) -> DisplayCommand:
+    """Raises DisplayProtocolError; its ``args[0]`` is the text of the ERR reply."""
+    word, *args = line.split(" ")
+    if word == "PING" and not args:
+        return Ping()
+    if word == "CLEAR" and not args:
+        return Clear()
+    if word == "HONBA":
+        honba, deposits = _ints(args, 2, 0, 99, line)
+        return SetHonba(honba, deposits)
+    if word == "SCORES":
+        a, b, c, d = _ints(args, 4, -9_999_999, 99_999_999, line)
+        return SetScores((a, b, c, d))
+    if word == "CLOCKS":
+        r, t, h0, h1, h2, h3 = _ints(args, 6, -9999, 9999, line)
+        if not -1 <= r <= 3:
+            raise DisplayProtocolError(f"{line!r}: the running seat must be -1..3")
+        return SetClocks(r, t, (h0, h1, h2, h3))
+    raise DisplayProtocolError(f"unknown command {line!r}")
+
+
+def format_reply(reply: Reply) -> bytes:
+    match reply:
+        case Ok():
+            text = "OK"
+        case Err(code, message):
+            text = f"ERR {code} {message}"
+        case Pong(version, model):
+            text = f"PONG {version} {model}"
+    return (text.encode("ascii", "replace")[:MAX_LINE - 1] + b"\n")
 
 
 @dataclass(slots=True)

@@ -1,5 +1,6 @@
-"""The kit the tests and the benches share: a free port, a polled wait, the slow switch, and a
-throwaway CA for a broker's TLS listener.
+"""The kit the tests and the benches share: a free port, a polled wait, the slow switch, a
+throwaway CA for a broker's TLS listener, and the steps production code has no use for (one input
+committed alone, a link session's handshake, one audit of the log run to its end).
 
 ``SLOW`` is ``JANTAKU_SLOW=1`` (docs/engineering.md): soak, fuzz and power-cut runs take their long
 form; by default each runs a bounded form that fits the suite's time. ``until`` polls a condition
@@ -21,9 +22,15 @@ import sys
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from hil.errors import EmulatorTimeout, EmulatorUsageError
+
+if TYPE_CHECKING:  # the demo imports this module: it needs neither at run time
+    from daemon.log_audit import LogAudit
+    from daemon.table import Applied, TableCore
+    from drivers.table.link import LinkState
+    from drivers.table.session import LinkSession
 
 #: the long forms of soak, fuzz and power-cut tests (``JANTAKU_SLOW=1``)
 SLOW: Final = os.environ.get("JANTAKU_SLOW") == "1"
@@ -213,3 +220,26 @@ def jantaku() -> str:
     found = str(beside) if beside.exists() else shutil.which("jantaku")
     assert found, "the jantaku console script is not installed (make setup)"
     return found
+
+
+async def connected(link: LinkSession) -> LinkState:
+    """Wait until ``link``'s handshake has completed (again); its state then."""
+    await link._connected.wait()
+    return link.state
+
+
+def audit_now(audit: LogAudit) -> None:
+    """One audit of the whole log on the audit's own thread (its low priority), waited for: what
+    the daemon's task does once READY. Its outcome is in ``audit.state`` and ``audit.fault``."""
+    audit._executor.submit(audit._audit).result()
+
+
+def commit_one(core: TableCore, kind: str, source: str, body: dict[str, Any], mono_ns: int,
+               wall_ns: int, boot: str) -> Applied:
+    """Log ``body`` (fsync'ed) and apply it, as a group of one: what the tests and benches that
+    drive a :class:`~daemon.table.TableCore` without the intake need."""
+    from daemon.table import Applied, Pending  # at run time only: the demo imports this module
+
+    applied = core.submit_group([Pending(kind, source, body, mono_ns, wall_ns, boot)])[0]
+    assert isinstance(applied, Applied), applied
+    return applied

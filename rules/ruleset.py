@@ -411,6 +411,3 @@ def load_ruleset(name_or_path: str) -> Ruleset:
     _CACHE[name_or_path] = ruleset
     return ruleset
 
-
-def builtin_rulesets() -> list[Ruleset]:
-    return [load_ruleset(n) for n in BUILTIN]

@@ -35,11 +35,6 @@ class Seat(IntEnum):
         """The seat at this seat's right, who plays next (下家)."""
         return self.plus(1)
 
-    @property
-    def kamicha(self) -> Seat:
-        """The seat at this seat's left, who played before (上家)."""
-        return self.plus(3)
-
     def relative(self, other: Seat) -> int:
         """How many places ``other`` is after this seat in play order (0..3)."""
         return (other.value - self.value) % 4

@@ -258,15 +258,6 @@ _TILE_MJAI_AKA: tuple[str, ...] = tuple(
 _KINDS: tuple[Kind, ...] = tuple(Kind)  # by value: Kind(v) is _KINDS[v]
 
 
-def copies_of(kind: Kind, *, red: bool | None = None, aka: bool = True) -> tuple[Tile, ...]:
-    """The physical tiles of ``kind``; with ``red`` set, only the red (or only the plain) ones."""
-    base = kind.value * 4
-    tiles = ALL_TILES[base : base + 4]
-    if red is None:
-        return tiles
-    return tuple(t for t in tiles if t.is_red(aka) == red)
-
-
 class TileAllocator:
     """Gives physical tiles to notations that only name kinds (mjai, tenhou.net/6 records).
 
@@ -297,14 +288,6 @@ class TileAllocator:
         what = f"red {kind.mjai}" if red else kind.mjai
         raise TileError(f"no {what} left: all copies are already in play")
 
-    def take_mjai(self, text: str) -> Tile:
-        kind, red = parse_mjai(text)
-        return self.take(kind, red)
-
-    def take_tenhou(self, code: int) -> Tile:
-        kind, red = parse_tenhou(code)
-        return self.take(kind, red)
-
     def release(self, tile: Tile) -> None:
         self._used.discard(tile.id)
 
@@ -314,7 +297,7 @@ class TileAllocator:
 
 #: ``NAMED_COPIES[aka][red][kind]``: the physical tiles a kind's name means, by id (the plain
 #: copies, or the red one for a red name; with ``aka`` false every copy is plain): what
-#: :meth:`TileAllocator.take` gives in this order, and ``copies_of(kind, red=red, aka=aka)``
+#: :meth:`TileAllocator.take` gives in this order
 NAMED_COPIES: tuple[tuple[tuple[tuple[Tile, ...], ...], ...], ...] = tuple(
     tuple(
         tuple(
@@ -327,43 +310,9 @@ NAMED_COPIES: tuple[tuple[tuple[tuple[Tile, ...], ...], ...], ...] = tuple(
 )
 
 
-def tiles_from_mjai(texts: Iterable[str], *, aka: bool = True) -> list[Tile]:
-    alloc = TileAllocator(aka=aka)
-    return [alloc.take_mjai(t) for t in texts]
-
-
 def kinds_to_34(tiles: Iterable[Tile]) -> list[int]:
     """Counts per kind (the ``mahjong`` package's 34-array)."""
     counts = [0] * 34
     for t in tiles:
         counts[t.id // 4] += 1
     return counts
-
-
-def parse_compact(text: str) -> list[tuple[Kind, bool]]:
-    """``"123m0p55s777z"`` style (0 = red five, z = honors 1..7 = E S W N P F C) → kinds.
-
-    Used by tests, the referee CLI and the console to write hands compactly.
-    """
-    out: list[tuple[Kind, bool]] = []
-    digits: list[str] = []
-    for ch in text.replace(" ", ""):
-        if ch.isdigit():
-            digits.append(ch)
-            continue
-        if ch not in "mpsz" or not digits:
-            raise TileError(f"bad compact hand {text!r} at {ch!r}")
-        for d in digits:
-            n = int(d)
-            if ch == "z":
-                if not 1 <= n <= 7:
-                    raise TileError(f"honor number must be 1..7 in {text!r}")
-                out.append((Kind(26 + n), False))
-            elif n == 0:
-                out.append((Kind("mps".index(ch) * 9 + 4), True))
-            else:
-                out.append((Kind("mps".index(ch) * 9 + n - 1), False))
-        digits = []
-    if digits:
-        raise TileError(f"compact hand {text!r} ends without a suit letter")
-    return out

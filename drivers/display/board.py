@@ -38,7 +38,3 @@ class LinkBoardDisplay:
             await self.link.send(HonbaDisplay(board.honba, board.deposits))
         if Capability.SCORE_DISPLAYS in caps:
             await self.link.send(ScoreDisplay(board.scores))
-
-    async def refresh(self) -> None:
-        if self.last is not None:
-            await self.show(self.last)

@@ -20,8 +20,6 @@ from drivers.display.lines import (
     DisplayCommand,
     Err,
     LineSplitter,
-    Ping,
-    Pong,
     Reply,
     SetClocks,
     SetHonba,
@@ -72,12 +70,6 @@ class SerialDisplay:
 
     async def clear(self) -> None:
         await self.request(Clear())
-
-    async def ping(self) -> Pong:
-        reply = await self.request(Ping())
-        if not isinstance(reply, Pong):
-            raise DisplayReplyError(f"{self.transport.name} answered PING with {reply!r}")
-        return reply
 
     async def request(self, command: DisplayCommand) -> Reply:
         line = format_command(command)

@@ -151,18 +151,9 @@ class Endpoint:
         return self._connected
 
     @property
-    def attached(self) -> bool:
-        return self._attached
-
-    @property
     def pending(self) -> int:
         """Sequenced messages not yet acknowledged (outstanding + queued)."""
         return len(self._queue) + (self._outstanding is not None)
-
-    @property
-    def awaiting(self) -> int | None:
-        """With ``defer_ack``: the seq delivered but not yet confirmed durable (None: none)."""
-        return self._awaiting
 
     @property
     def counters(self) -> LinkCounters:

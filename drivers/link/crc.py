@@ -53,20 +53,13 @@ _TABLE3 = _next_table(_TABLE2, _TABLE)
 _WORDS: dict[int, struct.Struct] = {}
 
 
-def crc32c(data: bytes | bytearray | memoryview, crc: int = 0) -> int:
-    """CRC-32C of ``data``; pass a previous result as ``crc`` to continue over more data.
+def crc32c_python(data: bytes | bytearray | memoryview, crc: int = 0) -> int:
+    """CRC-32C of ``data`` in Python (slicing-by-4), continued from a previous result ``crc``:
+    the fallback, and the reference the tests hold the library to.
 
-    >>> hex(crc32c(b"123456789"))
+    >>> hex(crc32c_python(b"123456789"))
     '0xe3069283'
     """
-    if _extend is None:
-        return crc32c_python(data, crc)
-    return _extend(crc, data if type(data) is bytes else bytes(data))
-
-
-def crc32c_python(data: bytes | bytearray | memoryview, crc: int = 0) -> int:
-    """:func:`crc32c` in Python (slicing-by-4): the fallback, and the reference the tests hold
-    the library to."""
     value = crc ^ 0xFFFFFFFF
     t0, t1, t2, t3 = _TABLE, _TABLE1, _TABLE2, _TABLE3
     size = len(data)
@@ -92,8 +85,6 @@ def _library() -> ModuleType | None:
 
 
 _LIBRARY = _library()
-#: the library's CRC continued over more bytes (None: not installed)
-_extend: Callable[[int, bytes], int] | None = None if _LIBRARY is None else _LIBRARY.extend
 #: the CRC-32C of a ``bytes``, for the codec's own frames: the C function itself when there is
 #: one (no Python call around it)
 crc32c_of: Callable[[bytes], int] = crc32c_python if _LIBRARY is None else _LIBRARY.value

@@ -46,9 +46,3 @@ class LinkTimings:
     def backoff(self, attempt: int) -> float:
         """Delay before reopening the transport after ``attempt`` failed opens (0-based)."""
         return float(min(self.backoff_max, self.backoff_initial * 2 ** min(attempt, 32)))
-
-    @property
-    def replug_bound(self) -> float:
-        """Longest time from a replug to the next open attempt plus one hello retry: the
-        reconnect budget the 2 s requirement is checked against (docs §7.7)."""
-        return self.backoff_max + self.hello_interval

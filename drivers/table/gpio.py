@@ -2,10 +2,11 @@
 
 Wiring: a relay (gpiozero ``OutputDevice``) across the table's start button, pulsed to start the
 cycle; an optocoupler on the table's "wall up" lamp or limit switch (``DigitalInputDevice``); the
-dice are read by the dealer and entered through the overlay, which calls :meth:`enter_dice`. The
-result is the same high-level interface and events as the link session: ``start_pressed`` (when
-the relay pulses), ``wall_raised``, ``dice``. The table announces no capabilities, so display and
-buzzer commands raise UnsupportedCommandError; use a serial display (drivers/display) instead.
+dice are read by the dealer, not by this profile (nothing in the daemon fed a dice hook: it was
+removed). The result is the same high-level interface and events as the link session:
+``start_pressed`` (when the relay pulses) and ``wall_raised``. The table announces no
+capabilities, so display and buzzer commands raise UnsupportedCommandError; use a serial display
+(drivers/display) instead.
 
 gpiozero calls ``when_activated`` on its own thread; the event crosses to the loop with
 ``call_soon_threadsafe``. Tests pass gpiozero's ``MockFactory`` as ``pin_factory``.
@@ -21,7 +22,7 @@ from typing import Any, Self
 from gpiozero import DigitalInputDevice, OutputDevice
 
 from drivers.link.errors import LinkClosedError, UnsupportedCommandError
-from drivers.link.messages import Command, Dice, PressStart, StartPressed, TableEvent, WallRaised
+from drivers.link.messages import Command, PressStart, StartPressed, TableEvent, WallRaised
 from drivers.link.reports import LinkCounters
 from drivers.table.link import Delivery, LinkChange, LinkState, LinkStatus
 
@@ -122,14 +123,6 @@ class GpioTableLink:
             finally:
                 self._relay.off()
         self._emit(StartPressed(None))
-
-    def enter_dice(self, a: int, b: int) -> None:
-        """The dealer read the dice: emit a ``dice`` event. Safe from any thread.
-
-        Raises MalformedMessageError for values outside 1..6."""
-        event = Dice((a, b))
-        assert self._loop is not None, "enter_dice before the link was opened"
-        self._loop.call_soon_threadsafe(self._emit, event)
 
     def _on_wall_up(self) -> None:  # gpiozero's thread
         if self._loop is not None:

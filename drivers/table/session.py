@@ -208,11 +208,6 @@ class LinkSession:
         return LinkState(self._status, self._transport.name, e.version, e.capabilities,
                          e.firmware, e.counters, self._opens, self._reason)
 
-    async def wait_connected(self) -> LinkState:
-        """Wait until the handshake has completed (again)."""
-        await self._connected.wait()
-        return self.state
-
     # --- the machinery -------------------------------------------------------------------------
 
     def _set_status(self, status: LinkStatus, reason: str | None) -> None:

@@ -32,6 +32,7 @@ from daemon.eventlog import EventLog
 from daemon.service import Service
 from daemon.table import TableCore
 from daemon.tracking.records import KIND_INPUT
+from hil.kit import commit_one
 from hil.netfault import TcpProxy as TcpProxy  # the chaos tests' network faults (moved to hil/)
 
 
@@ -117,8 +118,8 @@ def reference(db: Path, table: str, work: Path) -> Reference:
     inputs, envelopes = [], []
     try:
         for rec in src.records():
-            applied = core.submit(
-                rec.kind, rec.source, rec.body, rec.mono_ns, rec.wall_ns, rec.boot
+            applied = commit_one(
+                core, rec.kind, rec.source, rec.body, rec.mono_ns, rec.wall_ns, rec.boot
             )
             if rec.kind == KIND_INPUT:
                 inputs.append(rec.body)

@@ -17,6 +17,7 @@ from daemon.eventlog import EventLog
 from daemon.log_audit import LogAudit
 from daemon.table import TableCore
 from daemon.wal_checkpoint import WalCheckpointer
+from hil.kit import audit_now, commit_one
 
 
 def main(db: str, script_file: str, seed: int) -> None:
@@ -26,12 +27,12 @@ def main(db: str, script_file: str, seed: int) -> None:
     core = TableCore(log, daemon_kit.engine(), "kill9", checkpoint_every=7)
     core.recover()
     audit = LogAudit(log, f"--db {db}")
-    audit.audit_now()  # what the daemon does once READY: then the checkpoints seal
+    audit_now(audit)  # what the daemon does once READY: then the checkpoints seal
     assert audit.fault is None, audit.fault
     wal = WalCheckpointer(db, "kill9", lambda: 0, after=audit.after_checkpoint)
     print("R", core.state.input_seq, core.state.event_seq, flush=True)
     for body in script[core.state.input_seq:]:
-        applied = core.submit("input", "table", body, time.monotonic_ns(), time.time_ns(), "b")
+        applied = commit_one(core, "input", "table", body, time.monotonic_ns(), time.time_ns(), "b")
         print("A", applied.record.seq, core.state.event_seq, flush=True)
         if rng.random() < 0.2:  # a checkpoint, the seal and the mark's fsync, at random moments
             wal.checkpoint()

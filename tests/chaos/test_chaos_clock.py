@@ -24,6 +24,7 @@ from daemon.engine import Engine
 from daemon.eventlog import EventLog
 from daemon.mqtt import Incoming
 from daemon.table import TableCore
+from hil.kit import commit_one
 
 logdir = chaos_kit.logdir  # the fixture: event logs on tmpfs
 
@@ -103,8 +104,8 @@ def _fold_with_steady_wall(db: Path, table: str, work: Path) -> tuple[object, ob
     core = TableCore(out, engine, table, checkpoint_every=0)
     try:
         for rec in src.records():
-            core.submit(rec.kind, rec.source, rec.body, rec.mono_ns, 1_700_000_000 * 10**9
-                        + rec.mono_ns, rec.boot)
+            commit_one(core, rec.kind, rec.source, rec.body, rec.mono_ns,
+                       1_700_000_000 * 10**9 + rec.mono_ns, rec.boot)
         return core.view(), core.state.clocks
     finally:
         src.close()

@@ -14,6 +14,7 @@ from typing import Any
 from daemon.engine import load_engine
 from daemon.eventlog import EventLog
 from daemon.table import TableCore
+from hil.kit import commit_one
 from rules.seats import Seat
 
 
@@ -31,8 +32,8 @@ class SensorlessLog:
         self.games += 1
 
     def submit(self, body: dict[str, Any]) -> None:
-        self.core.submit("input", "referee:alice", body, time.monotonic_ns(), time.time_ns(),
-                         "boot-1")
+        commit_one(self.core, "input", "referee:alice", body, time.monotonic_ns(), time.time_ns(),
+                   "boot-1")
 
     def result(self, **args: Any) -> None:
         """A ``manual_result``; fails the test when the engine refuses it (no hand ended)."""

@@ -22,6 +22,7 @@ import daemon_kit
 
 from daemon.eventlog import EventLog
 from daemon.table import TableCore
+from hil.kit import commit_one
 
 
 def jantaku(*args: str) -> subprocess.CompletedProcess[str]:
@@ -35,7 +36,7 @@ def sensor_log(db: Path, hands: int, extra: tuple[dict[str, object], ...] = ()
     log = EventLog(db, "tsens")
     core = TableCore(log, daemon_kit.engine(), "tsens")
     for body in [*game, *extra]:
-        core.submit("input", "table", body, time.monotonic_ns(), time.time_ns(), "boot-1")
+        commit_one(core, "input", "table", body, time.monotonic_ns(), time.time_ns(), "boot-1")
     log.close()
     return game
 
@@ -85,7 +86,7 @@ def test_refusals(tmp_path: Path) -> None:
     core = TableCore(log, daemon_kit.engine(), "tsens")
     for body in ({"type": "game_start", "ruleset": "mleague", "first_dealer": 0},
                  {"type": "hand_start"}):
-        core.submit("input", "table", body, time.monotonic_ns(), time.time_ns(), "b")
+        commit_one(core, "input", "table", body, time.monotonic_ns(), time.time_ns(), "b")
     log.close()
     r = jantaku("log", "export", "--db", str(db2), "--game", "1", "--format", "tenhou6")
     assert r.returncode == 1 and "no finished hand yet" in r.stderr

@@ -17,6 +17,7 @@ import daemon_kit
 
 from daemon.eventlog import EventLog
 from daemon.table import TableCore
+from hil.kit import commit_one
 
 
 def main() -> None:
@@ -27,7 +28,7 @@ def main() -> None:
     core.recover()
     print("R", core.state.input_seq, core.state.event_seq, flush=True)
     for body in script[core.state.input_seq :]:
-        applied = core.submit("input", "table", body, time.monotonic_ns(), time.time_ns(), "b")
+        applied = commit_one(core, "input", "table", body, time.monotonic_ns(), time.time_ns(), "b")
         print("A", applied.record.seq, core.state.event_seq, flush=True)
     print("DONE", flush=True)
 

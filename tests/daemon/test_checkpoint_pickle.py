@@ -12,6 +12,7 @@ import pytest
 
 from daemon.eventlog import EventLog
 from daemon.table import TableCore
+from hil.kit import commit_one
 from rules.inputs import RefereeOverride
 
 
@@ -23,7 +24,7 @@ def test_a_restart_resumes_from_a_checkpoint(tmp_path: Path, ruleset: str) -> No
     log = EventLog(db, "cp")
     core = TableCore(log, daemon_kit.engine(), "cp", checkpoint_every=5)
     for body in script:
-        core.submit("input", "table", body, time.monotonic_ns(), time.time_ns(), "b")
+        commit_one(core, "input", "table", body, time.monotonic_ns(), time.time_ns(), "b")
     assert core.checkpoint()
     snap = core.view()
     log.close()

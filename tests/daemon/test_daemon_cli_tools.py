@@ -18,6 +18,7 @@ from daemon.config import Config
 from daemon.devices import NoTable
 from daemon.eventlog import EventLog
 from daemon.table import TableCore
+from hil.kit import commit_one
 from rules.inputs import input_from_json
 
 
@@ -34,7 +35,7 @@ def _two_games(db: Path) -> tuple[list[dict[str, object]], list[dict[str, object
     log = EventLog(db, "tcli")
     core = TableCore(log, daemon_kit.engine(), "tcli")
     for body in [*g1, {"type": "referee", "action": "end_game", "by": "alice", "args": {}}, *g2]:
-        core.submit("input", "table", body, time.monotonic_ns(), time.time_ns(), "boot-1")
+        commit_one(core, "input", "table", body, time.monotonic_ns(), time.time_ns(), "boot-1")
     log.close()
     return g1, g2
 

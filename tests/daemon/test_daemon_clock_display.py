@@ -14,8 +14,8 @@ import pytest
 from daemon import clocks as dc
 from daemon.config import parse_config
 from daemon.devices import ClockDisplayDriver, build_drivers, clocks_line
-from drivers.display.lines import DisplayProtocolError, SetClocks, format_command, parse_command
-from hil.display_emulator import SerialDisplayEmulator
+from drivers.display.lines import DisplayProtocolError, SetClocks, format_command
+from hil.display_emulator import SerialDisplayEmulator, parse_command
 from rules import inputs as ri
 from rules.seats import Seat
 

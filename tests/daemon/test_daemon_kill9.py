@@ -28,7 +28,7 @@ import pytest
 
 from daemon.eventlog import EventLog
 from daemon.table import TableCore
-from hil.kit import SLOW
+from hil.kit import SLOW, commit_one
 
 HANDS = 60 if SLOW else 6
 KILLS = 200 if SLOW else 12
@@ -48,7 +48,7 @@ def reference(
     core = TableCore(log, daemon_kit.engine(), "kill9", checkpoint_every=0)
     snaps, counts, events = [core.view()], [0], []
     for body in script:
-        applied = core.submit("input", "table", body, time.monotonic_ns(), time.time_ns(), "b")
+        applied = commit_one(core, "input", "table", body, time.monotonic_ns(), time.time_ns(), "b")
         snaps.append(core.view())
         counts.append(core.state.event_seq)
         events.extend((e["seq"], e["input_seq"], e["type"], e["data"]) for e in applied.events)

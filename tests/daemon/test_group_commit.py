@@ -20,6 +20,7 @@ from daemon.log_values import LinkPosition
 from daemon.table import Applied, CommandStamp, Pending, Repeated, TableCore
 from daemon.tracking.records import KIND_MARKER
 from drivers.link.reports import RxPosition
+from hil.kit import commit_one
 
 
 def _fault_body(code: int) -> dict[str, Any]:
@@ -100,7 +101,7 @@ def test_every_rulesets_state_checkpoints(tmp_path: Path, ruleset: str) -> None:
     path = tmp_path / "c.sqlite"
     core = TableCore(EventLog(path, "c"), daemon_kit.engine(), "c", checkpoint_every=5)
     for body in daemon_kit.game_inputs(1, ruleset=ruleset)[:12]:
-        core.submit("input", "table", body, time.monotonic_ns(), time.time_ns(), "b")
+        commit_one(core, "input", "table", body, time.monotonic_ns(), time.time_ns(), "b")
     assert core.checkpoint() is True
     got = core.log.load_checkpoint(core.engine.code, core.state.input_seq)
     assert got is not None

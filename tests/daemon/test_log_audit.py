@@ -38,6 +38,7 @@ from daemon.log_audit import LogAudit
 from daemon.log_mark import mark_path, read_mark
 from daemon.table import TableCore
 from daemon.topics import Topics
+from hil.kit import audit_now, commit_one
 
 
 def _sealed_log(db: Path, table: str, *, hands: int, tail: int = 0) -> int:
@@ -49,13 +50,13 @@ def _sealed_log(db: Path, table: str, *, hands: int, tail: int = 0) -> int:
     core.recover()
     script = daemon_kit.game_inputs(hands, seed=29)
     for body in script[:len(script) - tail]:
-        core.submit("input", "table", body, time.monotonic_ns(), time.time_ns(), "b")
+        commit_one(core, "input", "table", body, time.monotonic_ns(), time.time_ns(), "b")
     audit = LogAudit(log, "--db x")
-    audit.audit_now()
+    audit_now(audit)
     assert audit.state == "passed", audit.fault
     audit.close()
     for body in script[len(script) - tail:]:
-        core.submit("input", "table", body, time.monotonic_ns(), time.time_ns(), "b")
+        commit_one(core, "input", "table", body, time.monotonic_ns(), time.time_ns(), "b")
     last = log.last_seq()
     log.close()
     mark = read_mark(mark_path(db))

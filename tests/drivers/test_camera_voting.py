@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -117,28 +115,3 @@ def test_camera_tiles_reports_per_zone_with_places() -> None:
         ("river0", Seat(0), Kind.M1, True, 42), ("river1", Seat(1), Kind.M2, True, 42)]
     assert state.tiles("river1") == [(Kind.M2, 1)]
     assert reads[0].as_json()["tile"] == "1m"
-
-
-def test_cross_check_reports_every_difference_with_both_counts() -> None:
-    from drivers.tiles.crosscheck import Disagreement, cross_check
-    from drivers.tiles.location import Locations
-    from rules.tiles import Tile
-
-    river0 = Place(Zone.RIVER, Seat(0))
-    zones = (CameraZone("river0", river0, (0, 0, 200, 50)),
-             CameraZone("dora", Place(Zone.DORA), (300, 0, 50, 50)))
-    state = CameraTiles(zones, VoteRule(need=1, window=1, threshold=0.5))
-    state, _ = state.feed([det(Kind.M1, 0.9), det(Kind.M1, 0.8, x=50), det(Kind.CHUN, 0.9, x=100),
-                           det(Kind.P5, 0.9, x=305)], 0)
-    locs = Locations()
-    for tile_id in (0, 1, 4):  # 1m, 1m, 2m in seat 0's river
-        locs = locs.move(Tile(tile_id), river0)
-    locs = locs.move(Tile(53), Place(Zone.DORA))  # 5p
-    def at(where: Locations) -> Callable[[Place], list[Kind]]:  # any owner of locations
-        return lambda place: [t.kind for t in where.at(place)]
-
-    assert cross_check(state, at(locs)) == [
-        Disagreement("river0", Kind.M2, 0, 1), Disagreement("river0", Kind.CHUN, 1, 0)]
-    locs = locs.move(Tile(4), Place(Zone.MELDS, Seat(1))).move(Tile(132), river0)  # a call; C
-    assert cross_check(state, at(locs)) == []
-    assert Disagreement("dora", Kind.P5, 0, 1).as_json()["tile"] == "5p"

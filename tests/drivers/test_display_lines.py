@@ -18,10 +18,9 @@ from drivers.display.lines import (
     SetHonba,
     SetScores,
     format_command,
-    format_reply,
-    parse_command,
     parse_reply,
 )
+from hil.display_emulator import format_reply, parse_command
 
 
 @pytest.mark.parametrize("command, line", [

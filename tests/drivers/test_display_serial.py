@@ -9,12 +9,13 @@ from pathlib import Path
 import pytest
 
 from drivers.display import DisplayError, LinkBoardDisplay, Scoreboard, SerialDisplay
-from drivers.display.lines import Pong, SetHonba
+from drivers.display.lines import Ping, Pong, SetHonba
 from drivers.link.messages import Capability, HonbaDisplay, ScoreDisplay
 from drivers.link.timings import LinkTimings
 from drivers.table.serial import SerialTransport
 from drivers.table.session import LinkSession
 from hil.display_emulator import SerialDisplayEmulator, seven_segment
+from hil.kit import connected
 from hil.table_controller import PtyTableController, TableController
 
 BOARD = Scoreboard(2, 1, (25000, 31000, -1200, 45200))
@@ -23,7 +24,7 @@ BOARD = Scoreboard(2, 1, (25000, 31000, -1200, 45200))
 async def test_serial_display_shows_the_board(tmp_path: Path) -> None:
     async with SerialDisplayEmulator(tmp_path / "ttyDISP") as emu, \
             SerialDisplay(SerialTransport(str(emu.path), 9600), reply_timeout=2) as display:
-        assert await display.ping() == Pong(1, "hil-7seg-6")
+        assert await display.request(Ping()) == Pong(1, "hil-7seg-6")
         await display.show(BOARD)
         assert emu.rendered() == {"seat0": " 25000", "seat1": " 31000", "seat2": " -1200",
                                   "seat3": " 45200", "honba": " 2", "deposits": " 1"}
@@ -75,10 +76,10 @@ async def test_table_displays_over_the_link(tmp_path: Path) -> None:
     async with PtyTableController(tmp_path / "ttyT", controller) as table, \
             LinkSession(SerialTransport(str(table.path)), timings=fast) as link:
         async with asyncio.timeout(10):
-            await link.wait_connected()
+            await connected(link)
         board = LinkBoardDisplay(link)
         await board.show(BOARD)
         assert controller.commands == [ScoreDisplay(BOARD.scores)]
-        await board.refresh()
+        await board.show(BOARD)  # again, as after a reconnect
         assert controller.display.scores == BOARD.scores
         assert HonbaDisplay(2, 1) not in controller.commands

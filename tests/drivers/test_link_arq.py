@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from drivers.link.arq import Endpoint
 from drivers.link.cobs import cobs_encode
-from drivers.link.crc import crc32c
+from drivers.link.crc import crc32c_of
 from drivers.link.frame import Frame, decode_all
 from drivers.link.messages import (
     Capability,
@@ -247,7 +247,7 @@ def test_intact_frame_of_unknown_type_is_rejected_with_its_seq() -> None:
     w.settle()
     # an event type this host does not know (0x1F), sent intact with seq 9
     body = bytes([1, 0, 9, 0x1F, 2, 0, 1, 1])
-    raw = b"\x00" + cobs_encode(body + crc32c(body).to_bytes(4, "little")) + b"\x00"
+    raw = b"\x00" + cobs_encode(body + crc32c_of(body).to_bytes(4, "little")) + b"\x00"
     w.host.receive(raw, w.now)
     data, out = w.host.drain()
     [g] = [o for o in out if isinstance(o, Garbled)]

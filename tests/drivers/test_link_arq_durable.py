@@ -28,13 +28,13 @@ def test_no_ack_until_confirmed_and_resends_meanwhile_are_not_delivered() -> Non
     handle = w.ctl.send(Dice((3, 4)), w.now)
     w.run(0.12)  # two ack timeouts: the controller resends, the host holds its ack
     assert [d.message for d in _delivered(w)] == [Dice((3, 4))]
-    assert w.host.awaiting == 0 and w.ctl.pending == 1
+    assert w.host._awaiting == 0 and w.ctl.pending == 1
     assert w.host.counters.duplicates >= 1
     assert not [o for o in w.ctl_out if isinstance(o, Acked)]
     w.host.confirm(0xC0, 0, w.now)  # committed
     w.settle()
     assert [o.handle for o in w.ctl_out if isinstance(o, Acked)] == [handle]
-    assert w.host.awaiting is None and w.ctl.pending == 0
+    assert w.host._awaiting is None and w.ctl.pending == 0
 
 
 def test_hello_reports_the_last_confirmed_seq_not_the_last_delivered() -> None:

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from drivers.link.errors import MalformedMessageError, UnsupportedCommandError
-from drivers.link.messages import Buzzer, Dice, PressStart, StartPressed, WallRaised
+from drivers.link.errors import UnsupportedCommandError
+from drivers.link.messages import Buzzer, PressStart, StartPressed, WallRaised
 from drivers.table.gpio import GpioTableLink
 from drivers.table.link import LinkChange, LinkStatus
 
@@ -39,8 +39,6 @@ async def test_gpio_profile_produces_the_same_events(factory: MockFactory) -> No
         factory.pin(27).drive_high()  # the optocoupler sees the wall-up signal
         assert await next_item(events) == WallRaised()
 
-        link.enter_dice(3, 5)
-        assert await next_item(events) == Dice((3, 5))
         assert link.state.connected and link.state.capabilities == frozenset()
     assert link.state.status is LinkStatus.CLOSED
 
@@ -49,8 +47,6 @@ async def test_gpio_profile_refuses_what_it_cannot_do(factory: MockFactory) -> N
     async with GpioTableLink(relay_pin=5, wall_pin=6, pin_factory=factory) as link:
         with pytest.raises(UnsupportedCommandError, match="buzzer"):
             await link.send(Buzzer(100))
-        with pytest.raises(MalformedMessageError, match="values"):
-            link.enter_dice(0, 7)
 
 
 def test_open_table_link_builds_each_kind_from_a_url() -> None:

@@ -17,7 +17,7 @@ from typing import Any
 
 from drivers.link.arq import Endpoint
 from drivers.link.cobs import cobs_encode
-from drivers.link.crc import crc32c
+from drivers.link.crc import crc32c_of
 from drivers.link.frame import (
     CRC_SIZE,
     HEADER,
@@ -54,7 +54,7 @@ def raw_frame(kind: int, payload: bytes, seq: int = 0, version: int = 1,
               length: int | None = None) -> bytes:
     """A frame the encoder would refuse to build (bad version, length, type or payload)."""
     body = HEADER.pack(version, 0, seq, kind, len(payload) if length is None else length) + payload
-    body += crc32c(body).to_bytes(CRC_SIZE, "little")
+    body += crc32c_of(body).to_bytes(CRC_SIZE, "little")
     return b"\x00" + cobs_encode(body) + b"\x00"
 
 
@@ -69,7 +69,7 @@ def item_json(item: Frame | ErrorSpan) -> dict[str, Any]:
 
 def crc_vectors() -> list[dict[str, Any]]:
     datas = [b"", b"123456789", bytes(32), bytes(range(256)), b"\xff" * 33]
-    return [{"data": d.hex(), "crc": crc32c(d)} for d in datas]
+    return [{"data": d.hex(), "crc": crc32c_of(d)} for d in datas]
 
 
 def cobs_vectors() -> list[dict[str, str]]:

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from drivers.link.crc import crc32c
+from drivers.link.crc import crc32c_python as crc32c
 from drivers.link.frame import Decoder, ErrorSpan, Frame, encode_frame
 from drivers.link.messages import MessageType, examples, message_from_payload
 from firmware import frame as fw

@@ -15,7 +15,7 @@ import pytest
 
 from drivers.link.arq import Endpoint
 from drivers.link.cobs import cobs_decode, cobs_encode
-from drivers.link.crc import crc32c
+from drivers.link.crc import crc32c_python as crc32c
 from drivers.link.frame import Decoder, ErrorSpan, Frame, encode_frame
 from drivers.link.messages import (
     REQUIRED_CAPABILITY,

@@ -148,9 +148,9 @@ async def test_unplug_removes_the_link_and_replug_makes_a_new_pty(tmp_path: Path
         first = os.readlink(link)
         table.unplug()
         assert not link.exists() and not table.port.plugged
-        assert not table.controller.endpoint.attached
+        assert not table.controller.endpoint._attached
         table.plug()
         assert link.is_symlink() and os.path.exists(os.readlink(link))
-        assert table.controller.endpoint.attached
+        assert table.controller.endpoint._attached
         assert first  # the new pty may reuse the number, but it is a fresh pair
     assert not link.exists()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from hil.hand_notation import parse_compact
 from rules.events import Event
 from rules.inputs import (
     DealDone,
@@ -23,7 +24,7 @@ from rules.reducer import new_table, reduce
 from rules.ruleset import Ruleset, load_ruleset
 from rules.seats import Seat
 from rules.table_state import HandState, TableState
-from rules.tiles import BY_ID, Kind, Tile, TileAllocator, parse_compact
+from rules.tiles import BY_ID, Kind, Tile, TileAllocator
 from rules.wall import Wall
 
 S0, S1, S2, S3 = Seat.S0, Seat.S1, Seat.S2, Seat.S3

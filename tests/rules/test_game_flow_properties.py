@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from hil.kit import bounded
 from rules.game_flow import GameProgress, advance, standings, start_game
 from rules.outcome import HandContext, HandOutcome, ManualValue, Win
-from rules.ruleset import Ruleset, builtin_rulesets
+from rules.ruleset import BUILTIN, Ruleset, load_ruleset
 from rules.seats import SEATS, Seat
 from rules.settlement import settle
 
@@ -53,7 +53,7 @@ def _random_outcome(ruleset: Ruleset, p: GameProgress, rng: random.Random) -> Ha
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("ruleset", builtin_rulesets(), ids=lambda r: r.name)
+@pytest.mark.parametrize("ruleset", [load_ruleset(n) for n in BUILTIN], ids=lambda r: r.name)
 @settings(max_examples=EXAMPLES, deadline=None)
 @given(seed=st.integers(min_value=0, max_value=2**32 - 1), first=st.sampled_from(SEATS))
 def test_random_games(ruleset: Ruleset, seed: int, first: Seat) -> None:

@@ -13,13 +13,13 @@ from hand_search import hands, win_from_json
 
 from hil.kit import bounded
 from rules import manual_result
-from rules.ruleset import Ruleset, builtin_rulesets, load_ruleset
+from rules.ruleset import BUILTIN, Ruleset, load_ruleset
 from rules.scoring.hand_values import PICKER_FU, fu_table, impossible
 from rules.scoring.riichi import riichi_hand
 from rules.seats import Seat
 from rules.violations import article_for
 
-RIICHI = [r for r in builtin_rulesets() if r.meta.family == "riichi"]
+RIICHI = [r for r in [load_ruleset(n) for n in BUILTIN] if r.meta.family == "riichi"]
 WITNESSES = json.loads((Path(__file__).parents[1] / "data" / "hand_value_witnesses.json")
                        .read_text(encoding="utf-8"))["hands"]
 RANDOM_HANDS = bounded(1200, 40000)

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from scenario import S0, S1, S2, S3, Hand
 
+from hil.hand_notation import parse_compact
 from rules.inputs import (
     AbortiveDraw,
     Ankan,
@@ -29,7 +30,7 @@ from rules.inputs import (
 from rules.reducer import new_table, reduce
 from rules.seats import Wind
 from rules.table_view import table_view
-from rules.tiles import BY_ID, TileAllocator, parse_compact
+from rules.tiles import BY_ID, TileAllocator, parse_mjai
 
 TENPAI = "123m456p789s1122z"  # shanpon on E / S
 
@@ -476,7 +477,7 @@ def test_record_mode_sets_the_game_from_its_first_hand_and_checks_tiles() -> Non
     t, ev = reduce(t, DealDone((others[0], dealer_hand, others[1], others[2])))
     assert [e.to_json()["code"] for e in ev if e.TYPE == "violation"] == []
     assert "wall_fallback" not in [e.TYPE for e in ev]
-    t, ev = reduce(t, Draw(S1, alloc.take_mjai("E")))
+    t, ev = reduce(t, Draw(S1, alloc.take(*parse_mjai("E"))))
     assert [e.TYPE for e in ev] == ["draw"]
     t, ev = reduce(t, Tsumo(S1))
     ended = [e.to_json() for e in ev if e.TYPE == "hand_ended"]

@@ -9,9 +9,10 @@ from hypothesis import strategies as st
 from mahjong.agari import Agari
 from mahjong.shanten import Shanten
 
+from hil.hand_notation import parse_compact
 from rules import hand_shape
 from rules.hand_shape import Block, ankan_keeps_hand, counts_of_kinds, decompositions
-from rules.tiles import Kind, parse_compact
+from rules.tiles import Kind
 
 
 def c(text: str) -> hand_shape.Counts:

@@ -8,6 +8,7 @@ from typing import Any
 
 from scenario import S0, S1, S2, S3, Hand
 
+from hil.hand_notation import parse_compact
 from rules.inputs import (
     AbortiveDraw,
     Call,
@@ -26,7 +27,7 @@ from rules.reducer.output import Out
 from rules.ruleset import load_ruleset
 from rules.scoring.zung_jung import zung_jung_value
 from rules.seats import Seat, Wind
-from rules.tiles import BY_ID, TileAllocator, parse_compact
+from rules.tiles import BY_ID, TileAllocator
 
 WMC = load_ruleset("wmc")
 # 123m 456p 789s 11z 22z: shanpon on E / S (the dealer's 14th, a 9p, is his riichi discard)

@@ -1,6 +1,6 @@
 """Riichi hand values per ruleset: what the ``mahjong`` package is asked and how it is corrected.
 
-Each test names the article it checks. Hands are written compactly (rules.scoring.notation).
+Each test names the article it checks. Hands are written compactly (hil.hand_notation).
 """
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import dataclasses
 
 import pytest
 
+from hil.hand_notation import tiles_from_text, win_from_text
 from rules.outcome import HandContext, HandOutcome, ManualValue, Win
 from rules.ruleset import Ruleset, load_ruleset
-from rules.scoring.notation import tiles_from_text, win_from_text
 from rules.scoring.riichi import check_win, riichi_hand
 from rules.scoring.value import ScoringError
 from rules.seats import Seat, Wind

@@ -1,4 +1,4 @@
-"""Properties of scoring and settlement over generated winning hands (rules.scoring.corpus).
+"""Properties of scoring and settlement over generated winning hands (hil.scoring_corpus).
 
 For every ruleset: a generated hand either scores or is refused with ``no_yaku`` (never another
 exception); a scoring win's payments sum to the deposits it collects, only the winner gains, a
@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hil.kit import bounded
+from hil.scoring_corpus import generate_hand
 from rules.outcome import HandOutcome, ManualValue, Win
 from rules.ruleset import Ruleset, load_ruleset
-from rules.scoring.corpus import generate_hand
 from rules.scoring.riichi import check_win
 from rules.scoring.value import ScoringError
 from rules.seats import SEATS

@@ -24,9 +24,9 @@ from typing import Any
 
 import pytest
 
+from hil.hand_notation import tiles_from_text, win_from_text
 from rules.outcome import HandContext, HandOutcome, MeldKind, Win
 from rules.ruleset import load_ruleset
-from rules.scoring.notation import tiles_from_text, win_from_text
 from rules.seats import Seat, Wind
 from rules.settlement import settle
 

@@ -7,9 +7,9 @@ import dataclasses
 
 import pytest
 
+from hil.hand_notation import win_from_text
 from rules.outcome import HandContext, HandOutcome, ManualValue, Win
 from rules.ruleset import load_ruleset
-from rules.scoring.notation import win_from_text
 from rules.scoring.value import ScoringError
 from rules.seats import Seat, Wind
 from rules.settlement import settle, tenpai_payments

@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from mahjong.tile import TilesConverter
 
+from hil.hand_notation import parse_compact
 from rules.tiles import (
     ALL_TILES,
     BY_ID,
@@ -15,12 +16,9 @@ from rules.tiles import (
     Tile,
     TileAllocator,
     TileError,
-    copies_of,
     kinds_to_34,
-    parse_compact,
     parse_mjai,
     parse_tenhou,
-    tiles_from_mjai,
 )
 
 
@@ -32,8 +30,8 @@ def test_kind_numbering_matches_the_mahjong_package() -> None:
         list(range(11, 20)) + list(range(21, 30)) + list(range(31, 40)) + list(range(41, 48)))
     # the package's 136 ids: man 0-35, pin 36-71, sou 72-107, honors 108-135
     assert TilesConverter.string_to_136_array(man="1") == [Tile(0).id]
-    assert TilesConverter.string_to_136_array(pin="1") == [copies_of(Kind.P1)[0].id]
-    assert TilesConverter.string_to_136_array(honors="7") == [copies_of(Kind.CHUN)[0].id]
+    assert TilesConverter.string_to_136_array(pin="1") == [Kind.P1.value * 4]
+    assert TilesConverter.string_to_136_array(honors="7") == [Kind.CHUN.value * 4]
 
 
 @pytest.mark.parametrize("aka", [True, False])
@@ -60,29 +58,30 @@ def test_red_fives() -> None:
 def test_allocator_reproduces_a_whole_set_losslessly(order: list[int], aka: bool) -> None:
     """mjai names → physical tiles → names: the same names, and 136 distinct ids."""
     names = [Tile(i).mjai(aka) for i in order]
-    tiles = tiles_from_mjai(names, aka=aka)
+    alloc = TileAllocator(aka=aka)
+    tiles = [alloc.take(*parse_mjai(n)) for n in names]
     assert [t.mjai(aka) for t in tiles] == names
     assert sorted(t.id for t in tiles) == list(range(136))
     alloc = TileAllocator(aka=aka)
-    back = [alloc.take_tenhou(Tile(i).tenhou(aka)) for i in order]
+    back = [alloc.take(*parse_tenhou(Tile(i).tenhou(aka))) for i in order]
     assert [t.tenhou(aka) for t in back] == [Tile(i).tenhou(aka) for i in order]
 
 
 def test_allocator_refuses_a_fifth_copy_and_a_second_red() -> None:
     alloc = TileAllocator(aka=True)
     for _ in range(3):
-        assert not alloc.take_mjai("5m").is_red()
+        assert not alloc.take(*parse_mjai("5m")).is_red()
     with pytest.raises(TileError, match="no 5m left"):
-        alloc.take_mjai("5m")
-    assert alloc.take_mjai("5mr").id == 16
+        alloc.take(*parse_mjai("5m"))
+    assert alloc.take(*parse_mjai("5mr")).id == 16
     with pytest.raises(TileError, match="red 5m"):
-        alloc.take_mjai("5mr")
+        alloc.take(*parse_mjai("5mr"))
     plain = TileAllocator(aka=False)
     with pytest.raises(TileError, match="without red fives"):
-        plain.take_mjai("5pr")
-    assert [plain.take_mjai("5p").id for _ in range(4)] == [52, 53, 54, 55]
+        plain.take(*parse_mjai("5pr"))
+    assert [plain.take(*parse_mjai("5p")).id for _ in range(4)] == [52, 53, 54, 55]
     plain.release(Tile(53))
-    assert plain.take_mjai("5p").id == 53
+    assert plain.take(*parse_mjai("5p")).id == 53
     assert len(list(plain.remaining())) == 132
 
 

@@ -10,6 +10,7 @@ from typing import Any, cast
 
 import pytest
 
+from hil.hand_notation import parse_compact
 from rules.outcome import HandContext, ManualValue, Meld, MeldKind, Win
 from rules.ruleset import Ruleset, load_ruleset
 from rules.scoring.zung_jung import (
@@ -23,7 +24,7 @@ from rules.scoring.zung_jung import (
 )
 from rules.scoring.zung_jung_patterns import PATTERNS
 from rules.seats import Seat, Wind
-from rules.tiles import Tile, TileAllocator, parse_compact
+from rules.tiles import Tile, TileAllocator
 
 WMC = load_ruleset("wmc")
 S0, S1, S2, S3 = Seat.S0, Seat.S1, Seat.S2, Seat.S3
@@ -54,7 +55,7 @@ def make_win(
         if kind == "ankan":
             shown.append(Meld(kind, tiles))
         else:
-            shown.append(Meld(kind, tiles, tiles[0], winner.kamicha))
+            shown.append(Meld(kind, tiles, tiles[0], winner.plus(3)))
     in_hand = tuple(alloc.take(k) for k, _ in parse_compact(hand))
     win_kind = parse_compact(win)[0][0]
     win_tile = next(t for t in reversed(in_hand) if t.kind == win_kind)

@@ -122,7 +122,7 @@ def wins(draw: st.DrawFn) -> tuple[Win, HandContext, Deal]:
         if kind == "ankan":
             melds.append(Meld(kind, tiles))
         else:
-            melds.append(Meld(kind, tiles, tiles[0], winner.kamicha))
+            melds.append(Meld(kind, tiles, tiles[0], winner.plus(3)))
     hand = [take(k) for k in deal.concealed]
     hand = list(draw(st.permutations(hand)))
     win_tile = next(t for t in hand if t.kind.value == deal.win_kind)

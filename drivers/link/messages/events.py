@@ -25,7 +25,6 @@ from drivers.link.messages.kinds import (
     Json,
     Layer,
     MessageType,
-    manifest_index,
     tile_from_code,
     tile_to_code,
 )
@@ -218,9 +217,6 @@ class WallManifest:
             if tile is not None and not isinstance(tile, str):
                 raise fail("wall_manifest", f"tile must be an mjai tile or null, got {tile!r}")
             tile_to_code(tile)
-
-    def tile_at(self, seat: int, stack: int, layer: Layer) -> str | None:
-        return self.tiles[manifest_index(seat, stack, layer)]
 
     def payload(self) -> bytes:
         return bytes(tile_to_code(tile) for tile in self.tiles)

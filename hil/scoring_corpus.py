@@ -76,7 +76,7 @@ def generate_hand(rng: random.Random, *, aka: bool = True) -> GeneratedHand:
         roll = rng.random()
         if shape == "run" and roll < 0.25:
             tiles = tuple(take(k) for k in kinds)
-            melds.append(Meld("chi", tiles, tiles[0], winner.kamicha))
+            melds.append(Meld("chi", tiles, tiles[0], winner.plus(3)))
         elif shape == "set" and roll < 0.35:
             kind: MeldKind
             if counts[kinds[0]] == 3 and roll < 0.12:

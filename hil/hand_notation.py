@@ -1,8 +1,8 @@
 """Winning hands written compactly (``"123m406p789s11z"``, 0 = red five, z = honors 1..7 =
 E S W N P F C), turned into :class:`~rules.outcome.Win` objects with distinct physical tiles.
 
-For the referee console (a hand typed in when the table has no sensors), the tests and the
-benchmark. The concealed tiles are given *without* the winning tile, which is named apart, as a
+For the tests (nothing in the daemon reads this notation, so it lives in the test kit). The
+concealed tiles are given *without* the winning tile, which is named apart, as a
 referee reads a hand: "this, won on that".
 """
 
@@ -13,7 +13,35 @@ from typing import Any
 
 from rules.outcome import Meld, MeldKind, Win
 from rules.seats import Seat
-from rules.tiles import Tile, TileAllocator, TileError, parse_compact
+from rules.tiles import Kind, Tile, TileAllocator, TileError
+
+
+def parse_compact(text: str) -> list[tuple[Kind, bool]]:
+    """``"123m0p55s777z"`` style (0 = red five, z = honors 1..7 = E S W N P F C) → kinds.
+    """
+    out: list[tuple[Kind, bool]] = []
+    digits: list[str] = []
+    for ch in text.replace(" ", ""):
+        if ch.isdigit():
+            digits.append(ch)
+            continue
+        if ch not in "mpsz" or not digits:
+            raise TileError(f"bad compact hand {text!r} at {ch!r}")
+        for d in digits:
+            n = int(d)
+            if ch == "z":
+                if not 1 <= n <= 7:
+                    raise TileError(f"honor number must be 1..7 in {text!r}")
+                out.append((Kind(26 + n), False))
+            elif n == 0:
+                out.append((Kind("mps".index(ch) * 9 + 4), True))
+            else:
+                out.append((Kind("mps".index(ch) * 9 + n - 1), False))
+        digits = []
+    if digits:
+        raise TileError(f"compact hand {text!r} ends without a suit letter")
+    return out
+
 
 
 def take(alloc: TileAllocator, text: str) -> tuple[Tile, ...]:
@@ -48,7 +76,7 @@ def win_from_text(
         if len(tiles) != _MELD_SIZE[kind]:
             raise TileError(f"a {kind} holds {_MELD_SIZE[kind]} tiles, got {text!r}")
         called = None if kind == "ankan" else tiles[0]
-        from_seat = None if kind == "ankan" else (loser if loser is not None else winner.kamicha)
+        from_seat = None if kind == "ankan" else (loser if loser is not None else winner.plus(3))
         built.append(Meld(kind=kind, tiles=tiles, called=called, from_seat=from_seat))
     concealed = take(alloc, hand)
     (win_tile,) = take(alloc, win)
