@@ -110,20 +110,22 @@ def _merged(base: Section, over: Section) -> dict[str, Any]:
     return out
 
 
-def daemon_config(table: str, db: Path | str, broker_port: int, *, ruleset: str = "mleague",
-                  link: str | None = None, web: int | None = None,
+def daemon_config(table: str, db: Path | str, broker_port: int | None, *,
+                  ruleset: str = "mleague", link: str | None = None, web: int | None = None,
                   sections: Section | None = None) -> str:
     """The config file ``jantaku run`` reads (docs/config.md), as every test and bench writes
     it: the table ``table`` (``ruleset``), its event log at ``db``, the broker on
-    127.0.0.1:``broker_port``; the table controller on the serial port ``link`` (else none);
-    the web server on 127.0.0.1:``web`` (else off). ``sections`` adds or overrides keys, merged
-    table by table (``{"mqtt": {"keepalive": 10}, "referee": {"users": [...]}}``)."""
+    127.0.0.1:``broker_port`` (None: the config's default port); the table controller on the
+    serial port ``link`` (else none); the web server on 127.0.0.1:``web`` (else off).
+    ``sections`` adds or overrides keys, merged table by table (``{"mqtt": {"keepalive": 10},
+    "referee": {"users": [...]}}``)."""
     device: dict[str, Any] = {"kind": "none"} if link is None else {
         "kind": "serial", "path": link, "baud": 115200}
     base: dict[str, Any] = {
         "table": {"id": table, "ruleset": ruleset},
         "eventlog": {"path": str(db)},
-        "mqtt": {"host": "127.0.0.1", "port": broker_port},
+        "mqtt": {"host": "127.0.0.1"} if broker_port is None else {
+            "host": "127.0.0.1", "port": broker_port},
         "devices": {"table": device},
     }
     if web is not None:
