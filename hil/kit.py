@@ -174,6 +174,20 @@ def reaped(proc: _Proc, grace_s: float = 10.0) -> Iterator[_Proc]:
         reap(proc, grace_s)
 
 
+@contextlib.contextmanager
+def reaped_fork(pid: int) -> Iterator[int]:
+    """A child made by ``os.fork`` (no Popen to reap) is gone when the block ends: SIGKILLed and
+    waited for, unless the block waited for it already (then its pid is not looked at again: no
+    other process can have taken it while it was this process's unwaited child)."""
+    try:
+        yield pid
+    finally:
+        with contextlib.suppress(ChildProcessError):  # waited for in the block
+            if os.waitpid(pid, os.WNOHANG) == (0, 0):  # still running
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+
+
 @contextlib.asynccontextmanager
 async def reaped_async(proc: asyncio.subprocess.Process,
                        grace_s: float = 10.0) -> AsyncIterator[asyncio.subprocess.Process]:
