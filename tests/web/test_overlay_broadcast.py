@@ -21,10 +21,10 @@ from typing import Any
 
 import pytest
 from overlay_moments import Moment, first_moments
-from test_overlay_browser import ServerThread, _wait
+from test_overlay_browser import ServerThread
 
 from hil.browser import chromium, resize, save_screenshot
-from hil.kit import free_port
+from hil.kit import free_port, until_sync
 
 GEOMETRY_JS = """
 const rect = (e) => { const r = e.getBoundingClientRect();
@@ -85,12 +85,12 @@ def server() -> Iterator[ServerThread]:
 
 def _show(driver: Any, server: ServerThread, view: dict[str, Any]) -> dict[str, Any]:
     server.publish(view)
-    _wait(lambda: driver.execute_script(
-        "return window.__jantakuView && window.__jantakuView.seq") == view["seq"],
+    until_sync(lambda: driver.execute_script(
+        "return window.__jantakuView && window.__jantakuView.seq") == view["seq"], 10,
         f"view {view['seq']}")
     # the tile images loaded (for the screenshots; the geometry does not wait for them)
-    _wait(lambda: driver.execute_script(
-        "return [...document.images].every((i) => i.complete)"), "the tile images")
+    until_sync(lambda: driver.execute_script(
+        "return [...document.images].every((i) => i.complete)"), 10, "the tile images")
     geometry: dict[str, Any] = driver.execute_script(GEOMETRY_JS)
     return geometry
 
