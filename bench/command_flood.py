@@ -45,7 +45,15 @@ import aiomqtt  # noqa: E402
 
 from daemon import auth  # noqa: E402
 from daemon.cli.referee import build_command  # noqa: E402
-from hil.kit import die_with_parent, free_port, jantaku, make_ca, reaped, until  # noqa: E402
+from hil.kit import (  # noqa: E402
+    daemon_config,
+    die_with_parent,
+    free_port,
+    jantaku,
+    make_ca,
+    reaped,
+    until,
+)
 
 SHIPPED = REPO / "systemd" / "mosquitto"
 FLOODER = Path(__file__).with_name("command_flooder.py")
@@ -141,31 +149,18 @@ def table_config(work: Path, v: Venue, *, connection: str, tls: bool = False) ->
     """``tls``: the table on the TLS listener (as in a venue), else on the localhost one."""
     (work / "table.pass").write_text(v.passwords[TABLE] + "\n")
     (work / "cmd.pass").write_text(v.passwords[f"cmd.{TABLE}"] + "\n")
-    commands = "" if connection == "shared" else (
-        f'[mqtt.commands]\nusername = "cmd.{TABLE}"\npassword_file = "{work / "cmd.pass"}"\n')
-    return f"""config_version = 1
-[table]
-id = "{TABLE}"
-ruleset = "mleague"
-[eventlog]
-path = "{work / "t01.sqlite"}"
-[mqtt]
-host = "{"localhost" if tls else "127.0.0.1"}"
-port = {v.tls_port if tls else v.port}
-username = "{TABLE}"
-password_file = "{work / "table.pass"}"
-health_interval = 1.0
-{commands}
-{f'[mqtt.tls]{chr(10)}ca = "{work / "etc" / "certs" / "ca.crt"}"' if tls else ""}
-[devices.table]
-kind = "none"
-[[referee.users]]
-name = "alice"
-role = "referee"
-key = "{auth.format_key("alice", PASSWORD, 1000)}"
-[logging]
-level = "info"
-"""
+    mqtt: dict[str, Any] = {
+        "host": "localhost" if tls else "127.0.0.1", "username": TABLE,
+        "password_file": str(work / "table.pass"), "health_interval": 1.0}
+    if connection != "shared":
+        mqtt["commands"] = {"username": f"cmd.{TABLE}", "password_file": str(work / "cmd.pass")}
+    if tls:
+        mqtt["tls"] = {"ca": str(work / "etc" / "certs" / "ca.crt")}
+    return daemon_config(TABLE, work / "t01.sqlite", v.tls_port if tls else v.port, sections={
+        "mqtt": mqtt,
+        "referee": {"users": [
+            {"name": "alice", "role": "referee", "key": auth.format_key("alice", PASSWORD, 1000)}]},
+        "logging": {"level": "info"}})
 
 
 @contextlib.contextmanager

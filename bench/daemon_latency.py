@@ -45,7 +45,7 @@ sys.path.insert(0, str(REPO))
 from daemon.auth import derive_key, format_key  # noqa: E402
 from daemon.cli.referee import build_command, send  # noqa: E402
 from daemon.topics import Topics  # noqa: E402
-from hil.kit import die_with_parent, reaped  # noqa: E402
+from hil.kit import daemon_config, die_with_parent, reaped  # noqa: E402
 from hil.table_controller import PtyTableController, TableController  # noqa: E402
 
 PASSWORD = "bench password"
@@ -121,6 +121,22 @@ def callgrind_toggle(pid: int, on: bool) -> None:
                    stdout=subprocess.DEVNULL)
 
 
+def bench_config(table: str, work: Path, host: str, port: int, tty: Path | str, *,
+                 callgrind: bool) -> str:
+    """The measured daemon: the table on the pty ``tty``, no displays, one referee, warnings
+    only; under callgrind the state and health timers are pushed past the run, so that the count
+    is the events' own."""
+    mqtt: dict[str, Any] = {"host": host}
+    if callgrind:
+        mqtt |= {"state_interval": 60, "health_interval": 3600}
+    return daemon_config(table, work / "bench.sqlite", port, link=str(tty), sections={
+        "mqtt": mqtt,
+        "devices": {"displays": {"honba": "none", "scores": "none", "buzzer": "none"}},
+        "referee": {"users": [
+            {"name": "bench", "role": "referee", "key": format_key("bench", PASSWORD, 1000)}]},
+        "logging": {"level": "warning"}})
+
+
 async def daemon_run(host: str, port: int, n: int, work: Path,
                      idle_s: float = 10.0, callgrind: Path | None = None) -> dict[str, Any]:
     table = f"bench{os.getpid() % 10000}"
@@ -131,32 +147,8 @@ async def daemon_run(host: str, port: int, n: int, work: Path,
     notify.setblocking(False)
     async with PtyTableController(work / "ttyBENCH", ctl) as emulator:
         cfg = work / "bench.toml"
-        cfg.write_text(f"""
-config_version = 1
-[table]
-id = "{table}"
-ruleset = "mleague"
-[eventlog]
-path = "{work}/bench.sqlite"
-[mqtt]
-host = "{host}"
-port = {port}
-{"state_interval = 60" if callgrind else ""}
-{"health_interval = 3600" if callgrind else ""}
-[devices.table]
-kind = "serial"
-path = "{emulator.path}"
-[devices.displays]
-honba = "none"
-scores = "none"
-buzzer = "none"
-[[referee.users]]
-name = "bench"
-role = "referee"
-key = "{format_key("bench", PASSWORD, 1000)}"
-[logging]
-level = "warning"
-""")
+        cfg.write_text(bench_config(table, work, host, port, emulator.path,
+                                    callgrind=callgrind is not None))
         env = {**os.environ, "NOTIFY_SOCKET": str(work / "notify.sock")}
         t_start = time.perf_counter()
         # the daemon's stdout is not the caller's (a script reading --json sees EOF when the bench

@@ -444,34 +444,26 @@ def schema_value(rng: random.Random, node: dict[str, Any], defs: dict[str, Any])
     return random_json(rng)
 
 
+def commands_config() -> str:
+    """The commands target's table: a referee and an operator; no broker, no event log (the
+    target checks commands, it runs no daemon)."""
+    from daemon.auth import format_key
+    from hil.kit import daemon_config
+
+    return daemon_config("fz", "/nonexistent/fz.sqlite", None, sections={"referee": {"users": [
+        {"name": "alice", "role": "referee", "key": format_key("alice", PASSWORD, 1000)},
+        {"name": "bob", "role": "operator", "key": format_key("bob", PASSWORD, 1000)}]}})
+
+
 class CommandsTarget:
     name = "commands"
 
     def __init__(self) -> None:
-        from daemon.auth import derive_key, format_key
+        from daemon.auth import derive_key
         from daemon.config import COMMANDS, parse_config
         from daemon.schema import load
 
-        text = f"""config_version = 1
-[table]
-id = "fz"
-ruleset = "mleague"
-[eventlog]
-path = "/nonexistent/fz.sqlite"
-[mqtt]
-host = "127.0.0.1"
-[devices.table]
-kind = "none"
-[[referee.users]]
-name = "alice"
-role = "referee"
-key = "{format_key('alice', PASSWORD, 1000)}"
-[[referee.users]]
-name = "bob"
-role = "operator"
-key = "{format_key('bob', PASSWORD, 1000)}"
-"""
-        self.config = parse_config(text)
+        self.config = parse_config(commands_config())
         self.keys = {u: derive_key(u, PASSWORD, 1000) for u in ("alice", "bob")}
         self.schema = load("command")
         self.defs = self.schema["$defs"]

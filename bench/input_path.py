@@ -37,6 +37,7 @@ from daemon.engine import load_engine  # noqa: E402
 from daemon.eventlog import EventLog  # noqa: E402
 from daemon.table import Pending, TableCore  # noqa: E402
 from daemon.tracking.records import KIND_MARKER  # noqa: E402
+from hil.kit import daemon_config  # noqa: E402
 
 
 def _bodies(n: int) -> list[dict[str, Any]]:
@@ -62,6 +63,11 @@ def throughput(workdir: Path, n: int, group: int) -> float:
     return n / elapsed
 
 
+def ack_config(db: Path, tty: str) -> str:
+    """The ack bench's daemon: the table on the pty ``tty``; no broker listens on port 1."""
+    return daemon_config("bench-ack", db, 1, link=tty)
+
+
 async def ack_latency(workdir: Path, burst: int) -> dict[str, Any]:
     from daemon.config import parse_config
     from daemon.devices import TableLinkDriver, build_drivers
@@ -77,20 +83,7 @@ async def ack_latency(workdir: Path, burst: int) -> dict[str, Any]:
     tty.setraw(slave, termios.TCSANOW)
     path = os.ttyname(slave)
     db = workdir / f"ack-{time.monotonic_ns()}.sqlite"
-    config = parse_config(f"""
-config_version = 1
-[table]
-id = "bench-ack"
-ruleset = "mleague"
-[eventlog]
-path = "{db}"
-[mqtt]
-host = "127.0.0.1"
-port = 1
-[devices.table]
-kind = "serial"
-path = "{path}"
-""")
+    config = parse_config(ack_config(db, path))
     service = Service(config, load_engine(), drivers=build_drivers(config), ready_timeout=0.1)
     loop = asyncio.get_running_loop()
     ctl = Endpoint(Role.CONTROLLER, boot_id=0x1234)

@@ -35,6 +35,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from hil.kit import reaped
 from rules.records import import_record
 from rules.records.replay import replay, verify
 from rules.ruleset import load_ruleset
@@ -182,11 +183,13 @@ def _run_measured(cmd: list[str], env: dict[str, str]) -> tuple[float, float, st
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
                             cwd=tempfile.gettempdir())
-    assert proc.stdout is not None
-    out = proc.stdout.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t0
-    proc.returncode = os.waitstatus_to_exitcode(status)
+    with reaped(proc, grace_s=0):  # an interrupted bench leaves no replay running
+        assert proc.stdout is not None
+        out = proc.stdout.read()
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        # wait4 reaped it: the returncode tells Popen (and the reaper) so
+        proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
         raise SystemExit(f"{cmd[0]} exited {proc.returncode}: {out.decode()[-500:]}")
     return usage.ru_utime + usage.ru_stime, wall, out.decode()

@@ -132,7 +132,7 @@ def _resolve(fut: asyncio.Future[float], loop: asyncio.AbstractEventLoop) -> Non
 def bare_python(seconds: float) -> dict[str, float]:
     """RSS and start time of an interpreter that imports aiomqtt (the daemon's floor)."""
     t0 = time.perf_counter()
-    subprocess.run([PY, "-c", "import aiomqtt, sqlite3"], check=True)
+    subprocess.run([PY, "-c", "import aiomqtt, sqlite3"], check=True, timeout=60)
     start = time.perf_counter() - t0
     proc = subprocess.Popen([PY, "-c", "import aiomqtt, sqlite3, time; time.sleep(60)"])
     try:

@@ -29,7 +29,7 @@ from typing import Any
 
 import venue_kit
 
-from hil.kit import free_port
+from hil.kit import die_with_parent, free_port, reap
 from hil.netfault import TcpProxy
 
 VENUE_SCRIPT = Path(__file__).with_name("venue.py")
@@ -92,19 +92,14 @@ class Mosquitto:
         self.proc = subprocess.Popen(
             [venue_kit.MOSQUITTO, "-c", str(self.conf)],
             stdout=open(self.work / f"{self.name}.log", "ab"),  # noqa: SIM115
-            stderr=subprocess.STDOUT,
+            stderr=subprocess.STDOUT, preexec_fn=die_with_parent,
         )
         venue_kit.wait_port(self.port)
 
     def stop(self) -> None:
         if self.proc is None:
             return
-        self.proc.send_signal(signal.SIGTERM)  # saves the persistence file
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        reap(self.proc, 10)  # SIGTERM first: it saves the persistence file
         self.proc = None
 
 
@@ -200,10 +195,11 @@ async def retained_states(port: int, tables: list[str], timeout: float) -> set[s
 
 
 def spawn_tables(
-    plan: Plan, work: Path, port: int
-) -> tuple[list[str], list[Any], int, list[float]]:
+    plan: Plan, work: Path, port: int, procs: list[subprocess.Popen[bytes]]
+) -> tuple[list[str], int, list[float]]:
+    """Start the tables' daemons into ``procs`` (the caller's: each is stopped even if a later
+    one fails to start)."""
     tables = [f"v{plan.tables:03d}-{i:03d}" for i in range(plan.tables)]
-    procs: list[subprocess.Popen[bytes]] = []
     inputs = 0
     scripts: dict[int, list[list[Any]]] = {}
     for i in range(len(tables)):
@@ -226,9 +222,14 @@ def spawn_tables(
              str(offsets[i])],
             stdout=subprocess.DEVNULL,
             stderr=open(work / f"{table}.log", "wb"),  # noqa: SIM115
-            preexec_fn=venue_kit.normal_priority if plan.isolate else None,
+            preexec_fn=_isolated_child if plan.isolate else die_with_parent,
         ))
-    return tables, procs, inputs, offsets
+    return tables, inputs, offsets
+
+
+def _isolated_child() -> None:
+    venue_kit.normal_priority()
+    die_with_parent()
 
 
 def stop_all(procs: list[Any], brokers: list[Mosquitto]) -> None:
@@ -254,50 +255,49 @@ async def _run(plan: Plan, work: Path) -> dict[str, Any]:
     brokers: list[Mosquitto] = []
     procs: list[Any] = []
     async with contextlib.AsyncExitStack() as stack:
+        # every broker and table started is stopped however this ends (the lists fill below)
+        stack.callback(stop_all, procs, brokers)
         central: Mosquitto | None = None
         proxy: TcpProxy | None = None
         if plan.fault == "bridge-outage":
             central = Mosquitto(work, "central")
-            central.start()
             brokers.append(central)
+            central.start()
             proxy = await stack.enter_async_context(TcpProxy(central.port))
         extra = bridge_conf(proxy.port) if proxy is not None else ""
         site = Mosquitto(work, "venue", extra)
-        site.start()
         brokers.insert(0, site)
-        try:
-            tables, procs, inputs, offsets = spawn_tables(plan, work, site.port)
-            if plan.isolate:
-                for b in brokers:
-                    assert b.proc is not None
-                    os.setpriority(os.PRIO_PROCESS, b.proc.pid, -10)
-                os.setpriority(os.PRIO_PROCESS, 0, -10)
-            t_spawn = time.monotonic()
-            await venue_kit.wait_online(site.port, tables, timeout=60 + plan.tables * 2.0)
-            result: dict[str, Any] = {
-                "all_ready_s": round(time.monotonic() - t_spawn, 2),
-                # the tables' own starts after "go" (0 for all: --start together)
-                "start_offset_max_s": round(max(offsets, default=0.0), 1),
-            }
-            got = Received()
-            ready = asyncio.Event()
-            sub_port, topic = (site.port, "jantaku/v1/+/events")
-            if central is not None:
-                sub_port, topic = (central.port, f"venue/{VENUE}/jantaku/v1/+/events")
-            sub = asyncio.create_task(subscribe(sub_port, topic, got, ready))
-            await asyncio.wait_for(ready.wait(), 20)
-            # the machine's load beside the figures (other jobs distort absolute latencies)
-            result["loadavg_start"] = round(os.getloadavg()[0], 2)
-            result |= await _play(plan, work, tables, procs, site, proxy, got)
-            result["loadavg_end"] = round(os.getloadavg()[0], 2)
-            sub.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await sub
-            out = result | _verify(plan, work, tables, inputs, got)
-            out["events_per_s"] = round(out["events"] / out["play_s"], 1) if out["play_s"] else 0
-            return out
-        finally:
-            stop_all(procs, brokers)
+        site.start()
+        tables, inputs, offsets = spawn_tables(plan, work, site.port, procs)
+        if plan.isolate:
+            for b in brokers:
+                assert b.proc is not None
+                os.setpriority(os.PRIO_PROCESS, b.proc.pid, -10)
+            os.setpriority(os.PRIO_PROCESS, 0, -10)
+        t_spawn = time.monotonic()
+        await venue_kit.wait_online(site.port, tables, timeout=60 + plan.tables * 2.0)
+        result: dict[str, Any] = {
+            "all_ready_s": round(time.monotonic() - t_spawn, 2),
+            # the tables' own starts after "go" (0 for all: --start together)
+            "start_offset_max_s": round(max(offsets, default=0.0), 1),
+        }
+        got = Received()
+        ready = asyncio.Event()
+        sub_port, topic = (site.port, "jantaku/v1/+/events")
+        if central is not None:
+            sub_port, topic = (central.port, f"venue/{VENUE}/jantaku/v1/+/events")
+        sub = asyncio.create_task(subscribe(sub_port, topic, got, ready))
+        await asyncio.wait_for(ready.wait(), 20)
+        # the machine's load beside the figures (other jobs distort absolute latencies)
+        result["loadavg_start"] = round(os.getloadavg()[0], 2)
+        result |= await _play(plan, work, tables, procs, site, proxy, got)
+        result["loadavg_end"] = round(os.getloadavg()[0], 2)
+        sub.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await sub
+        out = result | _verify(plan, work, tables, inputs, got)
+        out["events_per_s"] = round(out["events"] / out["play_s"], 1) if out["play_s"] else 0
+        return out
 
 
 async def _play(

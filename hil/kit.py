@@ -117,20 +117,22 @@ def _merged(base: Section, over: Section) -> dict[str, Any]:
     return out
 
 
-def daemon_config(table: str, db: Path | str, broker_port: int, *, ruleset: str = "mleague",
-                  link: str | None = None, web: int | None = None,
+def daemon_config(table: str, db: Path | str, broker_port: int | None, *,
+                  ruleset: str = "mleague", link: str | None = None, web: int | None = None,
                   sections: Section | None = None) -> str:
     """The config file ``jantaku run`` reads (docs/config.md), as every test and bench writes
     it: the table ``table`` (``ruleset``), its event log at ``db``, the broker on
-    127.0.0.1:``broker_port``; the table controller on the serial port ``link`` (else none);
-    the web server on 127.0.0.1:``web`` (else off). ``sections`` adds or overrides keys, merged
-    table by table (``{"mqtt": {"keepalive": 10}, "referee": {"users": [...]}}``)."""
+    127.0.0.1:``broker_port`` (None: the config's default port); the table controller on the
+    serial port ``link`` (else none); the web server on 127.0.0.1:``web`` (else off).
+    ``sections`` adds or overrides keys, merged table by table (``{"mqtt": {"keepalive": 10},
+    "referee": {"users": [...]}}``)."""
     device: dict[str, Any] = {"kind": "none"} if link is None else {
         "kind": "serial", "path": link, "baud": 115200}
     base: dict[str, Any] = {
         "table": {"id": table, "ruleset": ruleset},
         "eventlog": {"path": str(db)},
-        "mqtt": {"host": "127.0.0.1", "port": broker_port},
+        "mqtt": {"host": "127.0.0.1"} if broker_port is None else {
+            "host": "127.0.0.1", "port": broker_port},
         "devices": {"table": device},
     }
     if web is not None:
@@ -177,6 +179,20 @@ def reaped(proc: _Proc, grace_s: float = 10.0) -> Iterator[_Proc]:
         yield proc
     finally:
         reap(proc, grace_s)
+
+
+@contextlib.contextmanager
+def reaped_fork(pid: int) -> Iterator[int]:
+    """A child made by ``os.fork`` (no Popen to reap) is gone when the block ends: SIGKILLed and
+    waited for, unless the block waited for it already (then its pid is not looked at again: no
+    other process can have taken it while it was this process's unwaited child)."""
+    try:
+        yield pid
+    finally:
+        with contextlib.suppress(ChildProcessError):  # waited for in the block
+            if os.waitpid(pid, os.WNOHANG) == (0, 0):  # still running
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
 
 
 @contextlib.asynccontextmanager

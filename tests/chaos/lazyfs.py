@@ -334,6 +334,8 @@ class Mount:
         deadline = time.monotonic() + 20
         while not os.path.ismount(self.mount):
             if self._proc.poll() is not None or time.monotonic() > deadline:
+                self._proc.kill()  # no __exit__ follows a failed __enter__
+                self._proc.wait()
                 raise RuntimeError(f"lazyfs did not mount {self.mount}")
             time.sleep(0.02)
         return self

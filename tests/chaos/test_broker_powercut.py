@@ -43,7 +43,7 @@ def _retained_after_a_cut(tmp_path: Path, *, dirsync: bool) -> int:
         try:
             for i in range(RETAINED):
                 subprocess.run([PUB, "-p", str(broker.port), "-q", "1",
-                                "-r", "-t", f"t/{i}", "-m", f"v{i}"], check=True)
+                                "-r", "-t", f"t/{i}", "-m", f"v{i}"], check=True, timeout=30)
             deadline = time.monotonic() + 10
             while broker.log().count("Saving in-memory database") < 2:
                 assert time.monotonic() < deadline, broker.log()
@@ -54,7 +54,7 @@ def _retained_after_a_cut(tmp_path: Path, *, dirsync: bool) -> int:
             fs.cut()
             broker.start()
             out = subprocess.run([SUB, "-p", str(broker.port), "-t", "t/#",
-                                  "-W", "1", "-v"], capture_output=True, text=True)
+                                  "-W", "1", "-v"], capture_output=True, text=True, timeout=30)
             return len(out.stdout.splitlines())
         finally:
             broker.stop()

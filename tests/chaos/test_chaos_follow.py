@@ -26,6 +26,7 @@ import pytest
 
 from daemon.disclosure import public_event
 from daemon.eventlog import EventLog
+from hil.kit import reap
 
 logdir = chaos_kit.logdir
 
@@ -114,8 +115,8 @@ async def test_follow_prints_every_event_once_through_two_broker_kills(
         time.sleep(0.2)
     finally:
         for f in (first, second, full):
-            if f is not None and f.proc.poll() is None:
-                f.proc.kill()
+            if f is not None:
+                reap(f.proc, grace_s=0)  # killed and waited for
         if daemon.alive:
             daemon.terminate()
         await peer.close()

@@ -30,7 +30,7 @@ import kill9_child
 import pytest
 import test_daemon_kill9 as harness
 
-from hil.kit import SLOW
+from hil.kit import SLOW, reap, reaped_fork
 
 logdir = chaos_kit.logdir  # the fixture: event logs on tmpfs
 
@@ -82,21 +82,20 @@ def test_kill9_forked_core_at_hundreds_of_points(logdir: Path, tmp_path: Path) -
         acked = 0
         while kills < FORK_KILLS:
             pid, fd = _fork_child(db, script_file, 7)
-            reader = os.fdopen(fd, "r")
-            if rng.random() < 0.15:
-                time.sleep(rng.uniform(0.0, 0.02))  # during recovery
-            else:
-                target = acked + rng.randint(1, 6)
-                while line := reader.readline():
-                    a, done = _acked(line)
-                    acked = max(acked, a)
-                    if acked >= target or done:
-                        break
-                time.sleep(rng.uniform(0.0, 0.002))  # inside the next input
-            os.kill(pid, signal.SIGKILL)
-            _, status = os.waitpid(pid, 0)
-            rest = reader.read()
-            reader.close()
+            with reaped_fork(pid), os.fdopen(fd, "r") as reader:
+                if rng.random() < 0.15:
+                    time.sleep(rng.uniform(0.0, 0.02))  # during recovery
+                else:
+                    target = acked + rng.randint(1, 6)
+                    while line := reader.readline():
+                        a, done = _acked(line)
+                        acked = max(acked, a)
+                        if acked >= target or done:
+                            break
+                    time.sleep(rng.uniform(0.0, 0.002))  # inside the next input
+                os.kill(pid, signal.SIGKILL)
+                _, status = os.waitpid(pid, 0)
+                rest = reader.read()
             acked = max(acked, _acked(rest)[0])
             kills += os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
             n = harness.check(db, acked, snaps, counts, events)
@@ -104,9 +103,9 @@ def test_kill9_forked_core_at_hundreds_of_points(logdir: Path, tmp_path: Path) -
                 break
         # the game played to its end: it ends exactly like the uninterrupted reference
         pid, fd = _fork_child(db, script_file, 7)
-        with os.fdopen(fd, "r") as reader:
+        with reaped_fork(pid), os.fdopen(fd, "r") as reader:
             out = reader.read()
-        os.waitpid(pid, 0)
+            os.waitpid(pid, 0)
         assert "DONE" in out
         assert harness.check(db, total, snaps, counts, events) == total
     print(f"{kills} kills over {games} games")
@@ -137,11 +136,13 @@ async def test_kill9_whole_daemon_during_play(logdir: Path, tmp_path: Path) -> N
     script.write_text(json.dumps([[i / 40, b] for i, b in enumerate(body)]))
     go, done, log = tmp_path / "go", tmp_path / "done", tmp_path / "daemon.log"
     go.write_text("go")
+    started: list[subprocess.Popen[bytes]] = []
     try:
         async with chaos_kit.event_collector(broker.port, table) as collector:
             kills = 0
             while True:
                 proc = _daemon(config, script, go, done, log)
+                started.append(proc)
                 if kills >= DAEMON_KILLS:
                     break
                 # a random moment: at start-up, recovery, or anywhere in the play
@@ -174,6 +175,8 @@ async def test_kill9_whole_daemon_during_play(logdir: Path, tmp_path: Path) -> N
         assert recovered, "no start logged its recovery"
         print(f"{kills} daemon kills, {ref.last_seq} events, {dups} duplicates dropped")
     finally:
+        for p in started:  # the last one, when a check failed before its SIGTERM
+            reap(p, grace_s=0)
         broker.stop()
 
 

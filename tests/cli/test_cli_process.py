@@ -6,6 +6,7 @@ be replayed."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 from pathlib import Path
@@ -15,6 +16,7 @@ from console_script import jantaku_command
 from sensorless_log import sensorless_log
 
 from daemon.cli import COMMANDS
+from hil.kit import reaped
 
 JANTAKU = jantaku_command()
 
@@ -40,16 +42,19 @@ WALL = ["wall", "--ruleset", "mleague", "--dealer", "0", "--dice", "3", "4"]
 @pytest.mark.parametrize("args", [["rulesets"], ["rulesets", "show", "wmc"], ["--help"],
                                   ["--version"], WALL])
 def test_a_reader_that_stops_early_gets_no_traceback(args: list[str]) -> None:
-    p = into_closed_pipe(args)
-    _, err = p.communicate(timeout=60)
+    with reaped(into_closed_pipe(args), grace_s=0) as p:  # killed on the timeout too
+        _, err = p.communicate(timeout=60)
     assert err.decode() == "", err.decode()
     assert p.returncode == 141  # 128 + SIGPIPE, what a shell reports for `ls | head`
 
 
 def test_every_command_s_help_into_a_closed_pipe_is_quiet() -> None:
-    procs = {name: into_closed_pipe([name, "--help"]) for name in COMMANDS}
+    with contextlib.ExitStack() as started:  # every one is gone on a failure or timeout too
+        procs = {name: started.enter_context(reaped(into_closed_pipe([name, "--help"]), 0))
+                 for name in COMMANDS}
+        outs = {name: p.communicate(timeout=120)[1] for name, p in procs.items()}
     for name, p in procs.items():
-        _, err = p.communicate(timeout=120)
+        err = outs[name]
         assert "Traceback" not in err.decode() and "BrokenPipeError" not in err.decode(), (
             name, err.decode())
         assert p.returncode in (0, 141), (name, p.returncode, err.decode())

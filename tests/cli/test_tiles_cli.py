@@ -3,10 +3,13 @@ reader, resume, refusals; ``detect`` on a composed image."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,6 +17,7 @@ import pytest
 from drivers.tiles.detector import load_detector
 from drivers.tiles.enroll import Enrolment, load, save
 from hil.camera_emulator import Shot, render_shot
+from hil.kit import reaped
 from hil.rfid_emulator import SerialReaderEmulator
 from rules.tiles import Kind, Tile
 
@@ -24,6 +28,25 @@ CLI = [sys.executable, "-c", "import sys; from daemon.cli import main; sys.exit(
 def jantaku(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     return subprocess.run([*CLI, "tiles", *args], input=stdin,
                           capture_output=True, text=True, cwd=ROOT, timeout=60)
+
+
+@contextlib.contextmanager
+def enrolling(state: Path, *reader: str) -> Iterator[subprocess.Popen[str]]:
+    """``jantaku tiles enroll STATE READER...`` as a process, gone (SIGKILL) when the block ends;
+    killed after 60 s too, so that a read of its output that would block for good gets EOF (the
+    hang guard of a test that reads it line by line)."""
+    proc = subprocess.Popen(
+        [*CLI, "tiles", "enroll", str(state), *reader],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    guard = threading.Timer(60, proc.kill)
+    guard.start()
+    try:
+        with reaped(proc, grace_s=0):
+            yield proc
+    finally:
+        guard.cancel()
 
 
 def tag(i: int) -> str:
@@ -80,23 +103,17 @@ def test_enrolment_from_an_emulated_serial_reader_completes_the_set(tmp_path: Pa
     save(full, state)
     emu = SerialReaderEmulator(tmp_path / "by-path" / "usb-rfid-port0")
     emu.plug()
-    proc = subprocess.Popen(
-        [*CLI, "tiles", "enroll", str(state), "--serial", str(emu.path)],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
     try:
-        assert proc.stderr is not None
-        assert proc.stderr.readline().startswith("reader connected: ")
-        emu.write(b"\xffnoise")
-        emu.tag(tag(5))  # already enrolled: refused
-        emu.bad_checksum(tag(134))  # never enrolled
-        emu.tag(tag(134))
-        emu.tag(tag(135))
-        out, err = proc.communicate(timeout=30)
+        with enrolling(state, "--serial", str(emu.path)) as proc:
+            assert proc.stderr is not None
+            assert proc.stderr.readline().startswith("reader connected: ")
+            emu.write(b"\xffnoise")
+            emu.tag(tag(5))  # already enrolled: refused
+            emu.bad_checksum(tag(134))  # never enrolled
+            emu.tag(tag(134))
+            emu.tag(tag(135))
+            out, err = proc.communicate(timeout=30)
     finally:
-        if proc.poll() is None:
-            proc.kill()
         emu.unplug()
     assert proc.returncode == 0, err
     assert "reader garbage: " in err and "reader bad-checksum: " in err
@@ -143,26 +160,20 @@ def test_enrolment_from_an_emulated_keyboard_reader(tmp_path: Path) -> None:
     state = tmp_path / "set.json"
     emu = KeyboardReaderEmulator(tmp_path / "by-path" / "usb-0:1.1:1.0-event-kbd")
     emu.plug()
-    proc = subprocess.Popen(
-        [*CLI, "tiles", "enroll", str(state), "--evdev", str(emu.path)],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
     try:
-        assert proc.stdout is not None and proc.stderr is not None
-        assert proc.stderr.readline().startswith("reader connected: ")
-        assert proc.stderr.readline().startswith("reader grab-failed: EVIOCGRAB")
-        emu.tag("04A1B2C3")
-        emu.keys("04XY")  # garbage: shown, not enrolled
-        emu.tag("04A1B2C4")
-        lines: list[str] = []
-        while not any(ln.startswith("scan 1m copy 3 of 4") for ln in lines):
-            line = proc.stdout.readline()
-            assert line, f"enrol ended early: {lines}"
-            lines.append(line.strip())
-        assert "reader garbage: " in proc.stderr.readline()
+        with enrolling(state, "--evdev", str(emu.path)) as proc:  # killed when the block ends
+            assert proc.stdout is not None and proc.stderr is not None
+            assert proc.stderr.readline().startswith("reader connected: ")
+            assert proc.stderr.readline().startswith("reader grab-failed: EVIOCGRAB")
+            emu.tag("04A1B2C3")
+            emu.keys("04XY")  # garbage: shown, not enrolled
+            emu.tag("04A1B2C4")
+            lines: list[str] = []
+            while not any(ln.startswith("scan 1m copy 3 of 4") for ln in lines):
+                line = proc.stdout.readline()
+                assert line, f"enrol ended early: {lines}"
+                lines.append(line.strip())
+            assert "reader garbage: " in proc.stderr.readline()
     finally:
-        proc.kill()
-        proc.wait(timeout=10)
         emu.unplug()
     assert load(state).by_tile == {Tile(0): "04A1B2C3", Tile(1): "04A1B2C4"}

@@ -131,13 +131,17 @@ def config_text(
     iterations: int = 1000,
     full_check_below: int = 100_000,
     link: str | None = None,
+    timing_scale: float | None = None,
+    web: int | None = None,
 ) -> str:
     """The daemon tests' config (hil.kit.daemon_config); ``extra_mqtt``: TOML lines added to
     ``[mqtt]`` (its keys, or sub-tables such as ``[mqtt.commands]``); ``link``: the table on that
-    serial port."""
+    serial port, its link timings x ``timing_scale``; ``web``: the web server on that port."""
     mqtt = {"host": host, "protocol": protocol, "keepalive": 10, "health_interval": 1.0,
             **tomllib.loads("[mqtt]\n" + extra_mqtt)["mqtt"]}
-    return daemon_config(table, db, port, link=link, sections={
+    devices = {} if timing_scale is None else {"table": {"timing_scale": timing_scale}}
+    return daemon_config(table, db, port, link=link, web=web, sections={
+        "devices": devices,
         "eventlog": {"checkpoint_every": checkpoint_every, "full_check_below": full_check_below},
         "mqtt": mqtt,
         "referee": {"users": [

@@ -23,6 +23,8 @@ import aiomqtt
 import daemon_kit
 from test_daemon_broker_security import PASSWORDS, make_ca
 
+from hil.kit import reap
+
 DATA = daemon_kit.REPO / "tests" / "data" / "mosquitto"
 SHIPPED = daemon_kit.REPO / "systemd" / "mosquitto"
 
@@ -89,8 +91,7 @@ def test_the_shipped_files_start_under_the_stock_main_config(tmp_path: Path) -> 
         # written after ~10 changes, at the stock file's persistence_location
         assert db.exists(), (tmp_path / "log" / "mosquitto.log").read_text()
     finally:
-        proc.terminate()
-        proc.wait(10)
+        reap(proc, 10)  # SIGTERM, SIGKILL if it is still there after 10 s
     log = (tmp_path / "log" / "mosquitto.log").read_text()
     # the one error is the bridge's: its centre (a closed port here) does not answer
     errors = [ln for ln in log.splitlines() if "Error" in ln and "bridge" not in ln]

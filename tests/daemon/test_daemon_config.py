@@ -129,6 +129,7 @@ def test_check_flag_and_the_shipped_example(tmp_path: Path) -> None:
         [sys.executable, str(daemon_kit.RUN_DAEMON), "run", "--config", str(cfg), "--check"],
         capture_output=True,
         text=True,
+        timeout=60,  # a hang guard: --check must not start the daemon
     )
     assert result.returncode == 0, result.stderr
     # the example parses (its device and secret files are the venue's)

@@ -18,7 +18,7 @@ from daemon import auth
 from daemon.cli.referee import build_command, send
 from daemon.eventlog import EventLog
 from daemon.topics import Topics
-from hil.kit import bounded
+from hil.kit import bounded, reap
 
 ALICE = auth.derive_key("alice", daemon_kit.REFEREE_PASSWORD, 1000)
 RESTARTS = bounded(2, 12)
@@ -89,8 +89,7 @@ async def test_kill9_of_the_daemon_under_load(tmp_path: Path, broker: daemon_kit
             assert reply is not None and reply["status"] == "ok", reply
             acked["last"] = -100
         finally:
-            proc.terminate()
-            proc.wait(20)
+            reap(proc, 20)  # SIGTERM, SIGKILL if it is still there after 20 s
         log = EventLog(db, table)
         try:
             records = list(log.records())
@@ -110,6 +109,6 @@ async def test_kill9_of_the_daemon_under_load(tmp_path: Path, broker: daemon_kit
         assert seen == list(range(1, total + 1))
     verify = subprocess.run(
         [sys.executable, str(daemon_kit.RUN_DAEMON), "log", "verify", "--db", str(db)],
-        capture_output=True, text=True,
+        capture_output=True, text=True, timeout=120,
     )
     assert verify.returncode == 0, verify.stdout + verify.stderr

@@ -22,6 +22,7 @@ from daemon.cli.referee import build_command, send
 from daemon.config import Config
 from daemon.group_writer import body_text
 from daemon.service import Service
+from hil.kit import reaped_async
 from rules import inputs as ri
 from rules.inputs import input_to_compact_json
 
@@ -229,7 +230,8 @@ async def test_jantaku_referee_cli(config: Config, tmp_path: Any) -> None:
             stderr=subprocess.PIPE,
             env=env,
         )
-        out, err = await proc.communicate()
+        async with reaped_async(proc):  # gone on a timeout or failure too
+            out, err = await asyncio.wait_for(proc.communicate(), 60)
         assert proc.returncode == 0, err.decode()
         assert json.loads(out)["status"] == "ok"
         proc = await asyncio.create_subprocess_exec(
@@ -241,7 +243,8 @@ async def test_jantaku_referee_cli(config: Config, tmp_path: Any) -> None:
             stderr=subprocess.PIPE,
             env=env,
         )
-        out, err = await proc.communicate()
+        async with reaped_async(proc):
+            out, err = await asyncio.wait_for(proc.communicate(), 60)
         assert proc.returncode == 1
         assert json.loads(out)["error"]["code"] == "bad_args"
         assert _inputs(service) == 1

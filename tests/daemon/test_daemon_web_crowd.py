@@ -10,23 +10,20 @@ validates against the schema).
 
 Bounded: the crowd stays 6 s against a ``header_timeout_seconds`` of 3 s, so the slow ones are
 cut off and come back during the run (``JANTAKU_SLOW=1``: a minute against the default 10 s).
-How long the victim waits is printed (``-s``), not bounded: speed is bench/'s.
+How long the victim waits is printed (``-s``), not bounded: bench/web_crowd.py measures it beside
+the same request on an idle daemon (the crowd is that bench's).
 """
 
 from __future__ import annotations
 
-import contextlib
 import http.client
 import json
 import os
 import resource
-import selectors
-import socket
 import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import daemon_kit
@@ -35,68 +32,17 @@ import paho.mqtt.client as paho
 from daemon import schema
 from hil.kit import SLOW
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+
+from web_crowd import ATTACKER, VICTIM, Crowd
+
 LIMIT = 512
 CROWD = 2000
 CROWD_S = 60.0 if SLOW else 6.0
 #: the bounded form cuts the slow connections off sooner, as a site may (docs/daemon.md, web limits)
 HEADER_TIMEOUT = "" if SLOW else "header_timeout_seconds = 3\n"
-ATTACKER, VICTIM = "127.0.0.1", "127.0.0.2"
 #: seconds a victim's request may hang before it fails (a broken build, not a slow one)
 HANG_GUARD_S = 15.0
-
-
-@dataclass
-class Crowd:
-    """``CROWD`` connections from ``ATTACKER``, reopened when closed: odd ones send one header
-    byte every half second (slowloris), one in four a bad request at once (each answered 400,
-    a line in aiohttp's logs), the rest stay idle."""
-
-    port: int
-    stop: threading.Event = field(default_factory=threading.Event)
-    opened: int = 0
-    closed_by_server: int = 0
-
-    def _open(self, sel: selectors.DefaultSelector, i: int) -> None:
-        s = socket.socket()
-        s.setblocking(False)
-        s.bind((ATTACKER, 0))
-        with contextlib.suppress(BlockingIOError):
-            s.connect((ATTACKER, self.port))
-        sel.register(s, selectors.EVENT_READ, i)
-        self.opened += 1
-        if i % 4 == 2:
-            with contextlib.suppress(OSError):
-                s.send(b"NOT\x01HTTP\r\n\r\n")
-
-    def run(self) -> None:
-        sel = selectors.DefaultSelector()
-        for i in range(CROWD):
-            self._open(sel, i)
-        next_trickle = time.monotonic()
-        while not self.stop.is_set():
-            for key, _ in sel.select(0.05):
-                s = key.fileobj
-                assert isinstance(s, socket.socket)
-                try:
-                    data = s.recv(4096)
-                except OSError:
-                    data = b""
-                if not data:  # reset or closed by the daemon: come back at once
-                    self.closed_by_server += 1
-                    sel.unregister(s)
-                    s.close()
-                    self._open(sel, key.data)
-            if time.monotonic() >= next_trickle:
-                next_trickle += 0.5
-                for key in list(sel.get_map().values()):
-                    if key.data % 2:
-                        s = key.fileobj
-                        assert isinstance(s, socket.socket)
-                        with contextlib.suppress(OSError):
-                            s.send(b"GET /console/ HTTP/1.1\r\nHost: x\r\n" if s.fileno() % 7
-                                   == 0 else b"X")
-        for key in list(sel.get_map().values()):
-            key.fileobj.close()  # type: ignore[union-attr]
 
 
 def _get(port: int, path: str) -> float:
@@ -165,7 +111,7 @@ def test_a_crowd_of_idle_and_slowloris_connections(tmp_path: Path) -> None:
             assert time.monotonic() < deadline and proc.poll() is None, log.read_text()
             time.sleep(0.1)
         _get(web_port, "/console/")
-        crowd = Crowd(web_port)
+        crowd = Crowd(web_port, CROWD)
         attack = threading.Thread(target=crowd.run, daemon=True)
         log_before = log.stat().st_size
         started = time.monotonic()

@@ -24,7 +24,7 @@ import pytest
 
 import rules.events as rules_events
 from daemon import disclosure, schema
-from hil.kit import SLOW
+from hil.kit import SLOW, reaped_async
 
 SHIPPED = daemon_kit.REPO / "systemd" / "mosquitto"
 #: the hands watched: four in CI (hundreds of draws, the hands' riichi, calls, wins and draws),
@@ -218,11 +218,12 @@ async def test_overlay_account_sees_no_concealed_fact_through_a_demo_game(
                 return any(b'"game_ended"' in p for p in got) or (
                     HANDS is not None and sum(b'"hand_ended"' in p for p in got) >= HANDS)
 
-            try:
-                await private.wait_for(ended, 240)
-            finally:
-                proc.send_signal(signal.SIGINT)
-                assert await asyncio.wait_for(proc.wait(), 60) == 0
+            async with reaped_async(proc):  # gone even if it outlives SIGINT's 60 s
+                try:
+                    await private.wait_for(ended, 240)
+                finally:
+                    proc.send_signal(signal.SIGINT)
+                    assert await asyncio.wait_for(proc.wait(), 60) == 0
             await asyncio.sleep(0.5)
             task.cancel()
     finally:

@@ -157,11 +157,8 @@ until = functools.partial(kit_until, interval=0.2)
 
 def daemon_config(tmp: Path, table: str, port: int, tty: str, web_port: int | None) -> Path:
     cfg = tmp / "table.toml"
-    text = outside.serial_config(table=table, db=tmp / "table.sqlite", port=port, tty=tty)
-    text = text.replace("baud = 115200", f"baud = 115200\ntiming_scale = {SCALE}")
-    if web_port is not None:
-        text += f'\n[web]\nhost = "127.0.0.1"\nport = {web_port}\n'
-    cfg.write_text(text)
+    cfg.write_text(outside.serial_config(table=table, db=tmp / "table.sqlite", port=port, tty=tty,
+                                         timing_scale=SCALE, web=web_port))
     return cfg
 
 

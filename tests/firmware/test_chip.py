@@ -4,8 +4,9 @@ firmware), against the real ``jantaku run``:
 * the boot race: every host ``hello`` carries byte 0x03 (Ctrl-C to MicroPython while main.py
   starts); the daemon says hello every 0.2 s from the moment the board's USB port appears, on a
   cold boot and after each reset (RUN pin, watchdog; with ``JANTAKU_SLOW=1`` also its own reset
-  and power cycles, four rounds); the board answers every time, within seconds, never in the
-  REPL (before the fix it stopped in the raw REPL for good);
+  and power cycles, four rounds); the board answers every time from the boot the reset began
+  (no second boot), never in the REPL (before the fix it stopped in the raw REPL for good); how
+  long it took only prints (-s): the emulator's speed under the machine's load, not the Pico's;
 * every reset is reported: the board's first event says why it started (RUN pin, power-on,
   watchdog, its own reset) and how many unsent events went with its RAM, and the daemon's log,
   health and console say "controller reset (watchdog): its unsent events were lost (3)";
@@ -42,11 +43,26 @@ def held_presses(c: Chip) -> int:
     return sum(1 for r in c.rows() if r.source.startswith("button:"))
 
 
-async def reset_while_the_host_says_hello(c: Chip, how: str, cause: str) -> float:
-    """Reset the board under a connected daemon; returns the seconds until it answered."""
+def board_said(c: Chip, skip: int = 0) -> tuple[bytes, int]:
+    """What the board sent on its USB port after the wire log's first ``skip`` lines, and the
+    log's length now."""
+    wire = (c.tmp / "board" / "usb.log").read_text().splitlines()
+    said = "".join(line.split()[1] for line in wire[skip:] if line.startswith("< "))
+    return bytes.fromhex(said), len(wire)
+
+
+async def reset_while_the_host_says_hello(c: Chip, how: str, cause: str) -> None:
+    """Reset the board under a connected daemon: the boot the reset began answers the hellos
+    (before the fix a hello's 0x03 stopped main.py in the REPL; only another boot, such as the
+    watchdog's, would have brought the link back, and that one reports its own cause)."""
     ups, reported = c.connections(), len(resets(c))
+    boots, (_, wire_at) = len(c.board.outputs.boots), board_said(c)
     c.board.reset(how)
-    took = await c.up_again(ups, 60)
+    took = await c.up_again(ups, 60)  # the hang guard: the board did not answer at all
+    assert len(c.board.outputs.boots) == boots + 1, c.board.outputs.boots  # no second boot
+    said, _ = board_said(c, wire_at)
+    assert b"REPL" not in said and b"Traceback" not in said and b">>> " not in said, said
+    print(f"{how}: the board answered after {took:.1f} s")  # a figure of the emulator's speed
     await until(lambda: len(resets(c)) == reported + 1, 60, f"the {how} reset reported")
     # a RUN or power reset clears the watchdog's scratch registers: how many were lost is not
     # known; a watchdog or the board's own reset keeps them (nothing was waiting here)
@@ -55,7 +71,6 @@ async def reset_while_the_host_says_hello(c: Chip, how: str, cause: str) -> floa
                              "name": cause, "lost": 0 if kept else None}
     # the report's ack reaches the board behind the hellos that piled up while it booted
     await c.settle_ms(600)
-    return took
 
 
 async def overflow(c: Chip) -> None:
@@ -113,12 +128,8 @@ async def test_the_board_comes_back_from_every_reset_and_says_so(tmp_path: Path)
         assert resets(c)[0]["name"] == "power_on"
         await until(lambda: c.health().get("firmware") == FIRMWARE, 30, "health: firmware")
         for how, cause in RESETS:
-            took = await reset_while_the_host_says_hello(c, how, cause)
-            # within seconds: the chip's boot is ~1 s of its time, ~3 s here, 7 s when loaded
-            assert took < 45, f"{how}: answered after {took:.1f} s"
+            await reset_while_the_host_says_hello(c, how, cause)
         await overflow(c)
         await watchdog_with_events_waiting(c)
         assert len(c.board.outputs.boots) == len(RESETS) + 2
-        wire = (tmp_path / "board" / "usb.log").read_text().splitlines()
-        said = "".join(line.split()[1] for line in wire if line.startswith("< "))  # the board's
-        assert b"raw REPL".hex() not in said
+        assert b"raw REPL" not in board_said(c)[0]

@@ -6,12 +6,14 @@ at the optocoupler becomes a logged input, a referee's new game reaches its TM16
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import errno
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 
@@ -24,8 +26,25 @@ import firmware
 from daemon import auth
 from daemon.cli.referee import build_command, send
 from daemon.topics import Topics
+from hil.kit import reaped, until_sync
 
 ALICE = auth.derive_key("alice", daemon_kit.REFEREE_PASSWORD, 1000)
+
+
+def _fifo_writer(path: Path) -> IO[str]:
+    """The write end of the board's control FIFO, once the board has opened its read end (a
+    plain open would block for good if the board never came up)."""
+    def opened() -> int | None:
+        try:
+            return os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError as e:  # ENXIO: no reader yet
+            if e.errno != errno.ENXIO:
+                raise
+            return None
+
+    fd = until_sync(opened, 60, "the board's control FIFO opened")
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "w")
 
 
 def _table_health(sub: daemon_kit.Collector) -> dict[str, Any]:
@@ -37,30 +56,35 @@ def _table_health(sub: daemon_kit.Collector) -> dict[str, Any]:
 async def test_the_pico_main_loop_runs_a_table_for_jantaku_run(
     tmp_path: Path, transport: str
 ) -> None:
-    broker = daemon_kit.Broker(tmp_path / "broker").start()
     table = daemon_kit.unique_table("pico")
     db = tmp_path / "table.sqlite"
     link = tmp_path / "ttyPICO"
     control = tmp_path / "pico.ctl"
     os.mkfifo(control)
     errors = tmp_path / "pico.err"
-    board = subprocess.Popen(
-        [sys.executable, "-m", "hil.pico_host", "--link", str(link), "--transport", transport,
-         "--control", str(control)],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=open(errors, "wb"))  # noqa: SIM115
     cfg = tmp_path / "table.toml"
-    cfg.write_text(outside.serial_config(table=table, db=db, port=broker.port, tty=str(link)))
     daemon = outside.Daemon(cfg, tmp_path / "daemon.log")
-    ctl = open(control, "w")  # noqa: SIM115 -- the FIFO stays open for the whole test
+    # every part is gone when the test ends, however it ends: the daemon, the FIFO, the board,
+    # the broker (in that order)
+    with contextlib.ExitStack() as parts:
+        broker = daemon_kit.Broker(tmp_path / "broker").start()
+        parts.callback(broker.stop)
+        cfg.write_text(outside.serial_config(table=table, db=db, port=broker.port, tty=str(link)))
+        parts.enter_context(reaped(subprocess.Popen(
+            [sys.executable, "-m", "hil.pico_host", "--link", str(link), "--transport", transport,
+             "--control", str(control)],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=open(errors, "wb")), grace_s=0))  # noqa: SIM115
+        ctl = parts.enter_context(_fifo_writer(control))
+        parts.callback(lambda: daemon.kill9() if daemon.alive else None)
 
-    def say(line: str) -> None:
-        ctl.write(line + "\n")
-        ctl.flush()
+        def say(line: str) -> None:
+            ctl.write(line + "\n")
+            ctl.flush()
 
-    def dumps() -> list[dict[str, Any]]:
-        return [json.loads(x) for x in errors.read_text().splitlines() if x.startswith("{")]
+        def dumps() -> list[dict[str, Any]]:
+            return [json.loads(x) for x in errors.read_text().splitlines() if x.startswith("{")]
 
-    try:
         await daemon_kit.until(lambda: link.exists())
         async with daemon_kit.Collector(broker.port, [Topics(table).health]) as sub:
             daemon.start()
@@ -87,11 +111,4 @@ async def test_the_pico_main_loop_runs_a_table_for_jantaku_run(
             await daemon_kit.until(lambda: shown().get("scores") == [" 25000"] * 4)
             assert shown()["honba"] == " 0. 0" and shown()["status_led"] == 1
             assert daemon.terminate() == 0
-    finally:
-        if daemon.alive:
-            daemon.kill9()
-        board.kill()
-        board.wait()
-        ctl.close()
-        broker.stop()
     assert "Traceback" not in errors.read_text(), errors.read_text()

@@ -21,7 +21,7 @@ from test_console_kit import (
 
 from daemon.web.console_actions import ConsoleError, seat_draw, seat_name, split_name
 from daemon.web.console_auth import ConsoleSettings, LoginRefused
-from hil.kit import until
+from hil.kit import reaped_async, until
 
 
 class Client:
@@ -354,7 +354,7 @@ async def test_served_over_tls_the_cookie_is_secure(tmp_path: Path) -> None:
         ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
          "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1", "-addext",
          "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
-        check=True, capture_output=True,
+        check=True, capture_output=True, timeout=60,
     )
     server_ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     server_ctx.load_cert_chain(cert, key)
@@ -434,7 +434,8 @@ async def test_the_same_action_from_the_command_line(tmp_path: Path) -> None:
             env={**os.environ, "JANTAKU_REFEREE_PASSWORD": REFEREE_PASSWORD},
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
         )
-        out, err = await asyncio.wait_for(proc.communicate(), 30)
+        async with reaped_async(proc):  # gone on the timeout too
+            out, err = await asyncio.wait_for(proc.communicate(), 30)
         assert proc.returncode == 0, err.decode()
         assert json.loads(out)["status"] == "ok"
         by_cli = t.inputs()[-1]

@@ -5,7 +5,8 @@ Ten addresses (127.0.0.2 .. 127.0.0.11) each send 20 wrong passwords at once; me
 referee logs in from 127.0.0.1, next in line: while it waits, the only flood passwords checked are
 those being checked as it came (and one in the slot freed beside its own). The excess attempts are
 refused before anything is derived: 429 with ``Retry-After``. How long the referee waits is
-printed (``-s``), not bounded: speed is bench/'s."""
+printed (``-s``), not bounded: bench/web_crowd.py measures it beside the same login on an idle
+daemon."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ from hil.kit import reaped_async
 
 FLOODERS = [f"127.0.0.{i}" for i in range(2, 12)]
 TRIES = 20
-FLOOD_GEN = Path(__file__).with_name("login_flood_gen.py")
+FLOOD_GEN = Path(__file__).resolve().parents[2] / "bench" / "login_flooder.py"
 
 
 async def _login(address: str, base: str, user: str, password: str) -> tuple[int, dict[str, str]]:
@@ -69,9 +70,8 @@ async def test_the_referee_logs_in_during_a_login_flood(tmp_path: Path, rounds: 
     web_port = daemon_kit.free_port()
     table = daemon_kit.unique_table("lf")
     cfg = tmp_path / "t.toml"
-    cfg.write_text(daemon_kit.config_text(
-        table=table, db=tmp_path / "t.sqlite", port=broker.port, iterations=DEFAULT_ITERATIONS)
-        + f'\n[web]\nhost = "127.0.0.1"\nport = {web_port}\n')
+    cfg.write_text(daemon_kit.config_text(table=table, db=tmp_path / "t.sqlite", port=broker.port,
+                                          iterations=DEFAULT_ITERATIONS, web=web_port))
     d = hostile_kit.Daemon(cfg, tmp_path / "daemon.log", table, tmp_path / "t.sqlite").start()
     base = f"http://127.0.0.1:{web_port}"
     try:

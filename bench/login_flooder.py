@@ -1,8 +1,10 @@
-"""A login flood from outside (issue 27 item 4): ``python login_flood_gen.py BASE TRIES ADDR...``
-sends TRIES wrong passwords for ``alice`` at once from each address (a connection each), then
-prints one JSON line: ``[[status, retry_after or null, answered], ...]`` (``answered``: the
-system's monotonic clock when the answer came, comparable with the test's ``time.monotonic()``).
-A process of its own, so the referee's client shares no event loop with the flood."""
+"""A login flood from outside (issue 27 item 4): ``python bench/login_flooder.py BASE TRIES
+ADDR...`` sends TRIES wrong passwords for ``alice`` at once from each address (a connection
+each), then prints one JSON line: ``[[status, retry_after or null, answered], ...]``
+(``answered``: the system's monotonic clock when the answer came, comparable with the caller's
+``time.monotonic()``).
+A process of its own, so the referee's client shares no event loop with the flood; run by
+bench/web_crowd.py and tests/web/test_login_flood.py."""
 
 from __future__ import annotations
 
