@@ -234,10 +234,14 @@ class World:
         if not (rs.dora.indicator and rs.dora.kan_dora):
             return
         timing = rs.dora.kan_dora_open if open_kan else rs.dora.kan_dora_closed
+        # An earlier kan's indicator still owed is turned at this kan's declaration, whatever
+        # this kan's own timing (Tenhou: a kakan, its rinshan tile, then a second kakan turns the
+        # first one's indicator before the second rinshan draw; rules/reducer/calls.py
+        # _register_kan). Waiting for the discard instead played an `indicator_missing`.
+        for _ in self.due_after:
+            yield self.show_indicator()
+        self.due_after = []
         if timing == "immediate":
-            for _ in self.due_after:
-                yield self.show_indicator()
-            self.due_after = []
             yield self.show_indicator()
         else:
             self.due_after.append(s)

@@ -77,6 +77,18 @@ def test_legal_play_raises_no_violation(ruleset: str, seed: int, mode: Mode) -> 
     assert types.count("hand_ended") >= types.count("hand_started") - 1
 
 
+def test_legal_play_turns_an_owed_kan_indicator_at_the_next_kan() -> None:
+    """Tenhou (RULESETS.md §7; rules/rulesets/tenhou.toml ``kan_dora_open = "after_discard"``):
+    a kakan, its rinshan tile, then a second kakan: the first kan's indicator, owed after the
+    discard, is turned at the second declaration, before the second rinshan draw. Seed 935583 in
+    record mode plays exactly that; the players' world once waited for the discard and the
+    reducer rightly recorded ``indicator_missing`` (found by the property above in CI)."""
+    t = game("tenhou", 935583, "record")
+    kinds = [e.meld.kind for e in t.events if e.TYPE == "kan"]  # type: ignore[attr-defined]
+    assert kinds.count("kakan") >= 2
+    assert [v.to_json() for v in t.violations()] == []
+
+
 def test_legal_play_covers_the_interesting_events() -> None:
     """The driver really exercises riichi, calls, kans, wins and draws (so the property above
     is not vacuous)."""
