@@ -12,6 +12,7 @@ displays and the honba display takes five turns instead of holding the loop for 
 from firmware import messages as m
 from firmware.config import Config
 from firmware.dice import DiceEntry, DiceLines
+from firmware.errors import FirmwareConfigError
 from firmware.inputs import Button, Level
 from firmware.outputs import Buzzer, Pulse, SeatLeds, StatusLed
 from firmware.table import Outputs, Table
@@ -88,7 +89,8 @@ class Board(Outputs):
             self._inputs.append(Button(inp(enter), entry.enter, self._stuck_cb(None),
                                        cfg.stuck_ms, cfg.debounce_ms, cfg.active_low))
         elif cfg.dice != "none":
-            raise ValueError("dice must be 'lines', 'buttons' or 'none', not " + str(cfg.dice))
+            raise FirmwareConfigError(
+                "dice must be 'lines', 'buttons' or 'none', not " + str(cfg.dice))
         self._wire_displays(pin, out, delay_us)
         self.buzzer = Buzzer(out(cfg.buzzer)) if cfg.buzzer is not None else None
         self.relay = Pulse(out(cfg.start_relay)) if cfg.start_relay is not None else None

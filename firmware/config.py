@@ -8,6 +8,7 @@ and reports each problem to the host as a ``config_fault`` naming the key.
 """
 
 from firmware import messages as m
+from firmware.errors import FirmwareConfigError
 
 try:
     from typing import TYPE_CHECKING
@@ -87,7 +88,7 @@ class Config:
         problems = check(values)
         if problems:
             problem, key, pin = problems[0]
-            raise ValueError("config.json: " + describe(problem, key, pin))
+            raise FirmwareConfigError("config.json: " + describe(problem, key, pin))
         for key in values:
             setattr(self, key, values[key])
 

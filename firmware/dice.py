@@ -9,6 +9,8 @@
   shown on the honba display; after the second ENTER the roll is sent.
 """
 
+from firmware.errors import FirmwareConfigError
+
 try:
     from typing import TYPE_CHECKING
 except ImportError:  # MicroPython has no typing module
@@ -25,7 +27,7 @@ class DiceLines:
                  on_error: "Callable[[int], object]", settle_ms: int = 300,
                  active_low: bool = True) -> None:
         if len(die_a) != 3 or len(die_b) != 3:
-            raise ValueError("each die needs 3 lines (bit 0, bit 1, bit 2)")
+            raise FirmwareConfigError("each die needs 3 lines (bit 0, bit 1, bit 2)")
         self.die_a = die_a
         self.die_b = die_b
         self.on_dice = on_dice

@@ -17,6 +17,7 @@ import struct
 
 from firmware import crc
 from firmware.cobs import cobs_decode_into, cobs_encode_into, encoded_size
+from firmware.errors import FrameError
 from firmware.messages import KNOWN_TYPES, payload_error
 
 try:
@@ -85,7 +86,7 @@ def encode_into(out: bytearray, at: int, kind: int, payload: "bytes | bytearray"
 
 def encode_frame(kind: int, payload: bytes, seq: int = 0, retransmit: bool = False) -> bytes:
     if len(payload) > MAX_PAYLOAD or not 0 <= seq <= 255:
-        raise ValueError("payload over 1024 bytes or seq outside 0..255")
+        raise FrameError("payload over 1024 bytes or seq outside 0..255")
     out = bytearray(wire_size(len(payload)))
     n = encode_into(out, 0, kind, payload, seq, retransmit,
                     bytearray(HEADER_SIZE + len(payload) + CRC_SIZE))

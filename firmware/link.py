@@ -16,6 +16,7 @@ A frame without payload (ack, heartbeat, NAK) is encoded and decoded without all
 from firmware import crc
 from firmware import frame as fr
 from firmware import messages as m
+from firmware.errors import FirmwareConfigError, FrameError
 
 try:
     from typing import TYPE_CHECKING
@@ -58,9 +59,9 @@ class Timings:
     def __init__(self, heartbeat_interval: int = 250, link_timeout: int = 1000,
                  ack_timeout: int = 150, max_retries: int = 4, nak_holdoff: int = 20) -> None:
         if min(heartbeat_interval, link_timeout, ack_timeout, max_retries, nak_holdoff) <= 0:
-            raise ValueError("every timing must be > 0")
+            raise FirmwareConfigError("every timing must be > 0")
         if link_timeout < 2 * heartbeat_interval:
-            raise ValueError("link_timeout must be at least two heartbeat intervals")
+            raise FirmwareConfigError("link_timeout must be at least two heartbeat intervals")
         self.heartbeat_interval = heartbeat_interval
         self.link_timeout = link_timeout
         self.ack_timeout = ack_timeout
@@ -133,7 +134,7 @@ class Link:
                  timings: Timings | None = None, versions: tuple[int, int] = (1, 1),
                  max_queue: int = 256, tx_size: int = TX_SIZE) -> None:
         if not 1 <= boot_id <= 0xFFFFFFFF:
-            raise ValueError("boot_id must be 1..2**32-1")
+            raise FirmwareConfigError("boot_id must be 1..2**32-1")
         m.welcome(1, capabilities, boot_id, None, firmware)  # fails early on a bad string
         self.boot_id = boot_id
         self.capabilities = capabilities
@@ -252,10 +253,10 @@ class Link:
         0 when the queue is full: the event is dropped, counted (``counters.overflows``) and
         reported to the host later (``events_dropped``)."""
         if not m.is_event(kind) or kind not in m.KNOWN_TYPES:
-            raise ValueError("a controller sends table events (0x10..0x1F), not " + str(kind))
+            raise FrameError("a controller sends table events (0x10..0x1F), not " + str(kind))
         error = m.payload_error(kind, payload)
         if error is not None:
-            raise ValueError(error)
+            raise FrameError(error)
         if len(self._queue) >= self.max_queue:
             self.counters.overflows += 1
             self.dropped += 1

@@ -8,6 +8,8 @@ shared test vectors (tests/data/link-vectors.json) hold it to exactly the host's
 
 import struct
 
+from firmware.errors import FrameError
+
 # --- type codes (§6) ---------------------------------------------------------------------------
 HELLO = 0x01
 WELCOME = 0x02
@@ -201,7 +203,7 @@ def welcome(version: int, capabilities: int, boot_id: int, rx_last: int | None,
             firmware: str) -> bytes:
     fw = firmware.encode("utf-8")
     if len(fw) > MAX_FIRMWARE_BYTES:
-        raise ValueError("firmware string longer than 32 bytes: " + firmware)
+        raise FrameError("firmware string longer than 32 bytes: " + firmware)
     return struct.pack("<BHIHB", version, capabilities, boot_id,
                        NONE_U16 if rx_last is None else rx_last, len(fw)) + fw
 

@@ -7,6 +7,8 @@ be shared by several modules; each has its own DIO. A write returns False when t
 acknowledge: no module, a broken wire, no power (the board reports it as a fault).
 """
 
+from firmware.errors import FirmwareConfigError
+
 try:
     from typing import TYPE_CHECKING
 except ImportError:  # MicroPython has no typing module
@@ -61,7 +63,7 @@ class TM1637:
                  delay_us: "Callable[[int], object] | None" = None, out_mode: int = 1,
                  in_mode: int = 0) -> None:
         if digits not in (4, 6):
-            raise ValueError("TM1637 modules have 4 or 6 digits")
+            raise FirmwareConfigError("TM1637 modules have 4 or 6 digits")
         self.clk = clk
         self.dio = dio
         self.digits = digits

@@ -101,10 +101,11 @@ def test_the_scan_finds_a_bare_raise() -> None:
 
 def test_production_code_raises_no_bare_builtin() -> None:
     bare = [f"{path.relative_to(ROOT)}:{line}: raise {name}"
-            for pkg in ("rules", "drivers", "daemon", "hil")
+            for pkg in ("rules", "drivers", "daemon", "hil", "firmware")
             for path in sorted((ROOT / pkg).rglob("*.py"))
             for line, name in _bare_raises(path.read_text(encoding="utf-8"))]
-    assert not bare, "raise a JantakuError leaf instead:\n" + "\n".join(bare)
+    # firmware/: a FirmwareError leaf (firmware/errors.py; the chip cannot import the host's tree)
+    assert not bare, "raise a JantakuError (or FirmwareError) leaf instead:\n" + "\n".join(bare)
 
 
 def test_each_package_base_sits_right_under_the_root() -> None:

@@ -121,6 +121,17 @@ def test_micropython_run_fails_on_what_it_cannot_run(tmp_path: Path) -> None:
     assert done.returncode == 1 and "__future__" in done.stderr
 
 
+def test_firmware_errors_are_its_leaves_under_micropython_and_cpython() -> None:
+    """Each bad value the firmware refuses raises a FirmwareError leaf that is a ValueError, on
+    the chip's interpreter too (firmware/errors.py: one native base)."""
+    import errors_micropython
+
+    assert errors_micropython.problems() == []
+    done = _micropython(REPO / "tests" / "firmware" / "errors_micropython.py")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "errors ok" in done.stdout, done.stdout
+
+
 def test_board_scenario_under_micropython_and_cpython() -> None:
     """The adapters, board and link on simulated pins run unchanged under MicroPython."""
     import board_micropython
