@@ -16,7 +16,9 @@ import time
 import aiohttp
 
 
-async def _login(address: str, base: str, password: str) -> tuple[int, str | None, float]:
+async def login_from(address: str, base: str, password: str) -> tuple[int, str | None, float]:
+    """One login as alice from ``address``: its status, Retry-After and the monotonic time it
+    was answered (also bench/web_crowd.py's referee)."""
     conn = aiohttp.TCPConnector(local_addr=(address, 0), force_close=True)
     async with aiohttp.ClientSession(connector=conn) as http, http.post(
         base + "/console/api/login", json={"user": "alice", "password": password},
@@ -28,7 +30,7 @@ async def _login(address: str, base: str, password: str) -> tuple[int, str | Non
 
 async def main() -> None:
     base, tries, addresses = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
-    got = await asyncio.gather(*(_login(a, base, f"wrong {i}")
+    got = await asyncio.gather(*(login_from(a, base, f"wrong {i}")
                                  for a in addresses for i in range(tries)))
     print(json.dumps(got))
 

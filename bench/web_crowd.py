@@ -40,7 +40,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-import aiohttp  # noqa: E402
+from login_flooder import login_from  # noqa: E402  (bench/login_flooder.py)
 
 from daemon.auth import DEFAULT_ITERATIONS, format_key  # noqa: E402
 from hil.kit import (  # noqa: E402
@@ -170,13 +170,8 @@ def daemon(work: Path, broker_port: int) -> Iterator[tuple[subprocess.Popen[byte
 async def login(address: str, base: str, password: str) -> tuple[int, float]:
     """The referee's login from ``address``: its status and seconds."""
     start = time.monotonic()
-    conn = aiohttp.TCPConnector(local_addr=(address, 0), force_close=True)
-    async with aiohttp.ClientSession(connector=conn) as http, http.post(
-        base + "/console/api/login", json={"user": "alice", "password": password},
-        timeout=aiohttp.ClientTimeout(total=120),
-    ) as r:
-        await r.read()
-        return r.status, time.monotonic() - start
+    status, _, answered = await login_from(address, base, password)
+    return status, answered - start
 
 
 async def login_flood(web: int, rounds: int = 2) -> dict[str, Any]:

@@ -16,7 +16,6 @@ the same request on an idle daemon (the crowd is that bench's).
 
 from __future__ import annotations
 
-import http.client
 import json
 import os
 import resource
@@ -34,7 +33,8 @@ from hil.kit import SLOW
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
-from web_crowd import ATTACKER, VICTIM, Crowd
+import web_crowd
+from web_crowd import ATTACKER, Crowd
 
 LIMIT = 512
 CROWD = 2000
@@ -42,23 +42,15 @@ CROWD_S = 60.0 if SLOW else 6.0
 #: the bounded form cuts the slow connections off sooner, as a site may (docs/daemon.md, web limits)
 HEADER_TIMEOUT = "" if SLOW else "header_timeout_seconds = 3\n"
 #: seconds a victim's request may hang before it fails (a broken build, not a slow one)
-HANG_GUARD_S = 15.0
 
 
 def _get(port: int, path: str) -> float:
-    """One request from ``VICTIM``, answered 200; the seconds it took (printed). The socket's
-    timeout is a hang guard (a victim starved by the crowd fails), never a measure of speed."""
-    start = time.monotonic()
-    conn = http.client.HTTPConnection(ATTACKER, port, timeout=HANG_GUARD_S,
-                                      source_address=(VICTIM, 0))
-    try:
-        conn.request("GET", path)
-        resp = conn.getresponse()
-        assert resp.status == 200, (path, resp.status)
-        resp.read()
-    finally:
-        conn.close()
-    return time.monotonic() - start
+    """One request from ``VICTIM``, answered 200; the seconds it took (printed). The bench's
+    request (bench/web_crowd.py ``get``): its socket timeout is a hang guard (a victim starved by
+    the crowd fails), never a measure of speed."""
+    took = web_crowd.get(port, path)
+    assert took is not None, f"{path}: not answered 200 within {web_crowd.HANG_GUARD_S} s"
+    return took
 
 
 def _open_fds(pid: int) -> int:
