@@ -22,7 +22,7 @@ from aiohttp import web
 from daemon import clocks as dc
 from daemon.web.console import Console
 from daemon.web.console_http import SECURITY_HEADERS, authorised, console_of
-from daemon.web.listener import DEFAULT_LIMITS, GONE_CHECK_S, KEEPALIVE_S, LIMITS_KEY
+from daemon.web.listener import DEFAULT_LIMITS, GONE_CHECK_S, LIMITS_KEY, quiet_tick
 
 #: the console's open streams, ended when the server shuts down (each waits for ever otherwise)
 STREAMS_KEY: web.AppKey[set[asyncio.Task[object]]] = web.AppKey("console_streams")
@@ -87,14 +87,10 @@ async def _push(request: web.Request, resp: web.StreamResponse, console: Console
             quiet = 0.0
         if await console.moved.wait(generation, GONE_CHECK_S):
             continue
-        # a client that left gives its slot back within GONE_CHECK_S (aiohttp does not cancel
-        # the handler, and the keep-alive write is KEEPALIVE_S away)
-        if request.transport is None or request.transport.is_closing():
+        left = await quiet_tick(request, resp, quiet)
+        if left is None:
             return
-        quiet += GONE_CHECK_S
-        if quiet >= KEEPALIVE_S:
-            quiet = 0.0
-            await resp.write(b": keepalive\n\n")
+        quiet = left
 
 
 async def end_streams(app: web.Application) -> None:

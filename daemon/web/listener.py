@@ -379,3 +379,17 @@ def budget_aiohttp_logs() -> None:
         logger = logging.getLogger(name)
         if not any(isinstance(f, LineBudget) for f in logger.filters):
             logger.addFilter(LineBudget())
+
+
+async def quiet_tick(request: web.Request, resp: web.StreamResponse, quiet: float) -> float | None:
+    """An event stream (the overlay's, the console's) after ``GONE_CHECK_S`` without news:
+    ``None`` when its client left, which gives the slot back within ``GONE_CHECK_S`` (aiohttp
+    does not cancel the handler, and the keep-alive write is ``KEEPALIVE_S`` away); else the quiet
+    seconds so far, a keep-alive comment written for proxies every ``KEEPALIVE_S``."""
+    if request.transport is None or request.transport.is_closing():
+        return None
+    quiet += GONE_CHECK_S
+    if quiet >= KEEPALIVE_S:
+        await resp.write(b": keepalive\n\n")
+        return 0.0
+    return quiet

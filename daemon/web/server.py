@@ -24,13 +24,13 @@ from daemon.web.hub import ViewHub
 from daemon.web.listener import (
     DEFAULT_LIMITS,
     GONE_CHECK_S,
-    KEEPALIVE_S,
     LIMITS_KEY,
     Gate,
     Listener,
     WebStats,
     bind,
     budget_aiohttp_logs,
+    quiet_tick,
 )
 
 if TYPE_CHECKING:
@@ -101,14 +101,10 @@ async def _stream(request: web.Request) -> web.StreamResponse:
         while True:
             newer = await hub.wait_newer(version, GONE_CHECK_S)
             if newer is None:
-                # a client that left gives its SSE slot back within GONE_CHECK_S (aiohttp
-                # does not cancel the handler, and the keep-alive write is 15 s away)
-                if request.transport is None or request.transport.is_closing():
+                left = await quiet_tick(request, resp, quiet)
+                if left is None:
                     break
-                quiet += GONE_CHECK_S
-                if quiet >= KEEPALIVE_S:
-                    quiet = 0.0
-                    await resp.write(b": keepalive\n\n")
+                quiet = left
                 continue
             quiet = 0.0
             version, text = newer
