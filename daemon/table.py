@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import math
 import sqlite3
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, ClassVar, Final, cast
@@ -25,6 +25,7 @@ from daemon.engine import Engine
 from daemon.eventlog import EventLog
 from daemon.json_text import compact_encoder
 from daemon.log_values import CommandRow, LinkPosition, Record
+from daemon.replayed_game import ReplayedGame, entries_of, logged_input
 from daemon.topics import SCHEMA_EVENT, Topics
 from daemon.tracking.records import KIND_INPUT, Body, Entry, compact
 from rules.evolve import fast_init, maker
@@ -139,18 +140,6 @@ class Repeated:
     reply: dict[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
-class _Replayed:
-    """The records of ``game`` that :meth:`TableCore.recover` replayed (seqs ``start`` + 1 to
-    ``end``), as :meth:`TableCore.game_entries` gives them: kept so that the tracker's restore
-    does not read them from the log a second time."""
-
-    game: int
-    start: int
-    end: int
-    entries: list[Entry]
-
-
 #: the fold's values, one or two per input: the quick constructor (rules/evolve.py; a CoreState
 #: by the dataclass's own ``__init__`` took 9,900 instructions, 5,500 this way)
 fast_init([CoreState, Applied, Pending])
@@ -238,7 +227,7 @@ class TableCore:
         self._view: dict[str, Any] | None = None
         self._checkpoints_ok = True
         self._warn = on_warning or log.warning
-        self._replayed: _Replayed | None = None  # what :meth:`recover` read of the game
+        self._replayed: ReplayedGame | None = None  # what :meth:`recover` read of the game
 
     # ------------------------------------------------------------------ fold
     def _fold(
@@ -253,7 +242,7 @@ class TableCore:
             inp = typed
             if inp is None:
                 if bad is None:
-                    inp, bad = _logged(rec)
+                    inp, bad = logged_input(rec)
                 if bad is not None:  # never logged by this daemon; a hand-edited log
                     out.append(DaemonBadInput(rec.seq, bad).to_json())
             if inp is not None:
@@ -330,7 +319,7 @@ class TableCore:
         start, game = cs.input_seq, cs.game
         entries: list[Entry] = []  # the game's records, for the tracker's restore
         for rec in self.log.records(after=cs.input_seq):
-            inp, bad = _logged(rec)  # each input read once at a restart: here
+            inp, bad = logged_input(rec)  # each input read once at a restart: here
             before = cs
             cs, bodies = self._fold(cs, rec, inp, bad)
             replayed += 1
@@ -360,7 +349,7 @@ class TableCore:
             cs = replace(cs, event_seq=applied_ev)
         self.state = cs
         self._view = None
-        self._replayed = _Replayed(game, start, cs.input_seq, entries)
+        self._replayed = ReplayedGame(game, start, cs.input_seq, entries)
         return Recovery(last, replayed, cp_seq, completed, mismatch)
 
     def game_entries(self) -> list[Entry]:
@@ -375,15 +364,18 @@ class TableCore:
         if not game:
             return []
         if replayed is None or replayed.game != game:
-            return _entries(self.log.records(game=game))
-        return [*_entries(self.log.records(game=game, upto=replayed.start)), *replayed.entries,
-                *_entries(self.log.records(after=replayed.end, game=game))]
+            return entries_of(self.log.records(game=game))
+        return [*entries_of(self.log.records(game=game, upto=replayed.start)), *replayed.entries,
+                *entries_of(self.log.records(after=replayed.end, game=game))]
 
     # ------------------------------------------------------------------ run
     def submit_group(self, items: list[GroupItem]) -> list[Applied | Repeated | Refused | None]:
         """Log and apply ``items`` in one group commit: all of them, their events, link positions
         and command replies are durable together when this returns, or none is and the state is
         unchanged (the exception is re-raised: the caller keeps the items and retries)."""
+        # what recovery kept for the tracker is stale from here (a later restore reads the log);
+        # a table without a tracker does not hold a game's records for the process's life
+        self._replayed = None
         cs = self.state
         out: list[Applied | Repeated | Refused | None] = []
         checkpoint = False
@@ -484,27 +476,6 @@ def _dealer(table: TableState) -> int | None:
     h, p = table.hand, table.progress
     dealer = h.dealer if h is not None else (p.dealer if p is not None else None)
     return None if dealer is None else int(dealer)
-
-
-def _logged(rec: Record) -> tuple[Input | None, str | None]:
-    """The input a logged record holds, read from its JSON (None: another kind of record), or
-    why the rules cannot read it."""
-    if rec.kind != KIND_INPUT:
-        return None, None
-    try:
-        return input_from_json(rec.body), None
-    except InputError as exc:
-        return None, str(exc)
-
-
-def _entries(records: Iterable[Record]) -> list[Entry]:
-    """Logged records as :meth:`TableCore.game_entries` gives them."""
-    out: list[Entry] = []
-    for rec in records:
-        inp, bad = _logged(rec)
-        if bad is None:
-            out.append(Entry(rec.kind, rec.source, rec.body if inp is None else inp))
-    return out
 
 
 def _read(item: Pending) -> tuple[Input | None, dict[str, Any]]:

@@ -29,6 +29,7 @@ from hil.errors import EmulatorTimeout, EmulatorUsageError
 if TYPE_CHECKING:  # the demo imports this module: it needs neither at run time
     from daemon.log_audit import LogAudit
     from daemon.table import Applied, TableCore
+    from daemon.tracking.records import Body
     from drivers.table.link import LinkState
     from drivers.table.session import LinkSession
 
@@ -250,7 +251,7 @@ def audit_now(audit: LogAudit) -> None:
     audit._executor.submit(audit._audit).result()
 
 
-def commit_one(core: TableCore, kind: str, source: str, body: dict[str, Any], mono_ns: int,
+def commit_one(core: TableCore, kind: str, source: str, body: Body, mono_ns: int,
                wall_ns: int, boot: str) -> Applied:
     """Log ``body`` (fsync'ed) and apply it, as a group of one: what the tests and benches that
     drive a :class:`~daemon.table.TableCore` without the intake need."""

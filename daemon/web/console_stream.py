@@ -2,9 +2,10 @@
 Events behind the same session check as ``/console/api/state``.
 
 Each ``state`` event carries the JSON ``/api/state`` answers, built for the stream's session: one
-on connect, then one whenever the table moved. The web feed (daemon/web/runtime.py) fires
-``Console.moved`` after each group commit; a stream woken by it builds a state only if
-:meth:`Console.mark` changed, and otherwise once a second only while a WMC clock runs. An idle
+on connect, then one whenever the table moved or the session was touched (its logout time moved),
+at most one each ``PUSH_GAP_S``. The web feed (daemon/web/runtime.py) fires ``Console.moved``
+after each group commit; a stream woken by it builds a state only if :meth:`Console.mark` or the
+session's last use changed, and otherwise once a second only while a WMC clock runs. An idle
 table therefore builds and encodes nothing: the stream only checks, once a second, that its client
 is still there and its login still valid, and sends a keep-alive comment every ``KEEPALIVE_S``
 for proxies. When the login ends (expiry, logout) the stream sends ``logout`` and ends; the
@@ -26,6 +27,8 @@ from daemon.web.listener import DEFAULT_LIMITS, GONE_CHECK_S, LIMITS_KEY, quiet_
 
 #: the console's open streams, ended when the server shuts down (each waits for ever otherwise)
 STREAMS_KEY: web.AppKey[set[asyncio.Task[object]]] = web.AppKey("console_streams")
+#: the least time between two states of one stream (commits in between: one state after it)
+PUSH_GAP_S: Final = 0.25
 #: a stream over ``max_sse_clients`` is told (SSE ``retry:``) to come back this much later
 BUSY_RETRY_MS: Final = 5000
 HEADERS: Final = {
@@ -60,8 +63,8 @@ async def state_stream(request: web.Request) -> web.StreamResponse:
         streams.add(task)
     try:
         await _push(request, resp, console_of(request), got.sid)
-    except (ConnectionResetError, asyncio.CancelledError):
-        pass  # the client left, or the server shuts down
+    except ConnectionResetError:
+        pass  # the client left (a cancel, the server shutting down, goes on up to aiohttp)
     finally:
         streams.discard(task)
     return resp
@@ -80,11 +83,16 @@ async def _push(request: web.Request, resp: web.StreamResponse, console: Console
                 "message": "not logged in, or the login expired: log in again"}}))
             return
         generation = console.moved.generation  # before the build: a commit during it wakes us
-        mark = console.mark()
+        # the table moved, or the session was touched (a preview, a download: its logout time
+        # moved, and the page shows it)
+        mark = (console.mark(), session.last_seen)
         if mark != sent or dc.running(console.service.core.state.clocks):
             sent = mark
             await resp.write(_event("state", await console.state(session)))
             quiet = 0.0
+            # a burst of commits is one more state, not one each: each build reads the log on
+            # its thread, where a queue of reads would send the table's commits there too
+            await asyncio.sleep(PUSH_GAP_S)
         if await console.moved.wait(generation, GONE_CHECK_S):
             continue
         left = await quiet_tick(request, resp, quiet)

@@ -109,8 +109,8 @@ async def _stream(request: web.Request) -> web.StreamResponse:
             quiet = 0.0
             version, text = newer
             await resp.write(f"id: {version}\nevent: view\ndata: {text}\n\n".encode())
-    except (ConnectionResetError, asyncio.CancelledError):
-        pass
+    except ConnectionResetError:
+        pass  # the client left (a cancel, the server shutting down, goes on up to aiohttp)
     finally:
         streams.discard(task)
         if stats is not None:

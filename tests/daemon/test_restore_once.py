@@ -6,6 +6,7 @@ the real tracker shell."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from pathlib import Path
 from typing import Any
@@ -14,15 +15,16 @@ import daemon_kit
 import pytest
 from track_kit import Table, simulated_items
 
+import daemon.replayed_game
 import daemon.table
 import daemon.tracking.held
 from daemon.eventlog import EventLog
-from daemon.table import Pending, TableCore
+from daemon.table import TableCore
 from daemon.tracker import DeviceTracker
 from daemon.tracking.records import KIND_INPUT, Entry
 from drivers.tiles.registry import TagRegistry
 from drivers.tiles.sensor import TileSensor
-from hil.kit import until
+from hil.kit import commit_one, until
 from rules import inputs as ri
 from rules.inputs import Input
 
@@ -48,7 +50,7 @@ def _logged(path: Path, start: ri.GameStart, entries: list[Entry], every: int) -
     core.recover()
     records = [(KIND_INPUT, "referee:alice", start), *((e.kind, e.source, e.body) for e in entries)]
     for kind, source, body in records:
-        core.submit_group([Pending(kind, source, body, time.monotonic_ns(), time.time_ns(), "b")])
+        commit_one(core, kind, source, body, time.monotonic_ns(), time.time_ns(), "b")
     core.log.close()
     return sum(kind == KIND_INPUT for kind, _, _ in records)
 
@@ -76,6 +78,7 @@ async def test_a_restart_reads_each_input_of_the_game_once(
         return ri.input_from_json(body)
 
     monkeypatch.setattr(daemon.table, "input_from_json", counted)
+    monkeypatch.setattr(daemon.replayed_game, "input_from_json", counted)
     monkeypatch.setattr(daemon.tracking.held, "input_from_json", counted)
     core = TableCore(EventLog(tmp_path / "g.sqlite", "g"), daemon_kit.engine(), "g",
                      checkpoint_every=every)
@@ -89,6 +92,8 @@ async def test_a_restart_reads_each_input_of_the_game_once(
         await until(lambda: tracker.health()["status"] == "up", 10)
     finally:
         task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
     assert tracker.held == live.held  # the restored tracker holds what the live one held
     assert len(decoded) == inputs  # each logged input of the game read once, no more
     # a tracker restarting later (after a failure) reads the log: the same records

@@ -194,3 +194,33 @@ async def test_jantaku_run_pushes_the_console_a_state_after_a_command(tmp_path: 
     finally:
         d.stop()
         broker.stop()
+
+
+async def test_a_touched_session_gets_its_new_logout_time_pushed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A preview moves the login's idle timer but not the table: the page's "logs out in N min"
+    must move too, so the stream pushes one state (polling refreshed it every 1.5 s)."""
+    builds, _ = _counting(monkeypatch)
+
+    async def body(service: Service, base: str) -> None:
+        jar = aiohttp.CookieJar(unsafe=True)
+        async with aiohttp.ClientSession(cookie_jar=jar) as http:
+            csrf = await login(http, base)
+            async with http.get(f"{base}/console/api/stream") as stream:
+                _, first = await asyncio.wait_for(next_event(stream.content), 10)
+                seen = len(builds)
+                pushed = asyncio.create_task(next_event(stream.content))
+                async with http.post(f"{base}/console/api/preview", json={
+                    "name": "new_game",
+                    "args": {"ruleset": "mleague", "first_dealer": 0,
+                             "names": ["A", "B", "C", "D"]},
+                }, headers={"X-CSRF-Token": csrf}) as r:
+                    assert r.status == 200, await r.text()
+                name, state = await asyncio.wait_for(pushed, 10)
+                assert name == "state" and state["input_seq"] == first["input_seq"]
+                assert "expires_in" in state
+                # one state for the touch (and the preview's own build), no more
+                assert len(builds) <= seen + 2
+
+    await _with_service(tmp_path, body)
