@@ -80,6 +80,8 @@ class TableLinkDriver:
         self._link: TableLink | None = None
         self._effects: asyncio.Queue[Command] = asyncio.Queue()
         self._shown: dict[str, Any] = {}
+        #: the last board shown: sent again when the link (re)connects
+        self._board: dict[str, Any] | None = None
         #: the table shows something of the board (else show() has nothing to do, after every
         #: commit)
         self._shows = "table" in (displays.honba, displays.scores, displays.buzzer)
@@ -96,7 +98,7 @@ class TableLinkDriver:
         return self._link
 
     async def run(self, sink: InputSink) -> None:
-        from drivers.table.link import LinkChange
+        from drivers.table.link import LinkChange, LinkStatus
 
         logged = await sink.link_position(self.name)
         resume = None if logged is None else logged.at
@@ -110,6 +112,8 @@ class TableLinkDriver:
                 async for item in link.deliveries():
                     if isinstance(item, LinkChange):
                         log.info("table link %s (%s)", item.status.value, item.reason)
+                        if item.status is LinkStatus.CONNECTED:
+                            self._reshow()
                         continue
                     self.events += 1
                     # the tracker commits the event's input(s) with the link's position after it
@@ -160,6 +164,23 @@ class TableLinkDriver:
             return
         from drivers.link import messages as m
 
+        self._board = board
+        self._show_board(board)
+        if self.displays.buzzer == "table" and any(e.get("type") == "violation" for e in events):
+            self._effects.put_nowait(m.Buzzer(300, 2))
+
+    def _reshow(self) -> None:
+        """The link is (re)connected: the table may have lost power or reset, and what was sent
+        while the link was down failed; its displays are sent the board again, whatever they
+        were sent before."""
+        self._shown.clear()
+        if self._shows and self._board is not None:
+            self._show_board(self._board)
+
+    def _show_board(self, board: dict[str, Any]) -> None:
+        """The honba and score displays' commands for ``board``, each only when it changed."""
+        from drivers.link import messages as m
+
         honba, deposits = board.get("honba"), board.get("deposits")
         wanted = self.displays.honba == "table"
         if wanted and isinstance(honba, int) and isinstance(deposits, int):
@@ -177,8 +198,6 @@ class TableLinkDriver:
                     self._effects.put_nowait(m.ScoreDisplay(four))
                 except ValueError as exc:  # beyond what the displays can show
                     log.warning("score display: %s", exc)
-        if self.displays.buzzer == "table" and any(e.get("type") == "violation" for e in events):
-            self._effects.put_nowait(m.Buzzer(300, 2))
 
     def health(self) -> dict[str, Any]:
         if self._link is None:

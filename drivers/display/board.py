@@ -24,8 +24,9 @@ class BoardDisplay(Protocol):
 
 class LinkBoardDisplay:
     """The table's own honba and per-seat score displays, through the table link. Sends only
-    what the table announced (capabilities ``honba_display``, ``score_displays``); call
-    :meth:`refresh` after a reconnect, as the table may have lost power."""
+    what the table announced (capabilities ``honba_display``, ``score_displays``); after a
+    reconnect :meth:`show` the last board again, as the table may have lost power (the daemon's
+    table driver does: daemon/devices.py)."""
 
     def __init__(self, link: TableLink) -> None:
         self.link = link

@@ -96,6 +96,34 @@ async def test_table_events_are_logged_and_displays_follow(
         assert health["links"]["table"]["events"] == 8  # the reset report and the seven
 
 
+async def test_a_table_that_lost_its_displays_gets_the_board_again_on_reconnect(
+    emulator: PtyTableController, broker: daemon_kit.Broker, make_config: Callable[..., Config]
+) -> None:
+    """The table unplugged and powered back (its displays blank, the link down meanwhile, so
+    nothing sent then arrived): when the link is connected again the daemon sends the board
+    again, though the scores and honba did not change (docs/protocol/table-link.md, "Host API")."""
+    driver = _driver(emulator)
+    async with running_service(make_config(broker.port), drivers=[driver]) as service:
+        await until(lambda: driver.health().get("status") == "connected")
+        await service.submit(
+            "input", "referee:alice",
+            {"type": "game_start", "ruleset": "mleague", "first_dealer": 0,
+             "names": ["a", "b", "c", "d"]},
+        )
+        ctl = emulator.controller
+        await until(lambda: ctl.display.scores == (25000, 25000, 25000, 25000))
+        emulator.unplug()
+        await until(lambda: driver.health().get("status") != "connected", 10)
+        ctl.display = dataclasses.replace(ctl.display, scores=(0, 0, 0, 0), honba=0, deposits=0)
+        sent = len(ctl.commands)
+        emulator.plug()
+        await until(lambda: ctl.display.scores == (25000, 25000, 25000, 25000), 10,
+                    "the scores shown again")
+        again = [c for c in ctl.commands[sent:] if isinstance(c, ScoreDisplay | HonbaDisplay)]
+        assert {type(c) for c in again} == {ScoreDisplay, HonbaDisplay}
+        assert service.core.state.input_seq == 2  # nothing logged for it: an effect only
+
+
 async def test_referee_pauses_and_resumes_the_clocks(
     broker: daemon_kit.Broker, make_config: Callable[..., Config]
 ) -> None:
