@@ -65,6 +65,23 @@ def test_a_kit_module_production_imports_is_a_user(tmp_path: Path) -> None:
     assert _deadcode().findings(tmp_path, ("pkg",), ("kit",)) == []
 
 
+def test_the_test_kit_keeps_nothing_alive_though_the_demo_imports_it(tmp_path: Path) -> None:
+    """hil/kit.py is imported by the product (the demo takes its free_port) but is the tests'
+    kit: a production function only a kit step calls is dead all the same."""
+    _tree(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/a.py": "def kept() -> int:\n    return 1\n\n\ndef main() -> None:\n"
+                    "    from hil.kit import free_port\n    print(free_port())\n\n\nmain()\n",
+        "hil/__init__.py": "",
+        "hil/kit.py": "from pkg.a import kept\n\n\ndef free_port() -> int:\n    return 0\n\n\n"
+                      "def step() -> int:\n    return kept()\n",
+        "tests/test_k.py": "from hil.kit import step\n\n\ndef test_it() -> None:\n"
+                           "    assert step() == 1\n",
+    })
+    assert _deadcode().findings(tmp_path, ("pkg",), ("hil", "tests")) == [
+        "pkg/a.py:1: unused function 'kept'"]
+
+
 def test_a_method_is_not_kept_alive_by_another_class_method_of_its_name(tmp_path: Path) -> None:
     _tree(tmp_path, {
         "pkg/a.py": (
