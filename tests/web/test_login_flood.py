@@ -32,16 +32,9 @@ from hil.kit import reaped_async
 FLOODERS = [f"127.0.0.{i}" for i in range(2, 12)]
 TRIES = 20
 FLOOD_GEN = Path(__file__).resolve().parents[2] / "bench" / "login_flooder.py"
+sys.path.insert(0, str(FLOOD_GEN.parent))
 
-
-async def _login(address: str, base: str, user: str, password: str) -> tuple[int, dict[str, str]]:
-    conn = aiohttp.TCPConnector(local_addr=(address, 0), force_close=True)
-    async with aiohttp.ClientSession(connector=conn) as http, http.post(
-        base + "/console/api/login", json={"user": user, "password": password},
-        timeout=aiohttp.ClientTimeout(total=60),
-    ) as r:
-        await r.read()
-        return r.status, dict(r.headers)
+from login_flooder import login_from  # noqa: E402  (the bench's one referee login)
 
 
 async def _flood(base: str) -> asyncio.subprocess.Process:
@@ -84,7 +77,7 @@ async def test_the_referee_logs_in_during_a_login_flood(tmp_path: Path, rounds: 
             async with reaped_async(flood):
                 await asyncio.sleep(0.5)  # the flood is on (the process has started sending)
                 start = time.monotonic()
-                status, _ = await _login("127.0.0.1", base, "alice", daemon_kit.REFEREE_PASSWORD)
+                status, _, _ = await login_from("127.0.0.1", base, daemon_kit.REFEREE_PASSWORD)
                 done = time.monotonic()
                 out, _ = await flood.communicate()
             flooded = json.loads(out)
