@@ -119,6 +119,15 @@ REFEREE_PASSWORD = "correct horse battery staple"
 OPERATOR_PASSWORD = "operator pass 123"
 
 
+def referee_users(iterations: int = 1000) -> dict[str, Any]:
+    """The ``[referee]`` section the tests log in with: alice (referee) and bob (operator)."""
+    return {"users": [
+        {"name": "alice", "role": "referee",
+         "key": format_key("alice", REFEREE_PASSWORD, iterations)},
+        {"name": "bob", "role": "operator",
+         "key": format_key("bob", OPERATOR_PASSWORD, iterations)}]}
+
+
 def config_text(
     *,
     table: str,
@@ -144,11 +153,7 @@ def config_text(
         "devices": devices,
         "eventlog": {"checkpoint_every": checkpoint_every, "full_check_below": full_check_below},
         "mqtt": mqtt,
-        "referee": {"users": [
-            {"name": "alice", "role": "referee",
-             "key": format_key("alice", REFEREE_PASSWORD, iterations)},
-            {"name": "bob", "role": "operator",
-             "key": format_key("bob", OPERATOR_PASSWORD, iterations)}]},
+        "referee": referee_users(iterations),
         "logging": {"level": "info"},
     })
 

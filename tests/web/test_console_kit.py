@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import json
 import os
+import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Coroutine
@@ -17,7 +18,6 @@ from typing import Any, TypeVar
 
 import aiomqtt
 
-from daemon.auth import format_key
 from daemon.config import parse_config
 from daemon.engine import load_engine
 from daemon.service import Service
@@ -27,10 +27,19 @@ from daemon.web.hub import ViewHub
 from daemon.web.server import serve
 from hil.kit import daemon_config
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "daemon"))
+from daemon_kit import (
+    OPERATOR_PASSWORD as OPERATOR_PASSWORD,
+)
+from daemon_kit import (
+    REFEREE_PASSWORD as REFEREE_PASSWORD,
+)
+from daemon_kit import (
+    referee_users,
+)
+
 T = TypeVar("T")
 BROKER_PORT = int(os.environ.get("JANTAKU_TEST_BROKER_PORT", "1883"))
-REFEREE_PASSWORD = "correct horse battery staple"
-OPERATOR_PASSWORD = "operator pass 123"
 
 
 def unique_table() -> str:
@@ -40,11 +49,7 @@ def unique_table() -> str:
 def config_text(table: str, db: Path, iterations: int = 1000) -> str:
     return daemon_config(table, db, BROKER_PORT, sections={
         "mqtt": {"keepalive": 10, "health_interval": 5.0},
-        "referee": {"users": [
-            {"name": "alice", "role": "referee",
-             "key": format_key("alice", REFEREE_PASSWORD, iterations)},
-            {"name": "bob", "role": "operator",
-             "key": format_key("bob", OPERATOR_PASSWORD, iterations)}]},
+        "referee": referee_users(iterations),
     })
 
 
