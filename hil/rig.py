@@ -29,6 +29,7 @@ from drivers.debounce import DEFAULT_WINDOW_NS
 from drivers.link.messages import Layer as LinkLayer
 from drivers.link.messages import manifest_index
 from drivers.tiles.places import Place, Zone
+from hil.kit import daemon_config
 from hil.rfid_emulator import SerialReaderEmulator
 from hil.table_controller import PtyTableController, TableController
 from rules.seats import SEATS, Seat
@@ -137,41 +138,27 @@ class Rig:
     def config_toml(self, *, table_id: str, ruleset: str, eventlog: Path, mqtt_host: str,
                     mqtt_port: int, link: str | None = None,
                     referee: tuple[str, str] | None = None) -> str:
-        """The daemon config of this table (the same keys a venue's config has)."""
-        readers = "\n".join(
-            f'[[tiles.readers]]\nname = "{reader_name(p)}"\nkind = "serial"\n'
-            f'path = "{self.readers[p].path}"\nzone = "{p.zone.value}"\n'
-            + ("" if p.seat is None else f"seat = {int(p.seat)}\n")
-            for p in places()
-        )
+        """The daemon config of this table (the same keys a venue's config has), written by the
+        kit's one config builder (hil/kit.py ``daemon_config``)."""
+        readers = [{"name": reader_name(p), "kind": "serial", "path": str(self.readers[p].path),
+                    "zone": p.zone.value, **({} if p.seat is None else {"seat": int(p.seat)})}
+                   for p in places()]
         pins = list(SEAT_PINS) if self.real_buttons is None else [i for _, i in
                                                                    self.real_buttons]
-        buttons = (
-            f'[devices.buttons]\nkind = "gpio"\nseat_pins = {pins}\n'
-            if self.gpio is not None or self.real_buttons is not None
-            else '[devices.buttons]\nkind = "none"\n'
-        )
-        users = "" if referee is None else (
-            f'[[referee.users]]\nname = "{referee[0]}"\nrole = "referee"\nkey = "{referee[1]}"\n')
-        return f"""config_version = 1
-[table]
-id = "{table_id}"
-ruleset = "{ruleset}"
-[eventlog]
-path = "{eventlog}"
-checkpoint_every = 500
-[mqtt]
-host = "{mqtt_host}"
-port = {mqtt_port}
-health_interval = 2.0
-[devices.table]
-kind = "serial"
-path = "{link or self.link_path}"
-{buttons}
-[tiles]
-enrolment = "{self.enrolment}"
-debounce_ms = 1500
-{readers}{users}"""
+        buttons: dict[str, Any] = (
+            {"kind": "gpio", "seat_pins": pins}
+            if self.gpio is not None or self.real_buttons is not None else {"kind": "none"})
+        sections: dict[str, Any] = {
+            "eventlog": {"checkpoint_every": 500},
+            "mqtt": {"host": mqtt_host, "health_interval": 2.0},
+            "devices": {"buttons": buttons},
+            "tiles": {"enrolment": str(self.enrolment), "debounce_ms": 1500, "readers": readers},
+        }
+        if referee is not None:
+            sections["referee"] = {"users": [
+                {"name": referee[0], "role": "referee", "key": referee[1]}]}
+        return daemon_config(table_id, eventlog, mqtt_port, ruleset=ruleset,
+                             link=str(link or self.link_path), sections=sections)
 
     # ------------------------------------------------------------------ actions
     def unread(self) -> int:
