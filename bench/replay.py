@@ -164,6 +164,10 @@ def _mjai_games(riichienv: Any, tmp: Path) -> tuple[list[tuple[Path, str, int]],
 
 
 #: the reference process: every file of a folder through riichienv's replay, every step
+#: issue 30 item 8's replay goal: ``jantaku replay DIR`` as a whole process at least half as fast
+#: as riichienv's whole-process replay of the same files (CPU time, same run)
+RATIO_GOAL = 0.5
+
 RIICHIENV_PROCESS = """
 import sys
 from pathlib import Path
