@@ -373,9 +373,6 @@ class TableCore:
         """Log and apply ``items`` in one group commit: all of them, their events, link positions
         and command replies are durable together when this returns, or none is and the state is
         unchanged (the exception is re-raised: the caller keeps the items and retries)."""
-        # what recovery kept for the tracker is stale from here (a later restore reads the log);
-        # a table without a tracker does not hold a game's records for the process's life
-        self._replayed = None
         cs = self.state
         out: list[Applied | Repeated | Refused | None] = []
         checkpoint = False
@@ -403,8 +400,11 @@ class TableCore:
                     if refused is not None:
                         out.append(Refused(refused))
                         continue
+                new_game = isinstance(typed, GameStart)
+                if new_game:  # recovery's game is over: a table without a tracker lets it go
+                    self._replayed = None
                 rec = writer.append(
-                    game=cs.game + 1 if isinstance(typed, GameStart) else cs.game,
+                    game=cs.game + 1 if new_game else cs.game,
                     kind=item.kind, source=item.source, body=body, mono_ns=item.mono_ns,
                     wall_ns=item.wall_ns, boot=item.boot, text=item.text,
                 )
